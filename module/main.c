@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * afw: application firewall. Module load and unload only; each concern lives
+ * in its own file (see docs/architecture.md).
+ */
+
+#include <linux/module.h>
+#include <net/genetlink.h>
+
+#include "genl.h"
+#include "netns.h"
+#include "version.h"
+
+static int __init afw_mod_init(void)
+{
+	int ret;
+
+	ret = afw_netns_init();
+	if (ret)
+		goto err_netns;
+
+	/* Control last: a request may only arrive once every netns is set up. */
+	ret = afw_genl_init();
+	if (ret)
+		goto err_genl;
+
+	pr_info("version " AFW_VERSION " loaded\n");
+	return 0;
+
+err_genl:
+	afw_netns_exit();
+err_netns:
+	return ret;
+}
+
+static void __exit afw_mod_exit(void)
+{
+	afw_genl_exit();
+	afw_netns_exit();
+	pr_info("version " AFW_VERSION " unloaded\n");
+}
+
+module_init(afw_mod_init);
+module_exit(afw_mod_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("afw application firewall");
+MODULE_AUTHOR("The afw developers");
+MODULE_VERSION(AFW_VERSION);
+MODULE_ALIAS_GENL_FAMILY(AFW_GENL_NAME);

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per network namespace state: created with the namespace (or at module load
+ * for the ones that exist), torn down with it.
+ */
+
+#include "netns.h"
+#include "hook.h"
+
+unsigned int afw_net_id __read_mostly;
+
+static int __net_init afw_net_init(struct net *net)
+{
+	struct afw_net *an = afw_net(net);
+	int ret;
+
+	mutex_init(&an->lock);
+	an->stats = afw_stats_alloc();
+	if (!an->stats)
+		return -ENOMEM;
+
+	/* Hooks go last: once registered, packets may use everything above. */
+	ret = afw_hooks_register(net);
+	if (ret)
+		goto err_free_stats;
+	return 0;
+
+err_free_stats:
+	afw_stats_free(an->stats);
+	return ret;
+}
+
+static void __net_exit afw_net_exit(struct net *net)
+{
+	struct afw_net *an = afw_net(net);
+
+	/* Unregistering waits for packets in flight, so the stats are idle. */
+	afw_hooks_unregister(net);
+	afw_stats_free(an->stats);
+	mutex_destroy(&an->lock);
+}
+
+static struct pernet_operations afw_net_ops = {
+	.init = afw_net_init,
+	.exit = afw_net_exit,
+	.id = &afw_net_id,
+	.size = sizeof(struct afw_net),
+};
+
+int afw_netns_init(void)
+{
+	return register_pernet_subsys(&afw_net_ops);
+}
+
+void afw_netns_exit(void)
+{
+	unregister_pernet_subsys(&afw_net_ops);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _AFW_NETNS_H
+#define _AFW_NETNS_H
+
+#include <linux/mutex.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+
+#include "stats.h"
+
+/* Everything afw keeps for one network namespace. */
+struct afw_net {
+	/* Read locklessly by the packet path; lives as long as the netns. */
+	struct afw_pcpu_stats __percpu *stats;
+
+	/*
+	 * Serialises every control-plane change in this namespace. The
+	 * packet path never takes it.
+	 */
+	struct mutex lock;
+
+	/* Counter values at the last reset; status reports the difference. */
+	struct afw_counts counts_base;
+};
+
+extern unsigned int afw_net_id;
+
+static inline struct afw_net *afw_net(const struct net *net)
+{
+	return net_generic(net, afw_net_id);
+}
+
+int afw_netns_init(void);
+void afw_netns_exit(void);
+
+#endif /* _AFW_NETNS_H */

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _AFW_STATS_H
+#define _AFW_STATS_H
+
+#include <linux/percpu.h>
+#include <linux/u64_stats_sync.h>
+#include <uapi/linux/afw.h>
+
+/* Index of an address family in the counter arrays: IPv4 first, IPv6 second. */
+enum afw_stats_family {
+	AFW_STATS_IPV4,
+	AFW_STATS_IPV6,
+	AFW_STATS_NFAMILIES
+};
+
+struct afw_hook_count {
+	u64 packets;
+	u64 bytes;
+};
+
+struct afw_counts {
+	struct afw_hook_count hook[AFW_STATS_NFAMILIES][AFW_DIR_MAX + 1];
+};
+
+/*
+ * Per-CPU so that the packet path never writes a cache line that another CPU
+ * also writes; readers fold all CPUs together.
+ */
+struct afw_pcpu_stats {
+	struct u64_stats_sync syncp;
+	struct {
+		u64_stats_t packets;
+		u64_stats_t bytes;
+	} hook[AFW_STATS_NFAMILIES][AFW_DIR_MAX + 1];
+};
+
+struct afw_pcpu_stats __percpu *afw_stats_alloc(void);
+void afw_stats_free(struct afw_pcpu_stats __percpu *stats);
+void afw_stats_fold(struct afw_pcpu_stats __percpu *stats, struct afw_counts *sum);
+void afw_counts_sub(struct afw_counts *a, const struct afw_counts *b);
+
+static inline void afw_stats_count(struct afw_pcpu_stats __percpu *stats,
+				   enum afw_stats_family fam,
+				   enum afw_direction dir, unsigned int len)
+{
+	struct afw_pcpu_stats *s;
+	unsigned long flags;
+
+	/*
+	 * LOCAL_OUT runs in process context with preemption enabled, so pin
+	 * the CPU; the irqsave variant keeps 32-bit writers consistent when a
+	 * softirq on the same CPU counts an incoming packet meanwhile.
+	 */
+	s = get_cpu_ptr(stats);
+	flags = u64_stats_update_begin_irqsave(&s->syncp);
+	u64_stats_inc(&s->hook[fam][dir].packets);
+	u64_stats_add(&s->hook[fam][dir].bytes, len);
+	u64_stats_update_end_irqrestore(&s->syncp, flags);
+	put_cpu_ptr(stats);
+}
+
+#endif /* _AFW_STATS_H */

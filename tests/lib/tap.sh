@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Test result helpers shared by the host tests and the VM scenarios. Each
+# check appends one "ok - NAME" or "not ok - NAME" line to $AFW_TAP and
+# explains a failure on stderr, which the scenario's log keeps.
+
+: "${AFW_TAP:=/dev/stdout}"
+AFW_FAILED=0
+AFW_PREFIX=${AFW_PREFIX:-}
+
+ok() {
+	echo "ok - ${AFW_PREFIX}$1" >> "$AFW_TAP"
+	echo "ok - ${AFW_PREFIX}$1" >&2
+}
+
+not_ok() {
+	echo "not ok - ${AFW_PREFIX}$1" >> "$AFW_TAP"
+	shift
+	echo "FAIL: $*" >&2
+	AFW_FAILED=1
+}
+
+# check NAME CMD...: the check passes when CMD exits 0.
+check() {
+	local name=$1
+	shift
+	if "$@"; then
+		ok "$name"
+	else
+		not_ok "$name" "command failed: $*"
+	fi
+}
+
+# check_fails NAME CMD...: the check passes when CMD exits non-zero.
+check_fails() {
+	local name=$1
+	shift
+	if "$@"; then
+		not_ok "$name" "command unexpectedly succeeded: $*"
+	else
+		ok "$name"
+	fi
+}
+
+# check_eq NAME EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "expected '$2', got '$3'"
+	fi
+}
+
+# check_ge NAME MIN ACTUAL: integer ACTUAL >= MIN.
+check_ge() {
+	if [ -n "$3" ] && [ "$3" -ge "$2" ] 2>/dev/null; then
+		ok "$1"
+	else
+		not_ok "$1" "expected at least $2, got '$3'"
+	fi
+}
+
+# check_grep NAME PATTERN TEXT: extended regex PATTERN occurs in TEXT.
+check_grep() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then
+		ok "$1"
+	else
+		not_ok "$1" "'$2' not found in: $3"
+	fi
+}
+
+# wait_until TIMEOUT_S CMD...: polls CMD every 0.1 s until it succeeds.
+wait_until() {
+	local deadline=$(( $(date +%s) + $1 ))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$deadline" ] || return 1
+		sleep 0.1
+	done
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Send hand-made, often malformed, afw generic netlink requests.
+
+Usage: nlprobe.py CASE. Prints "ok" when the kernel accepted the request, or
+"error ERRNO MESSAGE" with the extended ack text. Constants come from the
+uapi header, so this tool never holds a copy of the protocol.
+"""
+import os
+import re
+import socket
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+UAPI = os.path.join(HERE, "..", "..", "include", "uapi", "linux", "afw.h")
+
+NETLINK_GENERIC = 16
+SOL_NETLINK = 270
+NETLINK_EXT_ACK = 11
+NLM_F_REQUEST, NLM_F_ACK = 1, 4
+NLMSG_ERROR, NLMSG_DONE = 2, 3
+NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200
+GENL_ID_CTRL, CTRL_CMD_GETFAMILY = 0x10, 3
+CTRL_ATTR_FAMILY_ID, CTRL_ATTR_FAMILY_NAME = 1, 2
+NLMSGERR_ATTR_MSG = 1
+
+
+def uapi_enums(path):
+    """Every enumerator of the header's enums, with its value."""
+    text = open(path).read()
+    values = {}
+    for body in re.findall(r"enum\s+\w+\s*{([^}]*)}", text):
+        n = 0
+        for item in body.split(","):
+            item = re.sub(r"/\*.*?\*/", "", item, flags=re.S).strip()
+            if not item:
+                continue
+            if "=" in item:
+                name, val = (s.strip() for s in item.split("="))
+                n = int(val, 0)
+            else:
+                name = item
+            values[name] = n
+            n += 1
+    return values
+
+
+def attr(atype, payload):
+    hdr = struct.pack("=HH", 4 + len(payload), atype)
+    return hdr + payload + b"\0" * ((4 - len(payload) % 4) % 4)
+
+
+class Genl:
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
+        self.sock.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+        self.sock.bind((0, 0))
+        self.seq = 0
+
+    def send(self, family, cmd, attrs=b"", version=1, raw_len=None):
+        self.seq += 1
+        body = struct.pack("=BBH", cmd, version, 0) + attrs
+        length = 16 + len(body) if raw_len is None else raw_len
+        msg = struct.pack("=IHHII", length, family, NLM_F_REQUEST | NLM_F_ACK, self.seq, 0) + body
+        self.sock.send(msg)
+        return self.replies()
+
+    def replies(self):
+        """(error, extack message, [data payloads]) for the last request."""
+        data = []
+        while True:
+            buf = self.sock.recv(65536)
+            off = 0
+            while off + 16 <= len(buf):
+                length, mtype, flags, _seq, _pid = struct.unpack_from("=IHHII", buf, off)
+                payload = buf[off + 16:off + length]
+                if mtype == NLMSG_ERROR:
+                    err = struct.unpack_from("=i", payload)[0]
+                    msg = ""
+                    if flags & NLM_F_ACK_TLVS:
+                        tlv = 4 + 16
+                        if not flags & NLM_F_CAPPED:
+                            tlv = 4 + struct.unpack_from("=I", payload, 4)[0]
+                        while tlv + 4 <= len(payload):
+                            alen, atype = struct.unpack_from("=HH", payload, tlv)
+                            if atype == NLMSGERR_ATTR_MSG:
+                                msg = payload[tlv + 4:tlv + alen].rstrip(b"\0").decode()
+                            tlv += (alen + 3) & ~3
+                    return -err, msg, data
+                if mtype == NLMSG_DONE:
+                    return 0, "", data
+                data.append(payload)
+                off += (length + 3) & ~3
+
+    def family_id(self, name):
+        err, msg, data = self.send(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+                                   attr(CTRL_ATTR_FAMILY_NAME, name.encode() + b"\0"))
+        if err:
+            sys.exit("cannot resolve family %s: errno %d %s" % (name, err, msg))
+        payload = data[0][4:]
+        off = 0
+        while off + 4 <= len(payload):
+            alen, atype = struct.unpack_from("=HH", payload, off)
+            if atype == CTRL_ATTR_FAMILY_ID:
+                return struct.unpack_from("=H", payload, off + 4)[0]
+            off += (alen + 3) & ~3
+        sys.exit("no family id in the reply")
+
+
+def main():
+    e = uapi_enums(UAPI)
+    g = Genl()
+    fam = g.family_id("afw")
+    case = sys.argv[1]
+    version = attr(e["AFW_A_MODULE_VERSION"], b"0.0\0")
+    cases = {
+        "status": lambda: g.send(fam, e["AFW_CMD_STATUS_GET"]),
+        "status-with-attr": lambda: g.send(fam, e["AFW_CMD_STATUS_GET"], version),
+        "status-unknown-attr": lambda: g.send(fam, e["AFW_CMD_STATUS_GET"],
+                                              attr(e["__AFW_A_MAX"], b"\0" * 4)),
+        "unknown-cmd": lambda: g.send(fam, e["__AFW_CMD_MAX"]),
+        # The attribute claims 40 bytes where the message holds 8.
+        "truncated-attr": lambda: g.send(fam, e["AFW_CMD_STATUS_GET"],
+                                         struct.pack("=HH", 40, e["AFW_A_MODULE_VERSION"]) + b"0.0\0"),
+        "reset-with-attr": lambda: g.send(fam, e["AFW_CMD_COUNTERS_RESET"], version),
+    }
+    if case not in cases:
+        sys.exit("unknown case %s; known: %s" % (case, " ".join(sorted(cases))))
+    err, msg, _ = cases[case]()
+    print("ok" if err == 0 else "error %d %s" % (err, msg))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot one test VM and run a job script inside it.
+#
+#   boot.sh -k KERNEL_IMAGE -i INITRD -o OUTDIR -j JOB [-e VAR=VALUE]...
+#           [-t TIMEOUT_S] [-m MEM_MB] [-c CPUS] [--icount] [--interactive]
+#
+# The guest sees the host's root read-only (with a tmpfs overlay) and OUTDIR
+# writable at /afw-out. The job's exit status lands in OUTDIR/rc, the serial
+# console in OUTDIR/console.log. KVM is used when /dev/kvm can be opened;
+# AFW_VM_ACCEL=tcg forces emulation. --icount makes guest time follow the
+# instruction count, which benchmarks need for repeatable ratios.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+kernel= initrd= out= job= tmo=1800 mem=2048 cpus=2 icount= interactive=
+envs=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-k) kernel=$2; shift 2 ;;
+	-i) initrd=$2; shift 2 ;;
+	-o) out=$2; shift 2 ;;
+	-j) job=$2; shift 2 ;;
+	-e) envs+=("$2"); shift 2 ;;
+	-t) tmo=$2; shift 2 ;;
+	-m) mem=$2; shift 2 ;;
+	-c) cpus=$2; shift 2 ;;
+	--icount) icount=1; shift ;;
+	--interactive) interactive=1; shift ;;
+	*) echo "boot.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -n "$kernel" ] && [ -n "$initrd" ] && [ -n "$out" ] && [ -n "$job" ] || {
+	echo "boot.sh: -k, -i, -o and -j are required" >&2; exit 2; }
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -f "$out/rc" "$out/console.log"
+{
+	printf 'export AFW_SRC=%q\n' "$src"
+	printf 'export AFW_JOB=%q\n' "$(realpath "$job")"
+	printf 'export AFW_OUT=/afw-out\n'
+	printf 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n'
+	printf 'export HOME=/root LANG=C.UTF-8 TERM=%q\n' "${TERM:-dumb}"
+	for e in "${envs[@]}"; do
+		printf 'export %s=%q\n' "${e%%=*}" "${e#*=}"
+	done
+} > "$out/job.env"
+
+accel=(-accel tcg -cpu max)
+if [ "${AFW_VM_ACCEL:-auto}" != tcg ] && [ -z "$icount" ] &&
+   { exec 3<>/dev/kvm; } 2>/dev/null; then
+	exec 3>&-
+	accel=(-accel kvm -cpu host)
+fi
+[ -n "$icount" ] && accel=(-accel tcg -cpu max -icount shift=0,sleep=off)
+
+qemu=(qemu-system-x86_64 "${accel[@]}" -m "$mem" -smp "$cpus"
+	-kernel "$kernel" -initrd "$initrd"
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 quiet"
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=$out,mount_tag=afwout,security_model=none,multidevs=remap"
+	-nic none -no-reboot -display none)
+
+if [ -n "$interactive" ]; then
+	exec "${qemu[@]}" -serial mon:stdio
+fi
+
+start=$(date +%s)
+rc=0
+timeout --foreground "$tmo" "${qemu[@]}" -monitor none \
+	-serial "file:$out/console.log" < /dev/null || rc=$?
+echo "$(( $(date +%s) - start ))" > "$out/wall_s"
+if [ "$rc" = 124 ]; then
+	echo "boot.sh: VM did not finish within ${tmo}s" >&2
+	exit 124
+fi
+if [ ! -f "$out/rc" ]; then
+	echo "boot.sh: VM stopped before its job finished (qemu rc $rc); see $out/console.log" >&2
+	tail -n 30 "$out/console.log" >&2 || true
+	exit 1
+fi
+exit "$(cat "$out/rc")"

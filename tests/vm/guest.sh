@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the test VM: every scenario, one after another in this boot,
+# each in its own namespaces. After each one the kernel log must be free of
+# splats; on a kmemleak kernel, the run must end without a leak report.
+set -u
+
+export AFW_VERSION
+AFW_VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$AFW_SRC/dkms.conf")
+export AFW_TAP=$AFW_OUT/results.tap
+export AFW_LOGDIR=$AFW_OUT/logs
+export AFW_PREFIX="[$AFW_LABEL] "
+: > "$AFW_TAP"
+mkdir -p "$AFW_LOGDIR"
+
+. "$AFW_SRC/tests/lib/tap.sh"
+. "$AFW_SRC/tests/vm/splat.sh"
+
+# A kernel booted from outside /lib/modules (the debug kernel) gets its
+# build tree where dkms and depmod look for it; the overlay makes that
+# writable and throwaway.
+kver=$(uname -r)
+if [ -n "${AFW_KBUILD:-}" ] && [ ! -e "/lib/modules/$kver" ]; then
+	mkdir -p "/lib/modules/$kver"
+	ln -s "$AFW_KBUILD" "/lib/modules/$kver/build"
+	depmod -a "$kver"
+fi
+
+kmemleak=/sys/kernel/debug/kmemleak
+[ -w $kmemleak ] && echo clear > $kmemleak
+
+dmesg > "$AFW_LOGDIR/dmesg-boot.txt"
+dmesg --clear
+
+for s in ${AFW_SCENARIOS:-$AFW_SRC/tests/vm/scenarios/*.sh}; do
+	name=$(basename "$s" .sh)
+	fails_before=$(grep -c '^not ok' "$AFW_TAP")
+	start=$(date +%s)
+	timeout -k 10 "${AFW_SCENARIO_TIMEOUT:-900}" bash "$s" > "$AFW_LOGDIR/$name.log" 2>&1
+	rc=$?
+	echo "afw-vm: $name rc=$rc in $(( $(date +%s) - start ))s"
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		not_ok "$name: finishes in time" "timed out"
+	elif [ $rc -ne 0 ] && [ "$(grep -c '^not ok' "$AFW_TAP")" = "$fails_before" ]; then
+		not_ok "$name: runs to the end" "exited $rc without reporting a failed check"
+	fi
+	dmesg > "$AFW_LOGDIR/dmesg-$name.txt"
+	dmesg --clear
+	check "$name: kernel log free of splats" splat_free "$AFW_LOGDIR/dmesg-$name.txt"
+done
+
+if [ -w $kmemleak ]; then
+	# An object is reported only once it has been unreferenced for a while
+	# and seen by two scans.
+	sleep 6
+	echo scan > $kmemleak
+	sleep 6
+	echo scan > $kmemleak
+	cat $kmemleak > "$AFW_LOGDIR/kmemleak.txt"
+	check "kmemleak reports no leak" test ! -s "$AFW_LOGDIR/kmemleak.txt"
+fi
+exit 0

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The VM suite: boots each kernel of kernels.sh once and runs every scenario
+# in that boot. Prints one TAP line per check; a kernel that cannot be built
+# or booted is a failure, never a skip.
+#
+#   run.sh [LABEL...]      e.g. run.sh 6.12, or no argument for all kernels
+#
+# AFW_SCENARIOS (space-separated paths) limits the scenarios.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+. "$src/tests/lib/tap.sh"
+. "$here/splat.sh"
+
+kernels=$("$here/kernels.sh") || not_ok "every required kernel is installed" "see the message above"
+want=" $* "
+
+while read -r label img kdir modkver; do
+	[ -n "$label" ] || continue
+	[ $# -eq 0 ] || [[ "$want" == *" $label "* ]] || continue
+	AFW_PREFIX="[$label] "
+	vmdir=$src/build/vm/$label
+	mkdir -p "$vmdir"
+
+	if [ ! -f "$src/build/kmod/$label/afw.ko" ] &&
+	   ! "$src/tests/kbuild.sh" "$label" "$kdir"; then
+		not_ok "module builds for the VM" "see build/kmod/$label/build.log"
+		continue
+	fi
+	if ! "$here/mkinitramfs.sh" "$modkver" "$vmdir/initrd.gz"; then
+		not_ok "initramfs builds" "mkinitramfs.sh $modkver failed"
+		continue
+	fi
+
+	rm -rf "$vmdir/out"
+	envs=(-e "AFW_LABEL=$label" -e "AFW_KO=$src/build/kmod/$label/afw.ko"
+	      -e "AFW_SCENARIOS=${AFW_SCENARIOS:-}")
+	# A kernel from outside /lib/modules gets its build tree linked in there
+	# inside the guest, so that dkms and modprobe work as on a real system.
+	[ "$modkver" = none ] && envs+=(-e "AFW_KBUILD=$kdir")
+	echo "vm: booting $label ($img)" >&2
+	"$here/boot.sh" -k "$img" -i "$vmdir/initrd.gz" -o "$vmdir/out" \
+		-j "$here/guest.sh" "${envs[@]}" -t "${AFW_VM_TIMEOUT:-2400}"
+	rc=$?
+	echo "vm: $label finished in $(cat "$vmdir/out/wall_s" 2>/dev/null)s wall, rc $rc" >&2
+	if [ $rc -ne 0 ] || [ ! -s "$vmdir/out/results.tap" ]; then
+		not_ok "VM boots and runs the suite" "rc $rc; see $vmdir/out/console.log"
+	fi
+	[ -f "$vmdir/out/results.tap" ] && cat "$vmdir/out/results.tap" >> "$AFW_TAP"
+	check "console free of splats" splat_free "$vmdir/out/console.log"
+	grep '^not ok' "$vmdir/out/results.tap" 2>/dev/null | sed "s|^|vm: |" >&2
+done <<< "$kernels"
+exit $AFW_FAILED

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The module loads, and real IPv4 and IPv6 traffic in, out and through a
+# router namespace shows up in that namespace's counters, and only there.
+. "$AFW_SRC/tests/vm/lib.sh"
+
+check "insmod afw.ko" insmod "$AFW_KO"
+on_exit afw_unload
+check "module version matches the build" \
+	test "$("$AFWCTL" -j status | jq -r .module_version)" = "$AFW_VERSION"
+check "protocol version is 1" test "$("$AFWCTL" -j status | jq -r .protocol)" = 1
+
+topo_routed || not_ok "routed topology comes up" "ping across the router failed"
+
+init_in=$(counter - ipv4 in packets)
+
+# Baselines, then 20 echo requests of 1000 bytes each way.
+c_out=$(counter $NS_C ipv4 out packets)
+c_out_b=$(counter $NS_C ipv4 out bytes)
+c_in=$(counter $NS_C ipv4 in packets)
+r_fwd=$(counter $NS_R ipv4 forward packets)
+s_in=$(counter $NS_S ipv4 in packets)
+s_out=$(counter $NS_S ipv4 out packets)
+check "20 IPv4 pings client -> server succeed" \
+	nsx $NS_C ping -q -c 20 -i 0.05 -s 1000 -W 2 $S4
+check_ge "client ipv4 out counts the 20 requests" $((c_out + 20)) "$(counter $NS_C ipv4 out packets)"
+check_ge "client ipv4 out bytes count 20 x 1028" $((c_out_b + 20 * 1028)) "$(counter $NS_C ipv4 out bytes)"
+check_ge "client ipv4 in counts the 20 replies" $((c_in + 20)) "$(counter $NS_C ipv4 in packets)"
+check_ge "router ipv4 forward counts both ways" $((r_fwd + 40)) "$(counter $NS_R ipv4 forward packets)"
+check_ge "server ipv4 in counts the requests" $((s_in + 20)) "$(counter $NS_S ipv4 in packets)"
+check_ge "server ipv4 out counts the replies" $((s_out + 20)) "$(counter $NS_S ipv4 out packets)"
+check_eq "the client namespace forwards nothing" 0 "$(counter $NS_C ipv4 forward packets)"
+
+c6_out=$(counter $NS_C ipv6 out packets)
+r6_fwd=$(counter $NS_R ipv6 forward packets)
+s6_in=$(counter $NS_S ipv6 in packets)
+check "20 IPv6 pings client -> server succeed" \
+	nsx $NS_C ping -6 -q -c 20 -i 0.05 -W 2 $S6
+check_ge "client ipv6 out counts the requests" $((c6_out + 20)) "$(counter $NS_C ipv6 out packets)"
+check_ge "router ipv6 forward counts both ways" $((r6_fwd + 40)) "$(counter $NS_R ipv6 forward packets)"
+check_ge "server ipv6 in counts the requests" $((s6_in + 20)) "$(counter $NS_S ipv6 in packets)"
+
+# TCP through the router, counted like any other packet.
+nsx $NS_S iperf3 -s -1 -D -B $S4 > /dev/null
+wait_until 10 nsx $NS_S sh -c "ss -ltn | grep -q ':5201'"
+r_fwd=$(counter $NS_R ipv4 forward bytes)
+check "1 MB of TCP through the router" nsx $NS_C iperf3 -c $S4 -n 1M > /dev/null
+check_ge "router forward bytes count the TCP transfer" $((r_fwd + 1000000)) "$(counter $NS_R ipv4 forward bytes)"
+
+check_eq "traffic in other namespaces leaves the initial one untouched" \
+	"$init_in" "$(counter - ipv4 in packets)"
+
+table=$(nsx $NS_R "$AFWCTL" status)
+check_grep "afwctl status prints a table with the forward row" \
+	'^ipv4 +forward +[0-9]+ +[0-9]+$' "$table"
+check_grep "afwctl status names the module version" "afw module $AFW_VERSION" "$table"
+check "afwctl -j status is valid JSON with 6 counters" \
+	test "$(nsx $NS_R "$AFWCTL" -j status | jq '.counters | length')" = 6
+
+exit $AFW_FAILED

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Reading status is open to every user; changing state needs CAP_NET_ADMIN
+# over the namespace, which a user namespace's root has for its own netns
+# (GENL_UNS_ADMIN_PERM) and nobody has for the initial one.
+. "$AFW_SRC/tests/vm/lib.sh"
+
+nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all)
+
+check "insmod afw.ko" insmod "$AFW_KO"
+on_exit afw_unload
+ip netns add $NS_C
+nsx $NS_C ip link set lo up
+nsx $NS_C ping -q -c 3 -i 0.05 127.0.0.1 > /dev/null
+
+check "nobody can read status" "${nobody[@]}" "$AFWCTL" status
+out=$("${nobody[@]}" "$AFWCTL" reset-counters 2>&1)
+rc=$?
+check_eq "nobody's reset-counters exits 1" 1 "$rc"
+check_grep "nobody is told that CAP_NET_ADMIN is needed" \
+	'^afwctl: reset-counters: permission denied: this needs CAP_NET_ADMIN' "$out"
+check_eq "the error is a single line" 1 "$(printf '%s\n' "$out" | wc -l)"
+
+before=$(counter $NS_C ipv4 in packets)
+check_ge "loopback pings were counted" 3 "$before"
+check "nobody's failed reset changed nothing" test "$(counter $NS_C ipv4 in packets)" -ge "$before"
+
+check "root resets the counters" nsx $NS_C "$AFWCTL" reset-counters
+check_eq "counters read zero after reset" 0 "$(counter $NS_C ipv4 in packets)"
+nsx $NS_C ping -q -c 2 -i 0.05 127.0.0.1 > /dev/null
+# Over loopback each echo request and each reply passes LOCAL_IN once.
+check_eq "counting resumes from zero" 4 "$(counter $NS_C ipv4 in packets)"
+
+# An unprivileged user who owns a user namespace and a netns in it may reset
+# that netns's counters, and the initial namespace keeps its own.
+init_before=$(counter - ipv4 out packets)
+check "a user namespace's root resets its own netns" \
+	"${nobody[@]}" unshare --user --map-root-user --net \
+	sh -c "ip link set lo up && ping -q -c 2 127.0.0.1 >/dev/null && $AFWCTL reset-counters && \
+	       test \"\$($AFWCTL -j status | jq '[.counters[].packets] | add')\" = 0"
+check "the initial namespace's counters were not reset" \
+	test "$(counter - ipv4 out packets)" -ge "$init_before"
+
+exit $AFW_FAILED

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Talking to the afw module over generic netlink: socket, family lookup,
+ * request/response with the kernel's extended ack messages.
+ */
+#ifndef AFW_NL_H
+#define AFW_NL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libmnl/libmnl.h>
+
+/*
+ * Large enough for any message the kernel sends in one datagram, dump
+ * batches included (libmnl's own constant is not a compile-time one).
+ */
+#define AFW_NL_BUFSIZE 65536
+
+struct afw_nl {
+	struct mnl_socket *sock;
+	unsigned int portid;
+	unsigned int seq;
+	uint16_t family_id;
+	uint32_t version;		/* protocol version the module speaks */
+	char ext_msg[256];		/* kernel's message for the last error */
+	char buf[AFW_NL_BUFSIZE];
+};
+
+/*
+ * Opens the socket and resolves the "afw" family. Returns 0, -ENOENT when
+ * the module is not loaded, or another negative errno.
+ */
+int afw_nl_open(struct afw_nl *nl);
+void afw_nl_close(struct afw_nl *nl);
+
+/* Starts a request for @cmd in nl->buf; attributes may be added after. */
+struct nlmsghdr *afw_nl_request(struct afw_nl *nl, uint8_t cmd, uint16_t flags);
+
+/*
+ * Sends @nlh and runs @cb on every reply message until the kernel's ack or
+ * the end of a dump. Returns 0 or a negative errno; on error nl->ext_msg
+ * holds the kernel's explanation, or is empty.
+ */
+int afw_nl_talk(struct afw_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
+
+#endif /* AFW_NL_H */
