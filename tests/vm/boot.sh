@@ -8,8 +8,8 @@
 #
 # The guest sees the host's root read-only (with a tmpfs overlay) and OUTDIR
 # writable at /afw-out. The job's exit status lands in OUTDIR/rc, the serial
-# console in OUTDIR/console.log. KVM is used when /dev/kvm can be opened;
-# AFW_VM_ACCEL=tcg forces emulation. --icount makes guest time follow the
+# console in OUTDIR/console.log. KVM is used when accel.sh finds it working;
+# AFW_VM_ACCEL=tcg or =kvm overrides that. --icount makes guest time follow the
 # instruction count, which benchmarks need for repeatable ratios.
 set -euo pipefail
 
@@ -50,9 +50,7 @@ rm -f "$out/rc" "$out/console.log"
 } > "$out/job.env"
 
 accel=(-accel tcg -cpu max)
-if [ "${AFW_VM_ACCEL:-auto}" != tcg ] && [ -z "$icount" ] &&
-   { exec 3<>/dev/kvm; } 2>/dev/null; then
-	exec 3>&-
+if [ -z "$icount" ] && [ "$("$here/accel.sh" "$kernel")" = kvm ]; then
 	accel=(-accel kvm -cpu host)
 fi
 [ -n "$icount" ] && accel=(-accel tcg -cpu max -icount shift=0,sleep=off)

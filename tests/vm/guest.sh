@@ -24,6 +24,8 @@ kver=$(uname -r)
 if [ -n "${AFW_KBUILD:-}" ] && [ ! -e "/lib/modules/$kver" ]; then
 	mkdir -p "/lib/modules/$kver"
 	ln -s "$AFW_KBUILD" "/lib/modules/$kver/build"
+	# Everything is built in: these lists are empty, but depmod wants them.
+	touch "/lib/modules/$kver/"{modules.order,modules.builtin,modules.builtin.modinfo}
 	depmod -a "$kver"
 fi
 

@@ -16,6 +16,10 @@ src=$(cd "$here/../.." && pwd)
 
 kernels=$("$here/kernels.sh") || not_ok "every required kernel is installed" "see the message above"
 want=" $* "
+# Probe once for the whole run rather than once per boot.
+AFW_VM_ACCEL=$("$here/accel.sh" "$(awk 'NR == 1 { print $2 }' <<< "$kernels")")
+export AFW_VM_ACCEL
+echo "vm: accelerator $AFW_VM_ACCEL" >&2
 
 while read -r label img kdir modkver; do
 	[ -n "$label" ] || continue
@@ -24,7 +28,8 @@ while read -r label img kdir modkver; do
 	vmdir=$src/build/vm/$label
 	mkdir -p "$vmdir"
 
-	if [ ! -f "$src/build/kmod/$label/afw.ko" ] &&
+	# tests/run's build stage has just built every kernel's module.
+	if { [ -z "${AFW_KMOD_BUILT:-}" ] || [ ! -f "$src/build/kmod/$label/afw.ko" ]; } &&
 	   ! "$src/tests/kbuild.sh" "$label" "$kdir"; then
 		not_ok "module builds for the VM" "see build/kmod/$label/build.log"
 		continue
@@ -49,7 +54,7 @@ while read -r label img kdir modkver; do
 		not_ok "VM boots and runs the suite" "rc $rc; see $vmdir/out/console.log"
 	fi
 	[ -f "$vmdir/out/results.tap" ] && cat "$vmdir/out/results.tap" >> "$AFW_TAP"
-	check "console free of splats" splat_free "$vmdir/out/console.log"
+	check "console free of splats" console_splat_free "$vmdir/out/console.log"
 	grep '^not ok' "$vmdir/out/results.tap" 2>/dev/null | sed "s|^|vm: |" >&2
 done <<< "$kernels"
 exit $AFW_FAILED

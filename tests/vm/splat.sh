@@ -7,7 +7,14 @@ AFW_SPLAT_RE='WARNING:|BUG:|Oops|general protection|Kernel panic|KASAN|UBSAN|KFE
 'Call Trace:|refcount_t:|list_(add|del) corruption|sleeping function called from invalid context|'\
 'scheduling while atomic|bad page state'
 
-# splat_lines FILE: prints the offending lines, succeeds only if there are none.
+# splat_free FILE: prints the offending lines of a kernel log; succeeds only
+# if there are none.
 splat_free() {
 	! grep -E -- "$AFW_SPLAT_RE" "$1"
+}
+
+# console_splat_free FILE: the same, for a serial console log, where the
+# guest's own output mixes with the kernel's timestamped lines.
+console_splat_free() {
+	! grep -E '^\[ *[0-9]+\.[0-9]+\] ' "$1" | grep -E -- "$AFW_SPLAT_RE"
 }

@@ -6,15 +6,16 @@
 . "$AFW_SRC/tests/vm/lib.sh"
 
 kver=$(uname -r)
+kver_re=$(printf '%s' "$kver" | sed 's/[.+]/\\&/g')
 on_exit "modprobe -r afw; dkms remove -m afw -v $AFW_VERSION --all"
 
 check "make dkms-install builds and installs for $kver" \
 	make -s -C "$AFW_SRC" dkms-install KVER="$kver"
 check_grep "dkms status shows afw installed" \
-	"^afw/$AFW_VERSION, $kver, x86_64: installed" "$(dkms status afw)"
+	"^afw/$AFW_VERSION, $kver_re, x86_64: installed" "$(dkms status afw)"
 check "modprobe afw" modprobe afw
 check_grep "the loaded module is dkms's build" \
-	"/lib/modules/$kver/updates/dkms/afw.ko" "$(modinfo -n afw)"
+	"^/lib/modules/$kver_re/updates/dkms/afw\.ko" "$(modinfo -n afw)"
 check_eq "afwctl reports the dkms module's version" "$AFW_VERSION" \
 	"$("$AFWCTL" -j status | jq -r .module_version)"
 
