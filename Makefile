@@ -78,8 +78,8 @@ unit: $(UNIT_BINS)
 install: install-module install-userspace
 
 install-module: module
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	depmod -a $(KVER)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 
 install-userspace: userspace
 	install -D -m 0755 $(B)/afwctl $(DESTDIR)$(SBINDIR)/afwctl
