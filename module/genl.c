@@ -11,20 +11,50 @@
  * is charged to its memory cgroup.
  */
 
+#include <linux/in.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 #include <uapi/linux/afw.h>
 
 #include "genl.h"
 #include "netns.h"
+#include "ruleset.h"
 #include "version.h"
 
-/*
- * No request takes attributes yet; the ones defined are reply-only, and a
- * request carrying one is refused with a message saying so.
- */
+#define AFW_REPLY_ONLY { .type = NLA_REJECT, .reject_message = "reply-only attribute" }
+
+static const struct nla_policy afw_rule_policy[AFW_RULE_A_MAX + 1] = {
+	[AFW_RULE_A_PAD] = AFW_REPLY_ONLY,
+	[AFW_RULE_A_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[AFW_RULE_A_PRIORITY] = { .type = NLA_U32 },
+	[AFW_RULE_A_FAMILY] = { .type = NLA_U8 },
+	[AFW_RULE_A_DIRECTIONS] = NLA_POLICY_RANGE(NLA_U8, 1, AFW_DIRS_ALL),
+	[AFW_RULE_A_PROTO] = { .type = NLA_U8 },
+	[AFW_RULE_A_SRC] = { .type = NLA_BINARY, .len = 16 },
+	[AFW_RULE_A_SRC_PREFIX] = NLA_POLICY_MAX(NLA_U8, 128),
+	[AFW_RULE_A_DST] = { .type = NLA_BINARY, .len = 16 },
+	[AFW_RULE_A_DST_PREFIX] = NLA_POLICY_MAX(NLA_U8, 128),
+	[AFW_RULE_A_SPORT_LO] = { .type = NLA_U16 },
+	[AFW_RULE_A_SPORT_HI] = { .type = NLA_U16 },
+	[AFW_RULE_A_DPORT_LO] = { .type = NLA_U16 },
+	[AFW_RULE_A_DPORT_HI] = { .type = NLA_U16 },
+	[AFW_RULE_A_IIF] = { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+	[AFW_RULE_A_OIF] = { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+	[AFW_RULE_A_UID] = { .type = NLA_U32 },
+	[AFW_RULE_A_GID] = { .type = NLA_U32 },
+	[AFW_RULE_A_ACTION] = NLA_POLICY_MAX(NLA_U8, AFW_ACTION_MAX),
+	[AFW_RULE_A_PACKETS] = AFW_REPLY_ONLY,
+	[AFW_RULE_A_BYTES] = AFW_REPLY_ONLY,
+};
+
+/* A request carrying a reply-only attribute is refused with a message. */
 static const struct nla_policy afw_genl_policy[AFW_A_MAX + 1] = {
-	[AFW_A_MODULE_VERSION] = { .type = NLA_REJECT, .reject_message = "reply-only attribute" },
-	[AFW_A_COUNTERS] = { .type = NLA_REJECT, .reject_message = "reply-only attribute" },
+	[AFW_A_MODULE_VERSION] = AFW_REPLY_ONLY,
+	[AFW_A_COUNTERS] = AFW_REPLY_ONLY,
+	[AFW_A_PAD] = AFW_REPLY_ONLY,
+	[AFW_A_RULE] = NLA_POLICY_NESTED(afw_rule_policy),
+	[AFW_A_RULESET_GEN] = AFW_REPLY_ONLY,
+	[AFW_A_MALFORMED] = AFW_REPLY_ONLY,
 };
 
 static struct genl_family afw_genl_family;
@@ -89,6 +119,9 @@ static int afw_status_get(struct sk_buff *skb, struct genl_info *info)
 	ret = afw_put_counts(msg, &counts);
 	if (ret)
 		goto err_free;
+	ret = -EMSGSIZE;
+	if (nla_put_u64_64bit(msg, AFW_A_MALFORMED, counts.malformed, AFW_A_PAD))
+		goto err_free;
 
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -108,6 +141,315 @@ static int afw_counters_reset(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+static bool afw_proto_has_ports(u8 proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+	       proto == IPPROTO_UDPLITE || proto == IPPROTO_SCTP ||
+	       proto == IPPROTO_DCCP;
+}
+
+/* Reads an address and its prefix; the caller has checked the family. */
+static int afw_parse_prefix(struct nlattr **tb, int addr_type, int len_type,
+			    u8 family, __be32 *addr, u8 *plen,
+			    struct netlink_ext_ack *extack)
+{
+	unsigned int alen = family == AFW_FAMILY_IPV6 ? 16 : 4, bits = alen * 8, i;
+	const u8 *a;
+
+	if (!tb[addr_type]) {
+		if (tb[len_type]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[len_type], "prefix length without an address");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!family) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[addr_type], "an address needs a family");
+		return -EINVAL;
+	}
+	if (nla_len(tb[addr_type]) != alen) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[addr_type], "address length does not match the family");
+		return -EINVAL;
+	}
+	*plen = tb[len_type] ? nla_get_u8(tb[len_type]) : bits;
+	if (*plen > bits) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[len_type], "prefix length longer than the address");
+		return -EINVAL;
+	}
+	memcpy(addr, nla_data(tb[addr_type]), alen);
+	a = nla_data(tb[addr_type]);
+	for (i = *plen; i < bits; i++) {
+		if (a[i / 8] & (0x80 >> (i % 8))) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[addr_type],
+					    "address has bits set beyond the prefix length");
+			return -EINVAL;
+		}
+	}
+	return 1;
+}
+
+static int afw_parse_ports(struct nlattr **tb, int lo_type, int hi_type, u8 proto,
+			   u16 *lo, u16 *hi, struct netlink_ext_ack *extack)
+{
+	if (!tb[lo_type]) {
+		if (tb[hi_type]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[hi_type], "high port without a low port");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!afw_proto_has_ports(proto)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[lo_type],
+				    "ports need proto tcp, udp, udplite, sctp or dccp");
+		return -EINVAL;
+	}
+	*lo = nla_get_u16(tb[lo_type]);
+	*hi = tb[hi_type] ? nla_get_u16(tb[hi_type]) : *lo;
+	if (*lo > *hi) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[hi_type], "port range is empty: low port above high port");
+		return -EINVAL;
+	}
+	return 1;
+}
+
+static struct afw_rule *afw_rule_from_attrs(struct nlattr *nest, struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[AFW_RULE_A_MAX + 1];
+	struct afw_rule *r;
+	int ret;
+
+	ret = nla_parse_nested(tb, AFW_RULE_A_MAX, nest, afw_rule_policy, extack);
+	if (ret)
+		return ERR_PTR(ret);
+	if (!tb[AFW_RULE_A_ACTION]) {
+		NL_SET_ERR_ATTR_MISS(extack, nest, AFW_RULE_A_ACTION);
+		NL_SET_ERR_MSG_MOD(extack, "a rule needs an action");
+		return ERR_PTR(-EINVAL);
+	}
+	r = afw_rule_alloc();
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+
+	ret = -EINVAL;
+	r->id = tb[AFW_RULE_A_ID] ? nla_get_u32(tb[AFW_RULE_A_ID]) : 0;
+	r->prio = tb[AFW_RULE_A_PRIORITY] ? nla_get_u32(tb[AFW_RULE_A_PRIORITY]) : 0;
+	r->action = nla_get_u8(tb[AFW_RULE_A_ACTION]);
+	r->dirs = tb[AFW_RULE_A_DIRECTIONS] ? nla_get_u8(tb[AFW_RULE_A_DIRECTIONS]) : AFW_DIRS_ALL;
+	r->proto = tb[AFW_RULE_A_PROTO] ? nla_get_u8(tb[AFW_RULE_A_PROTO]) : 0;
+	if (tb[AFW_RULE_A_FAMILY]) {
+		r->family = nla_get_u8(tb[AFW_RULE_A_FAMILY]);
+		if (r->family != AFW_FAMILY_IPV4 && r->family != AFW_FAMILY_IPV6) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[AFW_RULE_A_FAMILY], "family must be ipv4 or ipv6");
+			goto err;
+		}
+	}
+
+	ret = afw_parse_prefix(tb, AFW_RULE_A_SRC, AFW_RULE_A_SRC_PREFIX, r->family,
+			       r->src, &r->src_len, extack);
+	if (ret < 0)
+		goto err;
+	r->fields |= ret ? AFW_RULE_F_SRC : 0;
+	ret = afw_parse_prefix(tb, AFW_RULE_A_DST, AFW_RULE_A_DST_PREFIX, r->family,
+			       r->dst, &r->dst_len, extack);
+	if (ret < 0)
+		goto err;
+	r->fields |= ret ? AFW_RULE_F_DST : 0;
+	ret = afw_parse_ports(tb, AFW_RULE_A_SPORT_LO, AFW_RULE_A_SPORT_HI, r->proto,
+			      &r->sport_lo, &r->sport_hi, extack);
+	if (ret < 0)
+		goto err;
+	r->fields |= ret ? AFW_RULE_F_SPORT : 0;
+	ret = afw_parse_ports(tb, AFW_RULE_A_DPORT_LO, AFW_RULE_A_DPORT_HI, r->proto,
+			      &r->dport_lo, &r->dport_hi, extack);
+	if (ret < 0)
+		goto err;
+	r->fields |= ret ? AFW_RULE_F_DPORT : 0;
+
+	if (tb[AFW_RULE_A_IIF]) {
+		nla_strscpy(r->iif, tb[AFW_RULE_A_IIF], IFNAMSIZ);
+		r->fields |= AFW_RULE_F_IIF;
+	}
+	if (tb[AFW_RULE_A_OIF]) {
+		nla_strscpy(r->oif, tb[AFW_RULE_A_OIF], IFNAMSIZ);
+		r->fields |= AFW_RULE_F_OIF;
+	}
+	if (tb[AFW_RULE_A_UID]) {
+		r->uid = nla_get_u32(tb[AFW_RULE_A_UID]);
+		r->fields |= AFW_RULE_F_UID;
+	}
+	if (tb[AFW_RULE_A_GID]) {
+		r->gid = nla_get_u32(tb[AFW_RULE_A_GID]);
+		r->fields |= AFW_RULE_F_GID;
+	}
+	ret = -EINVAL;
+	if ((r->fields & (AFW_RULE_F_UID | AFW_RULE_F_GID)) && !(r->dirs & (1 << AFW_DIR_OUT))) {
+		NL_SET_ERR_MSG_MOD(extack, "uid and gid match only locally generated packets: direction must include out");
+		goto err;
+	}
+	if ((r->fields & AFW_RULE_F_IIF) && r->dirs == (1 << AFW_DIR_OUT)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[AFW_RULE_A_IIF], "outgoing packets have no input interface");
+		goto err;
+	}
+	if ((r->fields & AFW_RULE_F_OIF) && r->dirs == (1 << AFW_DIR_IN)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[AFW_RULE_A_OIF], "incoming packets have no output interface");
+		goto err;
+	}
+	return r;
+
+err:
+	afw_rule_put(r);
+	return ERR_PTR(ret);
+}
+
+static int afw_put_rule(struct sk_buff *skb, const struct afw_rule *r)
+{
+	unsigned int alen = r->family == AFW_FAMILY_IPV6 ? 16 : 4;
+	struct nlattr *nest;
+	u64 packets, bytes;
+
+	nest = nla_nest_start(skb, AFW_A_RULE);
+	if (!nest)
+		return -EMSGSIZE;
+	afw_rule_read_stats(r, &packets, &bytes);
+	if (nla_put_u32(skb, AFW_RULE_A_ID, r->id) ||
+	    nla_put_u32(skb, AFW_RULE_A_PRIORITY, r->prio) ||
+	    nla_put_u8(skb, AFW_RULE_A_DIRECTIONS, r->dirs) ||
+	    nla_put_u8(skb, AFW_RULE_A_ACTION, r->action) ||
+	    (r->family && nla_put_u8(skb, AFW_RULE_A_FAMILY, r->family)) ||
+	    (r->proto && nla_put_u8(skb, AFW_RULE_A_PROTO, r->proto)) ||
+	    ((r->fields & AFW_RULE_F_SRC) &&
+	     (nla_put(skb, AFW_RULE_A_SRC, alen, r->src) ||
+	      nla_put_u8(skb, AFW_RULE_A_SRC_PREFIX, r->src_len))) ||
+	    ((r->fields & AFW_RULE_F_DST) &&
+	     (nla_put(skb, AFW_RULE_A_DST, alen, r->dst) ||
+	      nla_put_u8(skb, AFW_RULE_A_DST_PREFIX, r->dst_len))) ||
+	    ((r->fields & AFW_RULE_F_SPORT) &&
+	     (nla_put_u16(skb, AFW_RULE_A_SPORT_LO, r->sport_lo) ||
+	      nla_put_u16(skb, AFW_RULE_A_SPORT_HI, r->sport_hi))) ||
+	    ((r->fields & AFW_RULE_F_DPORT) &&
+	     (nla_put_u16(skb, AFW_RULE_A_DPORT_LO, r->dport_lo) ||
+	      nla_put_u16(skb, AFW_RULE_A_DPORT_HI, r->dport_hi))) ||
+	    ((r->fields & AFW_RULE_F_IIF) && nla_put_string(skb, AFW_RULE_A_IIF, r->iif)) ||
+	    ((r->fields & AFW_RULE_F_OIF) && nla_put_string(skb, AFW_RULE_A_OIF, r->oif)) ||
+	    ((r->fields & AFW_RULE_F_UID) && nla_put_u32(skb, AFW_RULE_A_UID, r->uid)) ||
+	    ((r->fields & AFW_RULE_F_GID) && nla_put_u32(skb, AFW_RULE_A_GID, r->gid)) ||
+	    nla_put_u64_64bit(skb, AFW_RULE_A_PACKETS, packets, AFW_RULE_A_PAD) ||
+	    nla_put_u64_64bit(skb, AFW_RULE_A_BYTES, bytes, AFW_RULE_A_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int afw_rule_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct afw_net *an = afw_net(genl_info_net(info));
+	struct sk_buff *msg;
+	struct afw_rule *r;
+	void *hdr;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, AFW_A_RULE))
+		return -EINVAL;
+	r = afw_rule_from_attrs(info->attrs[AFW_A_RULE], info->extack);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+
+	/* Prepared before the change, so that a change is never unreported. */
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		afw_rule_put(r);
+		return -ENOMEM;
+	}
+	/* Our reference goes to the ruleset; this one keeps r alive for the reply. */
+	afw_rule_get(r);
+	mutex_lock(&an->lock);
+	ret = afw_ruleset_add(an, r, info->extack);
+	mutex_unlock(&an->lock);
+	if (ret) {
+		afw_rule_put(r);
+		afw_rule_put(r);
+		nlmsg_free(msg);
+		return ret;
+	}
+
+	hdr = genlmsg_put_reply(msg, info, &afw_genl_family, 0, AFW_CMD_RULE_NEW);
+	if (!hdr || afw_put_rule(msg, r)) {
+		afw_rule_put(r);
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	afw_rule_put(r);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int afw_rule_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct afw_net *an = afw_net(genl_info_net(info));
+	struct nlattr *tb[AFW_RULE_A_MAX + 1];
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, AFW_A_RULE))
+		return -EINVAL;
+	ret = nla_parse_nested(tb, AFW_RULE_A_MAX, info->attrs[AFW_A_RULE],
+			       afw_rule_policy, info->extack);
+	if (ret)
+		return ret;
+	if (!tb[AFW_RULE_A_ID]) {
+		NL_SET_ERR_ATTR_MISS(info->extack, info->attrs[AFW_A_RULE], AFW_RULE_A_ID);
+		NL_SET_ERR_MSG_MOD(info->extack, "deleting needs the rule's id");
+		return -EINVAL;
+	}
+	mutex_lock(&an->lock);
+	ret = afw_ruleset_del(an, nla_get_u32(tb[AFW_RULE_A_ID]), info->extack);
+	mutex_unlock(&an->lock);
+	return ret;
+}
+
+static int afw_rule_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	struct afw_net *an = afw_net(genl_info_net(info));
+
+	mutex_lock(&an->lock);
+	afw_ruleset_flush(an);
+	mutex_unlock(&an->lock);
+	return 0;
+}
+
+/* cb->args[0]: index of the next rule to dump in evaluation order. */
+static int afw_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct afw_net *an = afw_net(sock_net(skb->sk));
+	const struct afw_ruleset *rs;
+	unsigned long i = cb->args[0];
+	u64 gen;
+	void *hdr;
+
+	rcu_read_lock();
+	rs = rcu_dereference(an->ruleset);
+	gen = rs ? rs->gen : READ_ONCE(an->ruleset_gen);
+	/* A different generation between two parts flags the dump. */
+	cb->seq = (u32)gen + 1;
+	for (; rs && i < rs->nrules; i++) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				  &afw_genl_family, NLM_F_MULTI, AFW_CMD_RULE_GET);
+		if (!hdr)
+			break;
+		genl_dump_check_consistent(cb, hdr);
+		if (nla_put_u64_64bit(skb, AFW_A_RULESET_GEN, gen, AFW_A_PAD) ||
+		    afw_put_rule(skb, rs->rules[i])) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	rcu_read_unlock();
+	cb->args[0] = i;
+	return skb->len;
+}
+
 static const struct genl_small_ops afw_genl_ops[] = {
 	{
 		.cmd = AFW_CMD_STATUS_GET,
@@ -116,6 +458,27 @@ static const struct genl_small_ops afw_genl_ops[] = {
 	{
 		.cmd = AFW_CMD_COUNTERS_RESET,
 		.doit = afw_counters_reset,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = AFW_CMD_RULE_NEW,
+		.doit = afw_rule_new,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = AFW_CMD_RULE_DEL,
+		.doit = afw_rule_del,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = AFW_CMD_RULE_GET,
+		.dumpit = afw_rule_dump,
+		/* Like iptables -L: the rules tell what a host protects. */
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = AFW_CMD_RULE_FLUSH,
+		.doit = afw_rule_flush,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };

@@ -11,6 +11,8 @@
 
 #include "hook.h"
 #include "netns.h"
+#include "packet.h"
+#include "reject.h"
 
 /*
  * Just after the filter tables: a packet the host's own iptables or nftables
@@ -35,11 +37,38 @@ static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 			     const struct nf_hook_state *state)
 {
 	struct afw_net *an = afw_net(state->net);
+	enum afw_direction dir = afw_hook_direction(state->hook);
+	const struct afw_ruleset *rs;
+	struct afw_rule *rule;
+	struct afw_tuple t;
 
 	afw_stats_count(an->stats,
 			state->pf == NFPROTO_IPV6 ? AFW_STATS_IPV6 : AFW_STATS_IPV4,
-			afw_hook_direction(state->hook), skb->len);
-	return NF_ACCEPT;
+			dir, skb->len);
+
+	/* Netfilter runs hooks under rcu_read_lock(). */
+	rs = rcu_dereference(an->ruleset);
+	if (!rs)
+		return NF_ACCEPT;
+	if (afw_packet_tuple(skb, state, &rs->need, &t)) {
+		afw_stats_malformed(an->stats);
+		return NF_DROP;
+	}
+	t.dir = dir;
+	rule = afw_classify(rs, &t);
+	if (!rule)
+		return NF_ACCEPT;
+	afw_rule_count(rule, skb->len);
+
+	switch (rule->action) {
+	case AFW_ACTION_ACCEPT:
+		return NF_ACCEPT;
+	case AFW_ACTION_REJECT:
+		afw_reject(skb, state, &t);
+		return NF_DROP;
+	default:
+		return NF_DROP;
+	}
 }
 
 #define AFW_HOOK_OPS(_pf, _hooknum) {		\

@@ -7,13 +7,23 @@
 #include <linux/module.h>
 #include <net/genetlink.h>
 
+#include "classify.h"
 #include "genl.h"
 #include "netns.h"
+#include "selftest.h"
 #include "version.h"
 
 static int __init afw_mod_init(void)
 {
 	int ret;
+
+	ret = afw_classify_init();
+	if (ret)
+		goto err_classify;
+
+	ret = afw_selftest();
+	if (ret)
+		goto err_selftest;
 
 	ret = afw_netns_init();
 	if (ret)
@@ -30,6 +40,9 @@ static int __init afw_mod_init(void)
 err_genl:
 	afw_netns_exit();
 err_netns:
+err_selftest:
+	afw_classify_exit();
+err_classify:
 	return ret;
 }
 
@@ -37,6 +50,7 @@ static void __exit afw_mod_exit(void)
 {
 	afw_genl_exit();
 	afw_netns_exit();
+	afw_classify_exit();
 	pr_info("version " AFW_VERSION " unloaded\n");
 }
 

@@ -33,9 +33,14 @@ err_free_stats:
 static void __net_exit afw_net_exit(struct net *net)
 {
 	struct afw_net *an = afw_net(net);
+	struct afw_ruleset *rs;
 
-	/* Unregistering waits for packets in flight, so the stats are idle. */
+	/* Unregistering waits for packets in flight: nothing reads below. */
 	afw_hooks_unregister(net);
+	/* Nor can control requests arrive: their sockets hold the netns. */
+	rs = rcu_dereference_protected(an->ruleset, true);
+	if (rs)
+		afw_ruleset_free(rs);
 	afw_stats_free(an->stats);
 	mutex_destroy(&an->lock);
 }

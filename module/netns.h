@@ -6,6 +6,7 @@
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
+#include "classify.h"
 #include "stats.h"
 
 /* Everything afw keeps for one network namespace. */
@@ -21,6 +22,11 @@ struct afw_net {
 
 	/* Counter values at the last reset; status reports the difference. */
 	struct afw_counts counts_base;
+
+	/* Replaced whole under @lock; NULL when there are no rules. */
+	struct afw_ruleset __rcu *ruleset;
+	/* Bumped by every change, under @lock; read by dumps without it. */
+	u64 ruleset_gen;
 };
 
 extern unsigned int afw_net_id;

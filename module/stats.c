@@ -28,6 +28,7 @@ void afw_stats_fold(struct afw_pcpu_stats __percpu *stats, struct afw_counts *su
 	struct afw_hook_count one[AFW_STATS_NFAMILIES][AFW_DIR_MAX + 1];
 	const struct afw_pcpu_stats *s;
 	unsigned int start, f, d;
+	u64 malformed;
 	int cpu;
 
 	memset(sum, 0, sizeof(*sum));
@@ -41,7 +42,9 @@ void afw_stats_fold(struct afw_pcpu_stats __percpu *stats, struct afw_counts *su
 					one[f][d].bytes = u64_stats_read(&s->hook[f][d].bytes);
 				}
 			}
+			malformed = u64_stats_read(&s->malformed);
 		} while (u64_stats_fetch_retry(&s->syncp, start));
+		sum->malformed += malformed;
 
 		for (f = 0; f < AFW_STATS_NFAMILIES; f++) {
 			for (d = 0; d <= AFW_DIR_MAX; d++) {
@@ -63,4 +66,5 @@ void afw_counts_sub(struct afw_counts *a, const struct afw_counts *b)
 			a->hook[f][d].bytes -= b->hook[f][d].bytes;
 		}
 	}
+	a->malformed -= b->malformed;
 }

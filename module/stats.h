@@ -20,6 +20,7 @@ struct afw_hook_count {
 
 struct afw_counts {
 	struct afw_hook_count hook[AFW_STATS_NFAMILIES][AFW_DIR_MAX + 1];
+	u64 malformed;
 };
 
 /*
@@ -32,12 +33,25 @@ struct afw_pcpu_stats {
 		u64_stats_t packets;
 		u64_stats_t bytes;
 	} hook[AFW_STATS_NFAMILIES][AFW_DIR_MAX + 1];
+	u64_stats_t malformed;
 };
 
 struct afw_pcpu_stats __percpu *afw_stats_alloc(void);
 void afw_stats_free(struct afw_pcpu_stats __percpu *stats);
 void afw_stats_fold(struct afw_pcpu_stats __percpu *stats, struct afw_counts *sum);
 void afw_counts_sub(struct afw_counts *a, const struct afw_counts *b);
+
+static inline void afw_stats_malformed(struct afw_pcpu_stats __percpu *stats)
+{
+	struct afw_pcpu_stats *s;
+	unsigned long flags;
+
+	s = get_cpu_ptr(stats);
+	flags = u64_stats_update_begin_irqsave(&s->syncp);
+	u64_stats_inc(&s->malformed);
+	u64_stats_update_end_irqrestore(&s->syncp, flags);
+	put_cpu_ptr(stats);
+}
 
 static inline void afw_stats_count(struct afw_pcpu_stats __percpu *stats,
 				   enum afw_stats_family fam,

@@ -3,6 +3,7 @@
 #
 # Inside the vm-demo VM: load afw, make a little traffic, show the status.
 set -u
+modprobe -q -a nf_reject_ipv4 nf_reject_ipv6 2>/dev/null
 insmod "$AFW_KO" || exit 1
 ip netns add demo
 ip link add veth-host type veth peer name veth-demo netns demo

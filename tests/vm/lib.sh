@@ -76,6 +76,14 @@ counter() {
 
 afw_loaded() { [ -d /sys/module/afw ]; }
 
+# afw_load [PARAM=VALUE...]: insmod the module under test. insmod does not
+# resolve dependencies, so load the kernel's reject helpers first (they are
+# built into some kernels, hence no error check).
+afw_load() {
+	modprobe -q -a nf_reject_ipv4 nf_reject_ipv6 2>/dev/null
+	insmod "$AFW_KO" "$@"
+}
+
 afw_unload() {
 	if afw_loaded; then
 		rmmod afw

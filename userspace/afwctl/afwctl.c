@@ -25,19 +25,23 @@ struct afwctl_cmd {
 static const struct afwctl_cmd afwctl_cmds[] = {
 	{ "status", afwctl_status, "show module version and per-hook packet counters" },
 	{ "reset-counters", afwctl_reset_counters, "zero the hook counters of this network namespace" },
+	{ "rule", afwctl_rule, "add RULE | del ID | list | flush: manage rules" },
 };
 
 static void afwctl_usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "Usage: afwctl [-j] COMMAND\n"
+	fprintf(f, "Usage: afwctl [-j] COMMAND [ARGS]\n"
 		   "  -j, --json     print JSON instead of tables\n"
 		   "  -h, --help     show this help\n"
 		   "  -V, --version  show afwctl's version\n"
 		   "Commands:\n");
 	for (i = 0; i < sizeof(afwctl_cmds) / sizeof(afwctl_cmds[0]); i++)
 		fprintf(f, "  %-16s %s\n", afwctl_cmds[i].name, afwctl_cmds[i].help);
+	fprintf(f, "RULE: [id N] [prio N] [family ipv4|ipv6] [dir in|out|forward[,..]]\n"
+		   "      [proto NAME|N] [from ADDR[/LEN]] [to ADDR[/LEN]] [sport P[-P]]\n"
+		   "      [dport P[-P]] [iif NAME] [oif NAME] [uid N] [gid N] accept|drop|reject\n");
 }
 
 int afwctl_fail(const char *what, int err, const struct afw_nl *nl)

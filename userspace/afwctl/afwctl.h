@@ -16,6 +16,7 @@ struct afwctl_opts {
 int afwctl_fail(const char *what, int err, const struct afw_nl *nl);
 
 int afwctl_status(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
+int afwctl_rule(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
 int afwctl_reset_counters(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
 
 void afwctl_json_str(FILE *f, const char *s);

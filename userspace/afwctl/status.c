@@ -23,7 +23,8 @@ static void afwctl_status_json(const struct afw_nl *nl, const struct afw_status 
 
 	printf("{\"module_version\":");
 	afwctl_json_str(stdout, st->module_version);
-	printf(",\"protocol\":%u,\"counters\":[", nl->version);
+	printf(",\"protocol\":%u,\"malformed\":%" PRIu64 ",\"counters\":[",
+	       nl->version, st->malformed);
 	for (i = 0; i < st->nhooks; i++) {
 		const struct afw_hook_stat *h = &st->hooks[i];
 
@@ -39,7 +40,8 @@ static void afwctl_status_table(const struct afw_nl *nl, const struct afw_status
 {
 	unsigned int i;
 
-	printf("afw module %s, protocol %u\n\n", st->module_version, nl->version);
+	printf("afw module %s, protocol %u\n", st->module_version, nl->version);
+	printf("malformed packets dropped: %" PRIu64 "\n\n", st->malformed);
 	printf("%-6s %-9s %15s %18s\n", "family", "direction", "packets", "bytes");
 	for (i = 0; i < st->nhooks; i++) {
 		const struct afw_hook_stat *h = &st->hooks[i];

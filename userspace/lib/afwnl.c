@@ -60,6 +60,34 @@ static int afw_nl_error_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_ERROR;
 }
 
+/*
+ * With a control array, libmnl runs no default handler for the types left
+ * empty: the end of a dump must be caught here. A dump that failed midway
+ * carries its error in the DONE message.
+ */
+static int afw_nl_done_cb(const struct nlmsghdr *nlh, void *data)
+{
+	int err;
+
+	(void)data;
+	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(err)) {
+		memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
+		if (err < 0) {
+			errno = -err;
+			return MNL_CB_ERROR;
+		}
+	}
+	return MNL_CB_STOP;
+}
+
+static int afw_nl_overrun_cb(const struct nlmsghdr *nlh, void *data)
+{
+	(void)nlh;
+	(void)data;
+	errno = ENOSPC;
+	return MNL_CB_ERROR;
+}
+
 static int afw_nl_data_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct afw_nl_call *call = data;
@@ -71,6 +99,8 @@ int afw_nl_talk(struct afw_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data
 {
 	mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
 		[NLMSG_ERROR] = afw_nl_error_cb,
+		[NLMSG_DONE] = afw_nl_done_cb,
+		[NLMSG_OVERRUN] = afw_nl_overrun_cb,
 	};
 	struct afw_nl_call call = { .nl = nl, .cb = cb, .data = data };
 	unsigned int seq = nlh->nlmsg_seq;

@@ -4,71 +4,23 @@
  */
 
 #include <errno.h>
-#include <stdbool.h>
 #include <string.h>
 
 #include <linux/genetlink.h>
 
 #include <linux/afw.h>
 
+#include "attr.h"
 #include "status.h"
-
-struct afw_attrs {
-	const struct nlattr *tb[16];
-};
-
-_Static_assert(AFW_A_MAX < 16 && AFW_HOOK_A_MAX < 16,
-	       "struct afw_attrs is too small for the attribute sets");
-
-/* Collects attributes by type, rejecting any of a known type but wrong size. */
-struct afw_attr_rule {
-	int max;
-	const enum mnl_attr_data_type *types;
-	struct afw_attrs *out;
-};
-
-/*
- * libmnl stops quietly at the first attribute that overruns its container;
- * a reply whose attributes do not tile their container exactly is damaged.
- */
-static bool afw_attrs_tile(const void *start, size_t len)
-{
-	const struct nlattr *attr = start;
-	int rem = (int)len;
-
-	while (mnl_attr_ok(attr, rem)) {
-		rem -= MNL_ALIGN(attr->nla_len);
-		attr = mnl_attr_next(attr);
-	}
-	if (rem == 0)
-		return true;
-	errno = EBADMSG;
-	return false;
-}
-
-static bool afw_nest_tiles(const struct nlattr *nest)
-{
-	return afw_attrs_tile(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest));
-}
-
-static int afw_attr_collect(const struct nlattr *attr, void *data)
-{
-	const struct afw_attr_rule *rule = data;
-	int type = mnl_attr_get_type(attr);
-
-	/* Attributes newer than this program are skipped, not fatal. */
-	if (type > rule->max)
-		return MNL_CB_OK;
-	if (rule->types[type] != MNL_TYPE_UNSPEC &&
-	    mnl_attr_validate(attr, rule->types[type]) < 0)
-		return MNL_CB_ERROR;
-	rule->out->tb[type] = attr;
-	return MNL_CB_OK;
-}
 
 static const enum mnl_attr_data_type afw_status_types[AFW_A_MAX + 1] = {
 	[AFW_A_MODULE_VERSION] = MNL_TYPE_NUL_STRING,
 	[AFW_A_COUNTERS] = MNL_TYPE_NESTED,
+	[AFW_A_MALFORMED] = MNL_TYPE_U64,
+};
+
+static const enum mnl_attr_data_type afw_counters_types[AFW_COUNTERS_A_MAX + 1] = {
+	[AFW_COUNTERS_A_HOOK] = MNL_TYPE_NESTED,
 };
 
 static const enum mnl_attr_data_type afw_hook_types[AFW_HOOK_A_MAX + 1] = {
@@ -80,53 +32,46 @@ static const enum mnl_attr_data_type afw_hook_types[AFW_HOOK_A_MAX + 1] = {
 
 static int afw_hook_parse(const struct nlattr *nest, struct afw_hook_stat *h)
 {
-	struct afw_attrs a = { 0 };
-	struct afw_attr_rule rule = {
-		.max = AFW_HOOK_A_MAX, .types = afw_hook_types, .out = &a,
-	};
+	const struct nlattr *tb[AFW_HOOK_A_MAX + 1];
+	const struct afw_attr_set set = { AFW_HOOK_A_MAX, afw_hook_types, tb };
 
-	if (!afw_nest_tiles(nest) ||
-	    mnl_attr_parse_nested(nest, afw_attr_collect, &rule) < 0)
+	if (afw_attrs_parse_nested(nest, &set) < 0)
 		return -1;
-	if (!a.tb[AFW_HOOK_A_FAMILY] || !a.tb[AFW_HOOK_A_DIRECTION] ||
-	    !a.tb[AFW_HOOK_A_PACKETS] || !a.tb[AFW_HOOK_A_BYTES]) {
+	if (!tb[AFW_HOOK_A_FAMILY] || !tb[AFW_HOOK_A_DIRECTION] ||
+	    !tb[AFW_HOOK_A_PACKETS] || !tb[AFW_HOOK_A_BYTES]) {
 		errno = EBADMSG;
 		return -1;
 	}
-	h->family = mnl_attr_get_u8(a.tb[AFW_HOOK_A_FAMILY]);
-	h->direction = mnl_attr_get_u8(a.tb[AFW_HOOK_A_DIRECTION]);
-	h->packets = mnl_attr_get_u64(a.tb[AFW_HOOK_A_PACKETS]);
-	h->bytes = mnl_attr_get_u64(a.tb[AFW_HOOK_A_BYTES]);
+	h->family = mnl_attr_get_u8(tb[AFW_HOOK_A_FAMILY]);
+	h->direction = mnl_attr_get_u8(tb[AFW_HOOK_A_DIRECTION]);
+	h->packets = mnl_attr_get_u64(tb[AFW_HOOK_A_PACKETS]);
+	h->bytes = mnl_attr_get_u64(tb[AFW_HOOK_A_BYTES]);
 	return 0;
 }
 
 int afw_status_parse(const struct nlmsghdr *nlh, struct afw_status *st)
 {
-	struct afw_attrs a = { 0 };
-	struct afw_attr_rule rule = {
-		.max = AFW_A_MAX, .types = afw_status_types, .out = &a,
-	};
+	const struct nlattr *tb[AFW_A_MAX + 1], *counters[AFW_COUNTERS_A_MAX + 1];
+	const struct afw_attr_set set = { AFW_A_MAX, afw_status_types, tb };
+	const struct afw_attr_set cset = { AFW_COUNTERS_A_MAX, afw_counters_types, counters };
 	const struct nlattr *hook;
 
 	memset(st, 0, sizeof(*st));
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(struct genlmsghdr)) {
+	if (afw_attrs_parse_msg(nlh, &set) < 0)
+		return MNL_CB_ERROR;
+	if (!tb[AFW_A_MODULE_VERSION] || !tb[AFW_A_COUNTERS]) {
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
-	if (!afw_attrs_tile(mnl_nlmsg_get_payload_offset(nlh, sizeof(struct genlmsghdr)),
-			    mnl_nlmsg_get_payload_len(nlh) - sizeof(struct genlmsghdr)) ||
-	    mnl_attr_parse(nlh, sizeof(struct genlmsghdr), afw_attr_collect, &rule) < 0)
+	/* Checks the nest's layout; the hooks are walked below. */
+	if (afw_attrs_parse_nested(tb[AFW_A_COUNTERS], &cset) < 0)
 		return MNL_CB_ERROR;
-	if (!a.tb[AFW_A_MODULE_VERSION] || !a.tb[AFW_A_COUNTERS]) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	if (!afw_nest_tiles(a.tb[AFW_A_COUNTERS]))
-		return MNL_CB_ERROR;
-	strncpy(st->module_version, mnl_attr_get_str(a.tb[AFW_A_MODULE_VERSION]),
+	strncpy(st->module_version, mnl_attr_get_str(tb[AFW_A_MODULE_VERSION]),
 		sizeof(st->module_version) - 1);
+	if (tb[AFW_A_MALFORMED])
+		st->malformed = mnl_attr_get_u64(tb[AFW_A_MALFORMED]);
 
-	mnl_attr_for_each_nested(hook, a.tb[AFW_A_COUNTERS]) {
+	mnl_attr_for_each_nested(hook, tb[AFW_A_COUNTERS]) {
 		if (mnl_attr_get_type(hook) != AFW_COUNTERS_A_HOOK)
 			continue;
 		if (mnl_attr_validate(hook, MNL_TYPE_NESTED) < 0)

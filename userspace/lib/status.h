@@ -23,6 +23,7 @@ struct afw_hook_stat {
 
 struct afw_status {
 	char module_version[64];
+	uint64_t malformed;		/* packets dropped as malformed */
 	unsigned int nhooks;
 	struct afw_hook_stat hooks[AFW_STATUS_MAX_HOOKS];
 };

@@ -13,6 +13,7 @@
  * AFW_CMD_STATUS_GET (doit, any user)
  *	request: no attributes
  *	reply:   AFW_A_MODULE_VERSION  NLA_NUL_STRING
+ *	         AFW_A_MALFORMED       NLA_U64, packets dropped as malformed
  *	         AFW_A_COUNTERS        NLA_NESTED
  *	           AFW_COUNTERS_A_HOOK NLA_NESTED, one per (family, direction):
  *	             AFW_HOOK_A_FAMILY    NLA_U8, AFW_FAMILY_*
@@ -25,6 +26,29 @@
  * AFW_CMD_COUNTERS_RESET (doit, CAP_NET_ADMIN in the namespace's user ns)
  *	request: no attributes
  *	reply:   ack only
+ *
+ * AFW_CMD_RULE_NEW (doit, admin)
+ *	request: AFW_A_RULE (NLA_NESTED, AFW_RULE_A_*): the rule. AFW_RULE_A_ACTION
+ *	         is required; a missing AFW_RULE_A_ID gets the highest id in use
+ *	         plus one.
+ *	         An id already in use is EEXIST.
+ *	reply:   AFW_CMD_RULE_NEW carrying AFW_A_RULE with the rule as stored
+ *
+ * AFW_CMD_RULE_DEL (doit, admin)
+ *	request: AFW_A_RULE with AFW_RULE_A_ID only. An unknown id is ENOENT.
+ *
+ * AFW_CMD_RULE_GET (dump, admin, like iptables -L)
+ *	reply:   one message per rule, in evaluation order, each carrying
+ *	         AFW_A_RULE (with AFW_RULE_A_PACKETS and _BYTES) and
+ *	         AFW_A_RULESET_GEN. A dump that races with a change is flagged
+ *	         NLM_F_DUMP_INTR.
+ *
+ * AFW_CMD_RULE_FLUSH (doit, admin): removes every rule.
+ *
+ * Rule matching: a packet matches a rule when every field the rule sets
+ * matches; unset fields match anything. Of all matching rules the one with
+ * the lowest AFW_RULE_A_PRIORITY wins, then the lowest id. A packet that
+ * matches no rule is accepted.
  *
  * Requests carrying attributes a command does not take are rejected with
  * EINVAL and an extended ack message.
@@ -39,6 +63,10 @@ enum afw_cmd {
 	AFW_CMD_UNSPEC,
 	AFW_CMD_STATUS_GET,
 	AFW_CMD_COUNTERS_RESET,
+	AFW_CMD_RULE_NEW,
+	AFW_CMD_RULE_DEL,
+	AFW_CMD_RULE_GET,
+	AFW_CMD_RULE_FLUSH,
 	__AFW_CMD_MAX
 };
 #define AFW_CMD_MAX (__AFW_CMD_MAX - 1)
@@ -58,10 +86,25 @@ enum afw_direction {
 };
 #define AFW_DIR_MAX (__AFW_DIR_MAX - 1)
 
+/* Directions as a set, for rules: AFW_RULE_A_DIRECTIONS. */
+#define AFW_DIRS_ALL	((1 << AFW_DIR_IN) | (1 << AFW_DIR_OUT) | (1 << AFW_DIR_FORWARD))
+
+enum afw_action {
+	AFW_ACTION_ACCEPT,
+	AFW_ACTION_DROP,
+	AFW_ACTION_REJECT,	/* TCP RST, else ICMP/ICMPv6 port unreachable */
+	__AFW_ACTION_MAX
+};
+#define AFW_ACTION_MAX (__AFW_ACTION_MAX - 1)
+
 enum afw_attr {
 	AFW_A_UNSPEC,
 	AFW_A_MODULE_VERSION,
 	AFW_A_COUNTERS,
+	AFW_A_PAD,
+	AFW_A_RULE,
+	AFW_A_RULESET_GEN,
+	AFW_A_MALFORMED,
 	__AFW_A_MAX
 };
 #define AFW_A_MAX (__AFW_A_MAX - 1)
@@ -83,5 +126,38 @@ enum afw_hook_attr {
 	__AFW_HOOK_A_MAX
 };
 #define AFW_HOOK_A_MAX (__AFW_HOOK_A_MAX - 1)
+
+/*
+ * A rule. Addresses are in network byte order, 4 bytes for IPv4 and 16 for
+ * IPv6, and need AFW_RULE_A_FAMILY; bits beyond the prefix length must be
+ * zero. Port ranges are inclusive and need AFW_RULE_A_PROTO tcp, udp or
+ * sctp. UID and GID match the owner of locally generated packets only.
+ */
+enum afw_rule_attr {
+	AFW_RULE_A_UNSPEC,
+	AFW_RULE_A_PAD,
+	AFW_RULE_A_ID,		/* NLA_U32, 1..0xffffffff */
+	AFW_RULE_A_PRIORITY,	/* NLA_U32, lower is evaluated first; default 0 */
+	AFW_RULE_A_FAMILY,	/* NLA_U8, AFW_FAMILY_*; absent: both */
+	AFW_RULE_A_DIRECTIONS,	/* NLA_U8, set of 1 << AFW_DIR_*; absent: all */
+	AFW_RULE_A_PROTO,	/* NLA_U8, IPPROTO_*; absent: any */
+	AFW_RULE_A_SRC,		/* NLA_BINARY, 4 or 16 bytes */
+	AFW_RULE_A_SRC_PREFIX,	/* NLA_U8, default: full length */
+	AFW_RULE_A_DST,		/* NLA_BINARY, 4 or 16 bytes */
+	AFW_RULE_A_DST_PREFIX,	/* NLA_U8 */
+	AFW_RULE_A_SPORT_LO,	/* NLA_U16, host byte order */
+	AFW_RULE_A_SPORT_HI,	/* NLA_U16, default: SPORT_LO */
+	AFW_RULE_A_DPORT_LO,	/* NLA_U16 */
+	AFW_RULE_A_DPORT_HI,	/* NLA_U16 */
+	AFW_RULE_A_IIF,		/* NLA_NUL_STRING, interface name */
+	AFW_RULE_A_OIF,		/* NLA_NUL_STRING */
+	AFW_RULE_A_UID,		/* NLA_U32 */
+	AFW_RULE_A_GID,		/* NLA_U32 */
+	AFW_RULE_A_ACTION,	/* NLA_U8, AFW_ACTION_* */
+	AFW_RULE_A_PACKETS,	/* NLA_U64, reply only */
+	AFW_RULE_A_BYTES,	/* NLA_U64, reply only */
+	__AFW_RULE_A_MAX
+};
+#define AFW_RULE_A_MAX (__AFW_RULE_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_AFW_H */

@@ -5,7 +5,7 @@
 # router namespace shows up in that namespace's counters, and only there.
 . "$AFW_SRC/tests/vm/lib.sh"
 
-check "insmod afw.ko" insmod "$AFW_KO"
+check "insmod afw.ko" afw_load
 on_exit afw_unload
 check "module version matches the build" \
 	test "$("$AFWCTL" -j status | jq -r .module_version)" = "$AFW_VERSION"

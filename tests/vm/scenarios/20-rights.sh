@@ -8,7 +8,7 @@
 
 nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all)
 
-check "insmod afw.ko" insmod "$AFW_KO"
+check "insmod afw.ko" afw_load
 on_exit afw_unload
 ip netns add $NS_C
 nsx $NS_C ip link set lo up

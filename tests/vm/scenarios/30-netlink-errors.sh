@@ -6,7 +6,7 @@
 
 probe=$AFW_SRC/tests/tools/nlprobe.py
 
-check "insmod afw.ko" insmod "$AFW_KO"
+check "insmod afw.ko" afw_load
 on_exit afw_unload
 
 check_grep "a well-formed STATUS_GET is answered" '^ok' "$(python3 "$probe" status)"

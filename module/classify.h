@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _AFW_CLASSIFY_H
+#define _AFW_CLASSIFY_H
+
+#include <linux/list.h>
+#include <linux/workqueue.h>
+
+#include "rule.h"
+#include "tuple.h"
+
+struct netlink_ext_ack;
+
+/*
+ * Tuple space search: one exact-match hash table per distinct mask. A rule
+ * becomes one entry per (direction, source port prefix, destination port
+ * prefix) it covers; each entry lives in the table of its mask.
+ */
+struct afw_entry {
+	struct hlist_node node;
+	struct afw_rule *rule;
+	u64 order;			/* afw_rule_key(rule), kept hot */
+	struct afw_tuple key;		/* already masked */
+};
+
+struct afw_table {
+	struct afw_tuple mask;
+	u64 best;			/* lowest order of any entry */
+	u32 hmask;			/* buckets - 1 */
+	u32 nentries;
+	struct hlist_head *buckets;
+	struct afw_entry *entries;
+};
+
+/*
+ * An immutable snapshot of a namespace's rules. Changes build a new one and
+ * publish it with one pointer swap, so a packet sees either the old rules
+ * or the new ones, never a mix.
+ */
+struct afw_ruleset {
+	u64 gen;
+	u32 nrules;
+	u32 ntables;
+	u32 seed;
+	struct afw_tuple need;		/* union of all masks */
+	struct afw_rule **rules;	/* in evaluation order */
+	struct afw_table *tables;	/* by ascending best order */
+	struct rcu_work free_work;
+};
+
+/*
+ * Builds a snapshot of @rules (sorted by afw_rule_key, unique ids). On
+ * success the snapshot takes its own reference on each rule and owns the
+ * @rules array; on failure both stay the caller's. Sleeps.
+ */
+struct afw_ruleset *afw_ruleset_build(struct afw_rule **rules, u32 nrules, u64 gen,
+				      u32 max_masks, struct netlink_ext_ack *extack);
+
+/* Frees @rs once every packet that may still see it is done. */
+void afw_ruleset_free_rcu(struct afw_ruleset *rs);
+
+/* Frees @rs now; only when no packet can see it. */
+void afw_ruleset_free(struct afw_ruleset *rs);
+
+/* The best rule matching @t, or NULL. Runs under rcu_read_lock(). */
+struct afw_rule *afw_classify(const struct afw_ruleset *rs, const struct afw_tuple *t);
+
+/* Port range to prefixes: fills @val/@len (room for 32), returns the count. */
+unsigned int afw_range_prefixes(u16 lo, u16 hi, u16 *val, u8 *len);
+
+int afw_classify_init(void);
+void afw_classify_exit(void);
+
+#endif /* _AFW_CLASSIFY_H */

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _AFW_RULESET_H
+#define _AFW_RULESET_H
+
+#include "classify.h"
+
+struct afw_net;
+struct netlink_ext_ack;
+
+/* Limits of one namespace's ruleset; see docs/architecture.md. */
+extern unsigned int afw_max_rules;
+extern unsigned int afw_max_masks;
+
+/* All of these need afw_net.lock. @rule's reference passes to the ruleset. */
+int afw_ruleset_add(struct afw_net *an, struct afw_rule *rule, struct netlink_ext_ack *extack);
+int afw_ruleset_del(struct afw_net *an, u32 id, struct netlink_ext_ack *extack);
+void afw_ruleset_flush(struct afw_net *an);
+
+/* The namespace's current ruleset, for writers holding afw_net.lock. */
+struct afw_ruleset *afw_ruleset_locked(struct afw_net *an);
+
+#endif /* _AFW_RULESET_H */

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Classifier selftest: random rules and packets, each packet classified by
+ * the tuple space search and by a deliberately naive linear scan that reads
+ * the rules' own fields, never the masks. Any difference is a bug in one of
+ * them. Runs at load time with "selftest=1".
+ */
+
+#include <linux/in.h>
+#include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/prandom.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <uapi/linux/afw.h>
+
+#include "classify.h"
+#include "selftest.h"
+
+static bool afw_selftest_run;
+module_param_named(selftest, afw_selftest_run, bool, 0444);
+MODULE_PARM_DESC(selftest, "Check the classifier against a linear scan at load");
+
+#define AFW_ST_RULES	2000
+#define AFW_ST_PACKETS	12000
+/* Random rules make far more masks than real ones; room for all of them. */
+#define AFW_ST_MAX_MASKS 65536
+
+static bool afw_st_prefix_match(const __be32 *addr, const __be32 *net, unsigned int len)
+{
+	const u8 *a = (const u8 *)addr, *n = (const u8 *)net;
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		if ((a[i / 8] ^ n[i / 8]) & (0x80 >> (i % 8)))
+			return false;
+	return true;
+}
+
+static bool afw_st_match(const struct afw_rule *r, const struct afw_tuple *t)
+{
+	if (r->family && r->family != t->family)
+		return false;
+	if (!(r->dirs & (1 << t->dir)))
+		return false;
+	if (r->proto && r->proto != t->proto)
+		return false;
+	if ((r->fields & AFW_RULE_F_SRC) && !afw_st_prefix_match(t->saddr, r->src, r->src_len))
+		return false;
+	if ((r->fields & AFW_RULE_F_DST) && !afw_st_prefix_match(t->daddr, r->dst, r->dst_len))
+		return false;
+	if ((r->fields & (AFW_RULE_F_SPORT | AFW_RULE_F_DPORT)) && !(t->flags & AFW_TUPLE_PORTS))
+		return false;
+	if ((r->fields & AFW_RULE_F_SPORT) && (t->sport < r->sport_lo || t->sport > r->sport_hi))
+		return false;
+	if ((r->fields & AFW_RULE_F_DPORT) && (t->dport < r->dport_lo || t->dport > r->dport_hi))
+		return false;
+	if ((r->fields & AFW_RULE_F_IIF) && strncmp(r->iif, t->iif, IFNAMSIZ))
+		return false;
+	if ((r->fields & AFW_RULE_F_OIF) && strncmp(r->oif, t->oif, IFNAMSIZ))
+		return false;
+	if ((r->fields & (AFW_RULE_F_UID | AFW_RULE_F_GID)) && !(t->flags & AFW_TUPLE_OWNER))
+		return false;
+	if ((r->fields & AFW_RULE_F_UID) && r->uid != t->uid)
+		return false;
+	if ((r->fields & AFW_RULE_F_GID) && r->gid != t->gid)
+		return false;
+	return true;
+}
+
+static struct afw_rule *afw_st_linear(struct afw_rule **rules, u32 n, const struct afw_tuple *t)
+{
+	struct afw_rule *best = NULL;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (afw_st_match(rules[i], t) &&
+		    (!best || afw_rule_key(rules[i]) < afw_rule_key(best)))
+			best = rules[i];
+	return best;
+}
+
+/* Small pools, so that random packets hit random rules often. */
+static const char *const afw_st_ifs[] = { "", "eth0", "eth1", "veth-long-name1" };
+static const u16 afw_st_ports[] = { 0, 1, 22, 80, 443, 1023, 1024, 8080, 32768, 65535 };
+
+static void afw_st_addr(struct rnd_state *rnd, u8 family, __be32 *a)
+{
+	unsigned int words = family == AFW_FAMILY_IPV6 ? 4 : 1, i;
+
+	memset(a, 0, 16);
+	for (i = 0; i < words; i++)
+		a[i] = htonl(0xc0000200 | (prandom_u32_state(rnd) & 0x0303010f));
+}
+
+static void afw_st_mask_prefix(__be32 *a, unsigned int len)
+{
+	u8 *b = (u8 *)a;
+	unsigned int i;
+
+	for (i = len; i < 128; i++)
+		b[i / 8] &= ~(0x80 >> (i % 8));
+}
+
+static u16 afw_st_port(struct rnd_state *rnd)
+{
+	return prandom_u32_state(rnd) % 4 ? afw_st_ports[prandom_u32_state(rnd) % ARRAY_SIZE(afw_st_ports)] :
+	       (u16)prandom_u32_state(rnd);
+}
+
+static void afw_st_range(struct rnd_state *rnd, u16 *lo, u16 *hi)
+{
+	u16 a = afw_st_port(rnd), b = afw_st_port(rnd);
+
+	*lo = min(a, b);
+	*hi = prandom_u32_state(rnd) % 4 ? *lo : max(a, b);
+}
+
+static void afw_st_rule(struct rnd_state *rnd, struct afw_rule *r, u32 id)
+{
+	static const u8 plens[] = { 0, 16, 24, 32 };
+	unsigned int bits;
+
+	r->id = id;
+	r->prio = prandom_u32_state(rnd) % 50;
+	r->action = prandom_u32_state(rnd) % (AFW_ACTION_MAX + 1);
+	r->dirs = 1 + prandom_u32_state(rnd) % AFW_DIRS_ALL;
+	r->family = (u8[]){ 0, AFW_FAMILY_IPV4, AFW_FAMILY_IPV6 }[prandom_u32_state(rnd) % 3];
+	r->proto = (u8[]){ 0, IPPROTO_TCP, IPPROTO_UDP }[prandom_u32_state(rnd) % 3];
+	bits = r->family == AFW_FAMILY_IPV6 ? 128 : 32;
+	if (r->family && prandom_u32_state(rnd) % 2) {
+		afw_st_addr(rnd, r->family, r->src);
+		r->src_len = plens[prandom_u32_state(rnd) % ARRAY_SIZE(plens)] * bits / 32;
+		afw_st_mask_prefix(r->src, r->src_len);
+		r->fields |= AFW_RULE_F_SRC;
+	}
+	if (r->family && prandom_u32_state(rnd) % 2) {
+		afw_st_addr(rnd, r->family, r->dst);
+		r->dst_len = plens[prandom_u32_state(rnd) % ARRAY_SIZE(plens)] * bits / 32;
+		afw_st_mask_prefix(r->dst, r->dst_len);
+		r->fields |= AFW_RULE_F_DST;
+	}
+	if (r->proto && prandom_u32_state(rnd) % 6 == 0) {
+		afw_st_range(rnd, &r->sport_lo, &r->sport_hi);
+		r->fields |= AFW_RULE_F_SPORT;
+	}
+	if (r->proto && prandom_u32_state(rnd) % 2) {
+		afw_st_range(rnd, &r->dport_lo, &r->dport_hi);
+		r->fields |= AFW_RULE_F_DPORT;
+	}
+	if (prandom_u32_state(rnd) % 10 == 0) {
+		strscpy(r->iif, afw_st_ifs[1 + prandom_u32_state(rnd) % 3], IFNAMSIZ);
+		r->fields |= AFW_RULE_F_IIF;
+	}
+	if (prandom_u32_state(rnd) % 10 == 0) {
+		strscpy(r->oif, afw_st_ifs[1 + prandom_u32_state(rnd) % 3], IFNAMSIZ);
+		r->fields |= AFW_RULE_F_OIF;
+	}
+	if (prandom_u32_state(rnd) % 8 == 0) {
+		r->uid = prandom_u32_state(rnd) % 2 ? 1000 : 0;
+		r->fields |= AFW_RULE_F_UID;
+	}
+	if (prandom_u32_state(rnd) % 10 == 0) {
+		r->gid = prandom_u32_state(rnd) % 2 ? 100 : 0;
+		r->fields |= AFW_RULE_F_GID;
+	}
+}
+
+static void afw_st_packet(struct rnd_state *rnd, struct afw_tuple *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->family = prandom_u32_state(rnd) % 2 ? AFW_FAMILY_IPV4 : AFW_FAMILY_IPV6;
+	t->dir = prandom_u32_state(rnd) % (AFW_DIR_MAX + 1);
+	t->proto = (u8[]){ IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP }[prandom_u32_state(rnd) % 3];
+	afw_st_addr(rnd, t->family, t->saddr);
+	afw_st_addr(rnd, t->family, t->daddr);
+	if (t->proto != IPPROTO_ICMP && prandom_u32_state(rnd) % 10) {
+		t->sport = afw_st_port(rnd);
+		t->dport = afw_st_port(rnd);
+		t->flags |= AFW_TUPLE_PORTS;
+	}
+	if (t->dir != AFW_DIR_OUT)
+		strscpy_pad(t->iif, afw_st_ifs[prandom_u32_state(rnd) % 4], IFNAMSIZ);
+	if (t->dir != AFW_DIR_IN)
+		strscpy_pad(t->oif, afw_st_ifs[prandom_u32_state(rnd) % 4], IFNAMSIZ);
+	if (t->dir == AFW_DIR_OUT && prandom_u32_state(rnd) % 2) {
+		t->uid = prandom_u32_state(rnd) % 2 ? 1000 : 0;
+		t->gid = prandom_u32_state(rnd) % 2 ? 100 : 0;
+		t->flags |= AFW_TUPLE_OWNER;
+	}
+}
+
+static int afw_st_cmp(const void *a, const void *b)
+{
+	u64 x = afw_rule_key(*(struct afw_rule * const *)a);
+	u64 y = afw_rule_key(*(struct afw_rule * const *)b);
+
+	return x < y ? -1 : x > y;
+}
+
+/* Classifies @npackets random packets both ways; returns mismatches. */
+static unsigned int afw_st_compare(struct rnd_state *rnd, struct afw_rule **rules, u32 n,
+				   unsigned int npackets, unsigned int *hits, unsigned int *masks)
+{
+	struct afw_ruleset *rs;
+	struct afw_rule **copy, *fast, *slow;
+	unsigned int i, bad = 0;
+	struct afw_tuple t;
+
+	copy = kvmalloc_array(n, sizeof(*copy), GFP_KERNEL);
+	if (!copy)
+		return npackets;
+	memcpy(copy, rules, n * sizeof(*copy));
+	rs = afw_ruleset_build(copy, n, 1, AFW_ST_MAX_MASKS, NULL);
+	if (IS_ERR(rs)) {
+		pr_err("selftest: building %u rules failed: %ld\n", n, PTR_ERR(rs));
+		kvfree(copy);
+		return npackets;
+	}
+	*masks = max(*masks, rs->ntables);
+	rcu_read_lock();
+	for (i = 0; i < npackets; i++) {
+		afw_st_packet(rnd, &t);
+		fast = afw_classify(rs, &t);
+		slow = afw_st_linear(rules, n, &t);
+		*hits += !!slow;
+		if (fast != slow) {
+			if (bad++ < 5)
+				pr_err("selftest: packet %u: tuple space says rule %u, linear scan says rule %u\n",
+				       i, fast ? fast->id : 0, slow ? slow->id : 0);
+		}
+		if (!(i & 255)) {
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
+	}
+	rcu_read_unlock();
+	afw_ruleset_free(rs);
+	return bad;
+}
+
+static bool afw_st_ranges(void)
+{
+	u16 val[32];
+	u8 len[32];
+	unsigned int n, i, lo, hi, p, covered;
+	struct rnd_state rnd;
+
+	prandom_seed_state(&rnd, 42);
+	for (i = 0; i < 2000; i++) {
+		lo = prandom_u32_state(&rnd) & 0xffff;
+		hi = i < 3 ? 65535 : min(65535U, lo + (prandom_u32_state(&rnd) % 5000));
+		if (i == 1)
+			lo = 0;
+		n = afw_range_prefixes(lo, hi, val, len);
+		if (n > 30)
+			return false;
+		for (p = lo ? lo - 1 : 0; p <= min(hi + 1, 65535U); p++) {
+			unsigned int k;
+
+			covered = 0;
+			for (k = 0; k < n; k++)
+				covered += ((p ^ val[k]) & (len[k] ? 0xffff << (16 - len[k]) : 0) & 0xffff) == 0;
+			if (covered != (p >= lo && p <= hi))
+				return false;
+			if (p == 65535)
+				break;
+		}
+	}
+	return true;
+}
+
+int afw_selftest(void)
+{
+	struct afw_rule **rules;
+	struct rnd_state rnd;
+	unsigned int i, n = 0, bad, hits = 0, masks = 0;
+	int ret = -ENOMEM;
+
+	if (!afw_selftest_run)
+		return 0;
+	if (!afw_st_ranges()) {
+		pr_err("selftest: port range to prefix expansion is wrong\n");
+		return -EINVAL;
+	}
+	rules = kvcalloc(AFW_ST_RULES, sizeof(*rules), GFP_KERNEL);
+	if (!rules)
+		return -ENOMEM;
+	prandom_seed_state(&rnd, get_random_u64());
+	for (i = 0; i < AFW_ST_RULES; i++) {
+		rules[i] = afw_rule_alloc();
+		if (!rules[i])
+			goto out;
+		afw_st_rule(&rnd, rules[i], i + 1);
+		n++;
+	}
+	sort(rules, n, sizeof(*rules), afw_st_cmp, NULL);
+
+	/* Growing rulesets, then one with every other rule removed. */
+	bad = afw_st_compare(&rnd, rules, 10, AFW_ST_PACKETS / 3, &hits, &masks);
+	bad += afw_st_compare(&rnd, rules, 300, AFW_ST_PACKETS / 3, &hits, &masks);
+	bad += afw_st_compare(&rnd, rules, n, AFW_ST_PACKETS / 3, &hits, &masks);
+	for (i = 0; i < n / 2; i++)
+		swap(rules[i], rules[2 * i]);
+	bad += afw_st_compare(&rnd, rules, n / 2, AFW_ST_PACKETS / 3, &hits, &masks);
+
+	ret = bad ? -EINVAL : 0;
+	if (bad)
+		pr_err("selftest: FAIL: %u of %u packets classified differently\n",
+		       bad, AFW_ST_PACKETS / 3 * 4);
+	else
+		pr_info("selftest: pass: %u rules, %u packets (%u matched a rule), tuple space == linear scan\n",
+			n, AFW_ST_PACKETS / 3 * 4, hits);
+	pr_info("selftest: the largest ruleset used %u masks\n", masks);
+out:
+	for (i = 0; i < n; i++)
+		afw_rule_put(rules[i]);
+	kvfree(rules);
+	return ret;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _AFW_TUPLE_H
+#define _AFW_TUPLE_H
+
+#include <linux/if.h>
+#include <linux/types.h>
+
+/* afw_tuple.flags */
+#define AFW_TUPLE_PORTS	0x01	/* sport/dport were read from an L4 header */
+#define AFW_TUPLE_OWNER	0x02	/* uid/gid were read from the owning socket */
+
+/*
+ * What the classifier knows of a packet. Rules are masks and keys of the
+ * same shape: a rule matches when (tuple & mask) == key, compared as whole
+ * u64 words, so the layout has no holes and a size that is a multiple of 8.
+ */
+struct afw_tuple {
+	__be32 saddr[4];
+	__be32 daddr[4];
+	char iif[IFNAMSIZ];
+	char oif[IFNAMSIZ];
+	u32 uid;
+	u32 gid;
+	u16 sport;		/* host byte order, so prefixes are plain masks */
+	u16 dport;
+	u8 family;		/* AFW_FAMILY_* */
+	u8 proto;
+	u8 dir;			/* AFW_DIR_* */
+	u8 flags;		/* AFW_TUPLE_* */
+} __aligned(8);
+
+#define AFW_TUPLE_WORDS (sizeof(struct afw_tuple) / sizeof(u64))
+
+static inline void afw_tuple_and(struct afw_tuple *out, const struct afw_tuple *a,
+				 const struct afw_tuple *mask)
+{
+	const u64 *x = (const u64 *)a, *m = (const u64 *)mask;
+	u64 *o = (u64 *)out;
+	unsigned int i;
+
+	for (i = 0; i < AFW_TUPLE_WORDS; i++)
+		o[i] = x[i] & m[i];
+}
+
+static inline bool afw_tuple_eq(const struct afw_tuple *a, const struct afw_tuple *b)
+{
+	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
+	unsigned int i;
+
+	for (i = 0; i < AFW_TUPLE_WORDS; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
+#endif /* _AFW_TUPLE_H */

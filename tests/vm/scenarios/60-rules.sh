@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Rules decide packets: accept, drop and reject in every direction, for TCP,
+# UDP and ICMP over IPv4 and IPv6, with priorities and counters.
+. "$AFW_SRC/tests/vm/lib.sh"
+
+check "insmod afw.ko selftest=1" afw_load selftest=1
+on_exit afw_unload
+check_grep "the classifier selftest agrees with the linear scan" \
+	'afw: selftest: pass: 2000 rules, 16000 packets' "$(dmesg)"
+
+topo_routed || not_ok "routed topology comes up" "ping across the router failed"
+nsx $NS_S iperf3 -s -D > /dev/null
+wait_until 10 nsx $NS_S sh -c "ss -ltn | grep -q ':5201'"
+
+# tcp_ok NS ADDR: a TCP connection from NS to ADDR port 5201 completes.
+tcp_ok() { nsx "$1" timeout 3 bash -c "exec 3<>/dev/tcp/$2/5201" 2>/dev/null; }
+# tcp_refused NS ADDR: the connection is refused at once (a RST came back).
+tcp_refused() {
+	local out
+	out=$(nsx "$1" timeout 3 bash -c "exec 3<>/dev/tcp/$2/5201" 2>&1)
+	[[ "$out" == *"Connection refused"* ]]
+}
+# udp_refused NS ADDR: a UDP datagram to port 9 draws an ICMP unreachable.
+udp_refused() {
+	nsx "$1" python3 - "$2" <<'PY'
+import socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+s.settimeout(3)
+s.connect((sys.argv[1], 9))
+s.send(b"x")
+try:
+    s.recv(1)
+except ConnectionRefusedError:
+    sys.exit(0)
+except socket.timeout:
+    sys.exit(1)
+sys.exit(1)
+PY
+}
+ping_ok() { nsx "$1" ping -q -c 1 -W 2 "$2" > /dev/null 2>&1; }
+rule_packets() {
+	nsx "$1" "$AFWCTL" -j rule list | jq -r --argjson id "$2" '.[] | select(.id == $id) | .packets'
+}
+
+check "TCP client -> server passes with no rules" tcp_ok $NS_C $S4
+
+# Forward: the router drops TCP to port 5201 for IPv4 only.
+check "rule add on the router" \
+	nsx $NS_R "$AFWCTL" rule add id 10 dir forward family ipv4 proto tcp dport 5201 drop
+check_fails "forwarded TCP to 5201 is dropped" tcp_ok $NS_C $S4
+check "forwarded IPv6 TCP still passes" tcp_ok $NS_C $S6
+check "ping still passes the router" ping_ok $NS_C $S4
+check_ge "the drop rule counted the SYNs" 1 "$(rule_packets $NS_R 10)"
+check "a higher-priority accept overrides the drop" \
+	nsx $NS_R "$AFWCTL" rule add id 5 prio 0 dir forward proto tcp from $C4/32 accept
+nsx $NS_R "$AFWCTL" rule del 10 2>/dev/null || true
+check "rule 10 is gone; rule add with prio 10 drop again" \
+	nsx $NS_R "$AFWCTL" rule add id 10 prio 10 dir forward family ipv4 proto tcp dport 5201 drop
+check "TCP passes while the prio 0 accept exists" tcp_ok $NS_C $S4
+check "rule del 5" nsx $NS_R "$AFWCTL" rule del 5
+check_fails "TCP is dropped again without it" tcp_ok $NS_C $S4
+check "rule flush" nsx $NS_R "$AFWCTL" rule flush
+check "TCP passes after the flush" tcp_ok $NS_C $S4
+check_eq "no rules listed after the flush" 0 "$(nsx $NS_R "$AFWCTL" -j rule list | jq length)"
+
+# In: the server rejects; TCP gets a RST, UDP and ping an ICMP error.
+check "server rejects TCP 5201, UDP and ICMP inbound" sh -c "
+	ip netns exec $NS_S $AFWCTL rule add dir in proto tcp dport 5201 reject &&
+	ip netns exec $NS_S $AFWCTL rule add dir in proto udp reject &&
+	ip netns exec $NS_S $AFWCTL rule add dir in proto icmp reject &&
+	ip netns exec $NS_S $AFWCTL rule add dir in proto icmpv6 from $C6/128 reject"
+check "IPv4 TCP is refused by a RST" tcp_refused $NS_C $S4
+check "IPv4 UDP draws port unreachable" udp_refused $NS_C $S4
+check_grep "ping gets Destination Port Unreachable" '[Uu]nreachable' \
+	"$(nsx $NS_C ping -c 1 -W 2 $S4 2>&1)"
+check "IPv6 UDP draws port unreachable" udp_refused $NS_C $S6
+check "IPv6 TCP is refused too: the rule names no family" \
+	tcp_refused $NS_C $S6
+check_grep "IPv6 ping from the client gets an ICMPv6 error" '[Uu]nreachable' \
+	"$(nsx $NS_C ping -6 -c 1 -W 2 $S6 2>&1)"
+check_eq "the server lists 4 rules" 4 "$(nsx $NS_S "$AFWCTL" -j rule list | jq length)"
+check_eq "ids were given 1, 2, 3, 4" "1 2 3 4" \
+	"$(nsx $NS_S "$AFWCTL" -j rule list | jq -r '[.[].id] | map(tostring) | join(" ")')"
+nsx $NS_S "$AFWCTL" rule flush
+
+# Out: the client's own packets, by owner.
+check "client drops TCP from uid 65534 (nobody) only" \
+	nsx $NS_C "$AFWCTL" rule add dir out proto tcp uid 65534 drop
+check "root's TCP still goes out" tcp_ok $NS_C $S4
+check_fails "nobody's TCP is dropped" nsx $NS_C setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	timeout 3 bash -c "exec 3<>/dev/tcp/$S4/5201"
+check "interface rule: drop IPv6 out of c0" nsx $NS_C "$AFWCTL" rule add dir out family ipv6 oif c0 drop
+check_fails "IPv6 ping out of c0 is dropped" ping_ok $NS_C $S6
+check "IPv4 ping out of c0 passes" ping_ok $NS_C $S4
+nsx $NS_C "$AFWCTL" rule flush
+
+# Rules are per namespace.
+nsx $NS_R "$AFWCTL" rule add proto tcp drop
+check_eq "a rule in the router is not listed in the client" 0 \
+	"$(nsx $NS_C "$AFWCTL" -j rule list | jq length)"
+check_eq "nor in the initial namespace" 0 "$("$AFWCTL" -j rule list | jq length)"
+nsx $NS_R "$AFWCTL" rule flush
+
+# save-style text comes back from list.
+nsx $NS_R "$AFWCTL" rule add id 7 prio 3 family ipv6 dir in,forward proto udp from 2001:db8::/32 sport 1000-2000 dport 53 iif rc accept
+check_grep "list prints the rule as it was written" \
+	'^ +7 +0 +0  prio 3 family ipv6 dir in,forward proto udp from 2001:db8::/32 sport 1000-2000 dport 53 iif rc accept$' \
+	"$(nsx $NS_R "$AFWCTL" rule list)"
+
+# Errors a user can act on.
+out=$(nsx $NS_R "$AFWCTL" rule add dport 80 drop 2>&1)
+check_grep "ports without a protocol are refused naming the word" "'dport': ports need proto" "$out"
+out=$(nsx $NS_R "$AFWCTL" rule add from 192.0.2.1/24 drop 2>&1)
+check_grep "host bits beyond the prefix are refused" "bits set beyond the prefix length" "$out"
+out=$(nsx $NS_R "$AFWCTL" rule add id 7 drop 2>&1)
+check_grep "a duplicate id is refused by the kernel with its reason" "a rule with this id exists" "$out"
+out=$(nsx $NS_R "$AFWCTL" rule del 99 2>&1)
+check_grep "deleting an unknown id says so" "no rule with this id" "$out"
+out=$(nsx $NS_R "$AFWCTL" rule add dir out iif rc drop 2>&1)
+check_grep "an input interface on an output rule is refused" "outgoing packets have no input interface" "$out"
+nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all)
+out=$(nsx $NS_R "${nobody[@]}" "$AFWCTL" rule add drop 2>&1)
+check_grep "nobody cannot add rules" "permission denied" "$out"
+out=$(nsx $NS_R "${nobody[@]}" "$AFWCTL" rule list 2>&1)
+check_grep "nobody cannot list rules" "permission denied" "$out"
+
+exit $AFW_FAILED

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rules: the text syntax users write, and the netlink encoding.
+ *
+ *   [id N] [prio N] [family ipv4|ipv6] [dir in|out|forward[,...]]
+ *   [proto NAME|N] [from ADDR[/LEN]] [to ADDR[/LEN]] [sport P[-P]]
+ *   [dport P[-P]] [iif NAME] [oif NAME] [uid N] [gid N]
+ *   accept|drop|reject
+ */
+#ifndef AFW_RULE_H
+#define AFW_RULE_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libmnl/libmnl.h>
+
+#include "afwnl.h"
+
+#define AFW_R_ID	0x0001
+#define AFW_R_SRC	0x0002
+#define AFW_R_DST	0x0004
+#define AFW_R_SPORT	0x0008
+#define AFW_R_DPORT	0x0010
+#define AFW_R_IIF	0x0020
+#define AFW_R_OIF	0x0040
+#define AFW_R_UID	0x0080
+#define AFW_R_GID	0x0100
+#define AFW_R_COUNTERS	0x0200
+
+struct afw_rule_spec {
+	uint32_t has;			/* AFW_R_* */
+	uint32_t id;
+	uint32_t prio;
+	uint8_t family;			/* 0, AFW_FAMILY_IPV4 or _IPV6 */
+	uint8_t dirs;			/* set of 1 << AFW_DIR_* */
+	uint8_t proto;			/* 0: any */
+	uint8_t action;
+	uint8_t src_len, dst_len;
+	uint8_t src[16], dst[16];
+	uint16_t sport_lo, sport_hi, dport_lo, dport_hi;
+	char iif[IF_NAMESIZE], oif[IF_NAMESIZE];
+	uint32_t uid, gid;
+	uint64_t packets, bytes;	/* from the kernel */
+};
+
+/*
+ * Parses the words of one rule. On error returns -1 and writes a message
+ * that names the offending word to @err.
+ */
+int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r,
+			 char *err, size_t errlen);
+
+/* Splits @line (modified) into words and parses it; comments start at '#'. */
+int afw_rule_parse_line(char *line, struct afw_rule_spec *r, bool *empty,
+			char *err, size_t errlen);
+
+/* The rule in the text syntax, every field it sets; parses back to itself. */
+void afw_rule_format(const struct afw_rule_spec *r, bool with_id, char *buf, size_t len);
+
+/* Adds AFW_A_RULE with the rule's fields to @nlh. */
+void afw_rule_put(struct nlmsghdr *nlh, const struct afw_rule_spec *r);
+
+/* Decodes a message carrying AFW_A_RULE; MNL_CB_ERROR with errno if damaged. */
+int afw_rule_parse_msg(const struct nlmsghdr *nlh, struct afw_rule_spec *r);
+
+const char *afw_action_name(uint8_t action);
+
+/* Netlink requests. On error the kernel's explanation is in nl->ext_msg. */
+int afw_rule_add(struct afw_nl *nl, struct afw_rule_spec *r);
+int afw_rule_del(struct afw_nl *nl, uint32_t id);
+int afw_rule_flush(struct afw_nl *nl);
+/* Calls @fn for every rule in evaluation order; returns 0 or -errno. */
+int afw_rule_dump(struct afw_nl *nl, int (*fn)(const struct afw_rule_spec *r, void *data),
+		  void *data);
+
+#endif /* AFW_RULE_H */
