@@ -47,6 +47,10 @@ static const struct nla_policy afw_rule_policy[AFW_RULE_A_MAX + 1] = {
 	[AFW_RULE_A_BYTES] = AFW_REPLY_ONLY,
 };
 
+static const struct nla_policy afw_rules_policy[AFW_A_MAX + 1] = {
+	[AFW_A_RULE] = NLA_POLICY_NESTED(afw_rule_policy),
+};
+
 /* A request carrying a reply-only attribute is refused with a message. */
 static const struct nla_policy afw_genl_policy[AFW_A_MAX + 1] = {
 	[AFW_A_MODULE_VERSION] = AFW_REPLY_ONLY,
@@ -55,6 +59,9 @@ static const struct nla_policy afw_genl_policy[AFW_A_MAX + 1] = {
 	[AFW_A_RULE] = NLA_POLICY_NESTED(afw_rule_policy),
 	[AFW_A_RULESET_GEN] = AFW_REPLY_ONLY,
 	[AFW_A_MALFORMED] = AFW_REPLY_ONLY,
+	[AFW_A_DROPPED] = AFW_REPLY_ONLY,
+	[AFW_A_REPLACE_FLAGS] = NLA_POLICY_MASK(NLA_U32, AFW_REPLACE_F_BEGIN | AFW_REPLACE_F_COMMIT),
+	[AFW_A_RULES] = NLA_POLICY_NESTED(afw_rules_policy),
 };
 
 static struct genl_family afw_genl_family;
@@ -120,7 +127,8 @@ static int afw_status_get(struct sk_buff *skb, struct genl_info *info)
 	if (ret)
 		goto err_free;
 	ret = -EMSGSIZE;
-	if (nla_put_u64_64bit(msg, AFW_A_MALFORMED, counts.malformed, AFW_A_PAD))
+	if (nla_put_u64_64bit(msg, AFW_A_MALFORMED, counts.malformed, AFW_A_PAD) ||
+	    nla_put_u64_64bit(msg, AFW_A_DROPPED, counts.dropped, AFW_A_PAD))
 		goto err_free;
 
 	genlmsg_end(msg, hdr);
@@ -418,6 +426,72 @@ static int afw_rule_flush(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+static int afw_ruleset_replace(struct sk_buff *skb, struct genl_info *info)
+{
+	struct afw_net *an = afw_net(genl_info_net(info));
+	u32 flags = 0, portid = info->snd_portid;
+	struct afw_rule *r;
+	struct nlattr *a;
+	int rem, ret = 0;
+
+	if (info->attrs[AFW_A_REPLACE_FLAGS])
+		flags = nla_get_u32(info->attrs[AFW_A_REPLACE_FLAGS]);
+
+	mutex_lock(&an->lock);
+	if (flags & AFW_REPLACE_F_BEGIN) {
+		ret = afw_stage_begin(an, portid, info->extack);
+		if (ret)
+			goto out;
+	}
+	if (info->attrs[AFW_A_RULES]) {
+		nla_for_each_nested(a, info->attrs[AFW_A_RULES], rem) {
+			if (nla_type(a) != AFW_A_RULE)
+				continue;
+			r = afw_rule_from_attrs(a, info->extack);
+			if (IS_ERR(r)) {
+				ret = PTR_ERR(r);
+				break;
+			}
+			ret = afw_stage_add(an, portid, r, info->extack);
+			if (ret)
+				break;
+		}
+		if (ret) {
+			/* A half-added batch would leave the user guessing. */
+			afw_stage_drop(an, portid);
+			goto out;
+		}
+	}
+	if (flags & AFW_REPLACE_F_COMMIT) {
+		ret = afw_stage_commit(an, portid, info->extack);
+	} else if (!flags && !info->attrs[AFW_A_RULES]) {
+		NL_SET_ERR_MSG_MOD(info->extack, "neither flags nor rules: nothing to do");
+		ret = -EINVAL;
+	}
+out:
+	mutex_unlock(&an->lock);
+	return ret;
+}
+
+/* A closed socket can no longer commit: its transaction goes with it. */
+static int afw_genl_notify(struct notifier_block *nb, unsigned long event, void *ptr)
+{
+	struct netlink_notify *n = ptr;
+	struct afw_net *an;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
+		return NOTIFY_DONE;
+	an = afw_net(n->net);
+	mutex_lock(&an->lock);
+	afw_stage_drop(an, n->portid);
+	mutex_unlock(&an->lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block afw_genl_notifier = {
+	.notifier_call = afw_genl_notify,
+};
+
 /* cb->args[0]: index of the next rule to dump in evaluation order. */
 static int afw_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -481,6 +555,11 @@ static const struct genl_small_ops afw_genl_ops[] = {
 		.doit = afw_rule_flush,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
+	{
+		.cmd = AFW_CMD_RULESET_REPLACE,
+		.doit = afw_ruleset_replace,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
 };
 
 static struct genl_family afw_genl_family __ro_after_init = {
@@ -496,10 +575,24 @@ static struct genl_family afw_genl_family __ro_after_init = {
 
 int __init afw_genl_init(void)
 {
-	return genl_register_family(&afw_genl_family);
+	int ret;
+
+	ret = netlink_register_notifier(&afw_genl_notifier);
+	if (ret)
+		goto err_notifier;
+	ret = genl_register_family(&afw_genl_family);
+	if (ret)
+		goto err_family;
+	return 0;
+
+err_family:
+	netlink_unregister_notifier(&afw_genl_notifier);
+err_notifier:
+	return ret;
 }
 
 void afw_genl_exit(void)
 {
 	genl_unregister_family(&afw_genl_family);
+	netlink_unregister_notifier(&afw_genl_notifier);
 }

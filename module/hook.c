@@ -51,7 +51,7 @@ static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 	if (!rs)
 		return NF_ACCEPT;
 	if (afw_packet_tuple(skb, state, &rs->need, &t)) {
-		afw_stats_malformed(an->stats);
+		afw_stats_event(an->stats, AFW_STATS_MALFORMED);
 		return NF_DROP;
 	}
 	t.dir = dir;
@@ -65,8 +65,9 @@ static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 		return NF_ACCEPT;
 	case AFW_ACTION_REJECT:
 		afw_reject(skb, state, &t);
-		return NF_DROP;
+		fallthrough;
 	default:
+		afw_stats_event(an->stats, AFW_STATS_DROPPED);
 		return NF_DROP;
 	}
 }

@@ -6,6 +6,7 @@
 
 #include "netns.h"
 #include "hook.h"
+#include "ruleset.h"
 
 unsigned int afw_net_id __read_mostly;
 
@@ -41,6 +42,7 @@ static void __net_exit afw_net_exit(struct net *net)
 	rs = rcu_dereference_protected(an->ruleset, true);
 	if (rs)
 		afw_ruleset_free(rs);
+	afw_stage_free(an->stage);
 	afw_stats_free(an->stats);
 	mutex_destroy(&an->lock);
 }

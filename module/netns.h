@@ -27,6 +27,9 @@ struct afw_net {
 	struct afw_ruleset __rcu *ruleset;
 	/* Bumped by every change, under @lock; read by dumps without it. */
 	u64 ruleset_gen;
+
+	/* The ruleset replace transaction in progress, under @lock. */
+	struct afw_stage *stage;
 };
 
 extern unsigned int afw_net_id;

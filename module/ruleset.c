@@ -8,6 +8,8 @@
 #include <linux/mm.h>
 #include <linux/netlink.h>
 #include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
 
 #include "netns.h"
 #include "ruleset.h"
@@ -134,4 +136,151 @@ void afw_ruleset_flush(struct afw_net *an)
 {
 	lockdep_assert_held(&an->lock);
 	afw_ruleset_publish(an, NULL);
+}
+
+void afw_stage_free(struct afw_stage *stage)
+{
+	u32 i;
+
+	if (!stage)
+		return;
+	for (i = 0; i < stage->n; i++) {
+		afw_rule_put(stage->rules[i]);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	kvfree(stage->rules);
+	kfree(stage);
+}
+
+void afw_stage_drop(struct afw_net *an, u32 portid)
+{
+	lockdep_assert_held(&an->lock);
+	if (an->stage && an->stage->portid == portid) {
+		afw_stage_free(an->stage);
+		an->stage = NULL;
+	}
+}
+
+int afw_stage_begin(struct afw_net *an, u32 portid, struct netlink_ext_ack *extack)
+{
+	lockdep_assert_held(&an->lock);
+	if (an->stage && an->stage->portid != portid) {
+		NL_SET_ERR_MSG_MOD(extack, "another ruleset replace is in progress in this namespace");
+		return -EBUSY;
+	}
+	afw_stage_drop(an, portid);
+	an->stage = kzalloc(sizeof(*an->stage), GFP_KERNEL_ACCOUNT);
+	if (!an->stage)
+		return -ENOMEM;
+	an->stage->portid = portid;
+	return 0;
+}
+
+static struct afw_stage *afw_stage_of(struct afw_net *an, u32 portid,
+				      struct netlink_ext_ack *extack)
+{
+	if (!an->stage || an->stage->portid != portid) {
+		NL_SET_ERR_MSG_MOD(extack, "no ruleset replace in progress: send AFW_REPLACE_F_BEGIN first");
+		return NULL;
+	}
+	return an->stage;
+}
+
+int afw_stage_add(struct afw_net *an, u32 portid, struct afw_rule *rule,
+		  struct netlink_ext_ack *extack)
+{
+	struct afw_stage *st = afw_stage_of(an, portid, extack);
+	struct afw_rule **grown;
+	u32 cap;
+
+	lockdep_assert_held(&an->lock);
+	if (!st)
+		goto err;
+	if (st->n >= READ_ONCE(afw_max_rules)) {
+		NL_SET_ERR_MSG_MOD(extack, "the new ruleset has more than max_rules rules");
+		goto err;
+	}
+	if (st->n == st->cap) {
+		cap = max(64U, st->cap * 2);
+		grown = kvmalloc_array(cap, sizeof(*grown), GFP_KERNEL_ACCOUNT);
+		if (!grown)
+			goto err;
+		if (st->n)
+			memcpy(grown, st->rules, st->n * sizeof(*grown));
+		kvfree(st->rules);
+		st->rules = grown;
+		st->cap = cap;
+	}
+	st->rules[st->n++] = rule;
+	return 0;
+
+err:
+	afw_rule_put(rule);
+	return st ? (st->n >= READ_ONCE(afw_max_rules) ? -ENOSPC : -ENOMEM) : -ENOENT;
+}
+
+static int afw_rule_id_cmp(const void *a, const void *b)
+{
+	u32 x = (*(struct afw_rule * const *)a)->id, y = (*(struct afw_rule * const *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+static int afw_rule_order_cmp(const void *a, const void *b)
+{
+	u64 x = afw_rule_key(*(struct afw_rule * const *)a);
+	u64 y = afw_rule_key(*(struct afw_rule * const *)b);
+
+	return x < y ? -1 : x > y;
+}
+
+int afw_stage_commit(struct afw_net *an, u32 portid, struct netlink_ext_ack *extack)
+{
+	struct afw_stage *st = afw_stage_of(an, portid, extack);
+	u32 i, max_id = 0;
+	int ret;
+
+	lockdep_assert_held(&an->lock);
+	if (!st)
+		return -ENOENT;
+	for (i = 0; i < st->n; i++)
+		max_id = max(max_id, st->rules[i]->id);
+	for (i = 0; i < st->n; i++) {
+		if (st->rules[i]->id)
+			continue;
+		if (max_id == U32_MAX) {
+			NL_SET_ERR_MSG_MOD(extack, "no free id above the highest given");
+			ret = -ENOSPC;
+			goto out;
+		}
+		st->rules[i]->id = ++max_id;
+	}
+	sort(st->rules, st->n, sizeof(*st->rules), afw_rule_id_cmp, NULL);
+	for (i = 1; i < st->n; i++) {
+		if (st->rules[i]->id == st->rules[i - 1]->id) {
+			NL_SET_ERR_MSG_MOD(extack, "two rules of the new ruleset have the same id");
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	sort(st->rules, st->n, sizeof(*st->rules), afw_rule_order_cmp, NULL);
+
+	if (!st->n) {
+		afw_ruleset_publish(an, NULL);
+		ret = 0;
+		goto out;
+	}
+	ret = afw_ruleset_swap(an, st->rules, st->n, extack);
+	if (!ret) {
+		/* The ruleset owns the array and its own references now. */
+		for (i = 0; i < st->n; i++)
+			afw_rule_put(st->rules[i]);
+		st->rules = NULL;
+		st->n = 0;
+	}
+out:
+	/* Committed or failed, the transaction is over. */
+	afw_stage_drop(an, portid);
+	return ret;
 }

@@ -16,6 +16,26 @@ int afw_ruleset_add(struct afw_net *an, struct afw_rule *rule, struct netlink_ex
 int afw_ruleset_del(struct afw_net *an, u32 id, struct netlink_ext_ack *extack);
 void afw_ruleset_flush(struct afw_net *an);
 
+/*
+ * A whole-ruleset replace, built up over several messages of one socket
+ * (@portid). All of these need afw_net.lock; stage_add takes @rule's
+ * reference whatever it returns.
+ */
+struct afw_stage {
+	u32 portid;
+	u32 n;
+	u32 cap;
+	struct afw_rule **rules;
+};
+
+int afw_stage_begin(struct afw_net *an, u32 portid, struct netlink_ext_ack *extack);
+int afw_stage_add(struct afw_net *an, u32 portid, struct afw_rule *rule,
+		  struct netlink_ext_ack *extack);
+int afw_stage_commit(struct afw_net *an, u32 portid, struct netlink_ext_ack *extack);
+/* Abandons @portid's transaction, if it has one. */
+void afw_stage_drop(struct afw_net *an, u32 portid);
+void afw_stage_free(struct afw_stage *stage);
+
 /* The namespace's current ruleset, for writers holding afw_net.lock. */
 struct afw_ruleset *afw_ruleset_locked(struct afw_net *an);
 

@@ -21,6 +21,7 @@ struct afw_hook_count {
 struct afw_counts {
 	struct afw_hook_count hook[AFW_STATS_NFAMILIES][AFW_DIR_MAX + 1];
 	u64 malformed;
+	u64 dropped;		/* by a drop or reject rule */
 };
 
 /*
@@ -34,6 +35,7 @@ struct afw_pcpu_stats {
 		u64_stats_t bytes;
 	} hook[AFW_STATS_NFAMILIES][AFW_DIR_MAX + 1];
 	u64_stats_t malformed;
+	u64_stats_t dropped;
 };
 
 struct afw_pcpu_stats __percpu *afw_stats_alloc(void);
@@ -41,14 +43,20 @@ void afw_stats_free(struct afw_pcpu_stats __percpu *stats);
 void afw_stats_fold(struct afw_pcpu_stats __percpu *stats, struct afw_counts *sum);
 void afw_counts_sub(struct afw_counts *a, const struct afw_counts *b);
 
-static inline void afw_stats_malformed(struct afw_pcpu_stats __percpu *stats)
+enum afw_stats_event {
+	AFW_STATS_MALFORMED,
+	AFW_STATS_DROPPED,
+};
+
+static inline void afw_stats_event(struct afw_pcpu_stats __percpu *stats,
+				   enum afw_stats_event ev)
 {
 	struct afw_pcpu_stats *s;
 	unsigned long flags;
 
 	s = get_cpu_ptr(stats);
 	flags = u64_stats_update_begin_irqsave(&s->syncp);
-	u64_stats_inc(&s->malformed);
+	u64_stats_inc(ev == AFW_STATS_MALFORMED ? &s->malformed : &s->dropped);
 	u64_stats_update_end_irqrestore(&s->syncp, flags);
 	put_cpu_ptr(stats);
 }

@@ -27,7 +27,7 @@ NLMSGERR_ATTR_MSG = 1
 
 
 def uapi_enums(path):
-    """Every enumerator of the header's enums, with its value."""
+    """Every enumerator and numeric #define of the header, with its value."""
     text = open(path).read()
     values = {}
     for body in re.findall(r"enum\s+\w+\s*{([^}]*)}", text):
@@ -43,6 +43,8 @@ def uapi_enums(path):
                 name = item
             values[name] = n
             n += 1
+    for name, val in re.findall(r"^#define\s+(AFW_\w+)\s+(0x[0-9a-fA-F]+|\d+)\s*$", text, re.M):
+        values[name] = int(val, 0)
     return values
 
 
@@ -125,10 +127,28 @@ def main():
                                          struct.pack("=HH", 40, e["AFW_A_MODULE_VERSION"]) + b"0.0\0"),
         "reset-with-attr": lambda: g.send(fam, e["AFW_CMD_COUNTERS_RESET"], version),
     }
+    def replace_busy():
+        # A second socket may not start a replace while the first one's is open;
+        # once the first socket closes, it may.
+        flags = e["AFW_A_REPLACE_FLAGS"]
+        begin = attr(flags, struct.pack("=I", e["AFW_REPLACE_F_BEGIN"]))
+        first = g.send(fam, e["AFW_CMD_RULESET_REPLACE"], begin)
+        other = Genl()
+        busy = other.send(fam, e["AFW_CMD_RULESET_REPLACE"], begin)
+        g.sock.close()
+        after = other.send(fam, e["AFW_CMD_RULESET_REPLACE"], begin)
+        print("first %d, second %d %s, after close %d" % (first[0], busy[0], busy[1], after[0]))
+        return 0, "", []
+
+    cases["replace-busy"] = replace_busy
+    cases["commit-without-begin"] = lambda: g.send(
+        fam, e["AFW_CMD_RULESET_REPLACE"],
+        attr(e["AFW_A_REPLACE_FLAGS"], struct.pack("=I", e["AFW_REPLACE_F_COMMIT"])))
     if case not in cases:
         sys.exit("unknown case %s; known: %s" % (case, " ".join(sorted(cases))))
     err, msg, _ = cases[case]()
-    print("ok" if err == 0 else "error %d %s" % (err, msg))
+    if case != "replace-busy":
+        print("ok" if err == 0 else "error %d %s" % (err, msg))
 
 
 if __name__ == "__main__":

@@ -12,10 +12,23 @@ struct afwctl_opts {
 	bool json;
 };
 
+struct afw_rule_spec;
+
+/* Rules as fetched from the kernel; free v when done. */
+struct afwctl_rules {
+	struct afw_rule_spec *v;
+	size_t n, cap;
+};
+
+/* Fetches the whole ruleset consistently; returns 0 or -errno. */
+int afwctl_rules_fetch(struct afw_nl *nl, struct afwctl_rules *rules);
+
 /* Reports a failed netlink call for @what in one line; returns the exit code. */
 int afwctl_fail(const char *what, int err, const struct afw_nl *nl);
 
 int afwctl_status(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
+int afwctl_load(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
+int afwctl_save(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
 int afwctl_rule(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
 int afwctl_reset_counters(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
 

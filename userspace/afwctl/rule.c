@@ -12,11 +12,6 @@
 #include "afwctl.h"
 #include "rule.h"
 
-struct afwctl_rules {
-	struct afw_rule_spec *v;
-	size_t n, cap;
-};
-
 static int afwctl_rules_push(const struct afw_rule_spec *r, void *data)
 {
 	struct afwctl_rules *rules = data;
@@ -34,7 +29,7 @@ static int afwctl_rules_push(const struct afw_rule_spec *r, void *data)
 }
 
 /* A dump that raced with a change is retried: the user wants one ruleset. */
-static int afwctl_rules_fetch(struct afw_nl *nl, struct afwctl_rules *rules)
+int afwctl_rules_fetch(struct afw_nl *nl, struct afwctl_rules *rules)
 {
 	int ret, tries;
 

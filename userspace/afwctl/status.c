@@ -23,8 +23,8 @@ static void afwctl_status_json(const struct afw_nl *nl, const struct afw_status 
 
 	printf("{\"module_version\":");
 	afwctl_json_str(stdout, st->module_version);
-	printf(",\"protocol\":%u,\"malformed\":%" PRIu64 ",\"counters\":[",
-	       nl->version, st->malformed);
+	printf(",\"protocol\":%u,\"dropped\":%" PRIu64 ",\"malformed\":%" PRIu64
+	       ",\"counters\":[", nl->version, st->dropped, st->malformed);
 	for (i = 0; i < st->nhooks; i++) {
 		const struct afw_hook_stat *h = &st->hooks[i];
 
@@ -41,7 +41,8 @@ static void afwctl_status_table(const struct afw_nl *nl, const struct afw_status
 	unsigned int i;
 
 	printf("afw module %s, protocol %u\n", st->module_version, nl->version);
-	printf("malformed packets dropped: %" PRIu64 "\n\n", st->malformed);
+	printf("dropped by rules: %" PRIu64 ", malformed and dropped: %" PRIu64 "\n\n",
+	       st->dropped, st->malformed);
 	printf("%-6s %-9s %15s %18s\n", "family", "direction", "packets", "bytes");
 	for (i = 0; i < st->nhooks; i++) {
 		const struct afw_hook_stat *h = &st->hooks[i];

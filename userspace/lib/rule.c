@@ -541,3 +541,29 @@ int afw_rule_dump(struct afw_nl *nl, int (*fn)(const struct afw_rule_spec *r, vo
 	return afw_nl_talk(nl, afw_nl_request(nl, AFW_CMD_RULE_GET, NLM_F_DUMP),
 			   afw_rule_dump_cb, &ctx);
 }
+
+/* Room a rule may take in a message, with every field set. */
+#define AFW_RULE_MAX_ATTR_LEN 256
+
+int afw_ruleset_replace(struct afw_nl *nl, const struct afw_rule_spec *rules, size_t n)
+{
+	uint32_t flags = AFW_REPLACE_F_BEGIN;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	size_t i = 0;
+	int ret;
+
+	do {
+		nlh = afw_nl_request(nl, AFW_CMD_RULESET_REPLACE, 0);
+		nest = mnl_attr_nest_start(nlh, AFW_A_RULES);
+		for (; i < n && nlh->nlmsg_len + AFW_RULE_MAX_ATTR_LEN < AFW_NL_BUFSIZE / 2; i++)
+			afw_rule_put(nlh, &rules[i]);
+		mnl_attr_nest_end(nlh, nest);
+		if (i == n)
+			flags |= AFW_REPLACE_F_COMMIT;
+		mnl_attr_put_u32(nlh, AFW_A_REPLACE_FLAGS, flags);
+		ret = afw_nl_talk(nl, nlh, NULL, NULL);
+		flags = 0;
+	} while (!ret && i < n);
+	return ret;
+}

@@ -72,6 +72,12 @@ const char *afw_action_name(uint8_t action);
 int afw_rule_add(struct afw_nl *nl, struct afw_rule_spec *r);
 int afw_rule_del(struct afw_nl *nl, uint32_t id);
 int afw_rule_flush(struct afw_nl *nl);
+/*
+ * Replaces the whole ruleset with @n rules in one transaction, as many
+ * messages as it takes. Nothing changes unless it returns 0.
+ */
+int afw_ruleset_replace(struct afw_nl *nl, const struct afw_rule_spec *rules, size_t n);
+
 /* Calls @fn for every rule in evaluation order; returns 0 or -errno. */
 int afw_rule_dump(struct afw_nl *nl, int (*fn)(const struct afw_rule_spec *r, void *data),
 		  void *data);

@@ -24,6 +24,7 @@ struct afw_hook_stat {
 struct afw_status {
 	char module_version[64];
 	uint64_t malformed;		/* packets dropped as malformed */
+	uint64_t dropped;		/* packets dropped by rules */
 	unsigned int nhooks;
 	struct afw_hook_stat hooks[AFW_STATUS_MAX_HOOKS];
 };

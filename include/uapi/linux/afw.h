@@ -14,6 +14,7 @@
  *	request: no attributes
  *	reply:   AFW_A_MODULE_VERSION  NLA_NUL_STRING
  *	         AFW_A_MALFORMED       NLA_U64, packets dropped as malformed
+ *	         AFW_A_DROPPED         NLA_U64, packets dropped by drop/reject rules
  *	         AFW_A_COUNTERS        NLA_NESTED
  *	           AFW_COUNTERS_A_HOOK NLA_NESTED, one per (family, direction):
  *	             AFW_HOOK_A_FAMILY    NLA_U8, AFW_FAMILY_*
@@ -45,6 +46,18 @@
  *
  * AFW_CMD_RULE_FLUSH (doit, admin): removes every rule.
  *
+ * AFW_CMD_RULESET_REPLACE (doit, admin): replaces the whole ruleset at once.
+ *	A ruleset may need many messages, so replacing is a transaction of the
+ *	sending socket: the first message carries AFW_REPLACE_F_BEGIN, the last
+ *	AFW_REPLACE_F_COMMIT (one message may carry both), and every message
+ *	may carry AFW_A_RULES (NLA_NESTED) holding AFW_A_RULE entries.
+ *	request: AFW_A_REPLACE_FLAGS (NLA_U32, AFW_REPLACE_F_*), AFW_A_RULES
+ *	Nothing changes until the commit, which publishes the new ruleset in
+ *	one step: a packet sees the old rules or the new ones, never a mix.
+ *	Rules without an id get ids above the highest given, in order. Only one
+ *	transaction per namespace runs at a time (EBUSY); it is dropped when
+ *	its socket closes, or by a new BEGIN from the same socket.
+ *
  * Rule matching: a packet matches a rule when every field the rule sets
  * matches; unset fields match anything. Of all matching rules the one with
  * the lowest AFW_RULE_A_PRIORITY wins, then the lowest id. A packet that
@@ -67,6 +80,7 @@ enum afw_cmd {
 	AFW_CMD_RULE_DEL,
 	AFW_CMD_RULE_GET,
 	AFW_CMD_RULE_FLUSH,
+	AFW_CMD_RULESET_REPLACE,
 	__AFW_CMD_MAX
 };
 #define AFW_CMD_MAX (__AFW_CMD_MAX - 1)
@@ -97,6 +111,9 @@ enum afw_action {
 };
 #define AFW_ACTION_MAX (__AFW_ACTION_MAX - 1)
 
+#define AFW_REPLACE_F_BEGIN	0x1
+#define AFW_REPLACE_F_COMMIT	0x2
+
 enum afw_attr {
 	AFW_A_UNSPEC,
 	AFW_A_MODULE_VERSION,
@@ -105,6 +122,9 @@ enum afw_attr {
 	AFW_A_RULE,
 	AFW_A_RULESET_GEN,
 	AFW_A_MALFORMED,
+	AFW_A_REPLACE_FLAGS,
+	AFW_A_RULES,
+	AFW_A_DROPPED,
 	__AFW_A_MAX
 };
 #define AFW_A_MAX (__AFW_A_MAX - 1)

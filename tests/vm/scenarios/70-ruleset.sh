@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Whole rulesets: load from a file, save, replace atomically under traffic,
+# refuse bad files without losing the rules in force, and scale.
+. "$AFW_SRC/tests/vm/lib.sh"
+
+check "insmod afw.ko" afw_load
+on_exit afw_unload
+topo_routed || not_ok "routed topology comes up" "ping across the router failed"
+work=$(mktemp -d)
+on_exit "rm -rf $work"
+
+cat > $work/a.rules <<RULES
+# afw test ruleset A
+id 1 prio 10 dir forward proto tcp dport 5201 accept   # iperf3
+id 2 prio 20 dir forward family ipv4 from $C4/32 proto udp drop
+prio 30 dir forward proto tcp dport 22 reject
+
+id 9 prio 5 family ipv6 dir in,forward proto udp from 2001:db8::/32 sport 1000-2000 dport 53 iif rc accept
+RULES
+check "load a rules file with comments and blank lines" nsx $NS_R "$AFWCTL" load $work/a.rules
+check_eq "it holds 4 rules" 4 "$(nsx $NS_R "$AFWCTL" -j rule list | jq length)"
+check_eq "a rule without id got the next id after the highest" "10" \
+	"$(nsx $NS_R "$AFWCTL" -j rule list | jq -r '.[] | select(.rule | test("dport 22")) | .id')"
+nsx $NS_R "$AFWCTL" save > $work/saved
+check "save output loads back" nsx $NS_R "$AFWCTL" load $work/saved
+check "and saves identically" diff -u $work/saved <(nsx $NS_R "$AFWCTL" save)
+
+printf 'id 1 accept\nid 2 proto tcp dport 80-70 drop\n' > $work/bad.rules
+out=$(nsx $NS_R "$AFWCTL" load $work/bad.rules 2>&1)
+check_eq "a bad file fails with exit 1" 1 $?
+check_grep "the error names file and line" "bad.rules:2: 'dport 80-70'" "$out"
+check "the rules in force are untouched" diff -u $work/saved <(nsx $NS_R "$AFWCTL" save)
+printf 'id 3 drop\nid 3 accept\n' > $work/dup.rules
+out=$(nsx $NS_R "$AFWCTL" load $work/dup.rules 2>&1)
+check_grep "duplicate ids are refused by the kernel" "two rules of the new ruleset have the same id" "$out"
+check "and change nothing either" diff -u $work/saved <(nsx $NS_R "$AFWCTL" save)
+
+probe=$AFW_SRC/tests/tools/nlprobe.py
+check_grep "a second socket cannot start a replace while one is open, and can after it closes" \
+	'^first 0, second 16 afw: another ruleset replace is in progress in this namespace, after close 0$' \
+	"$(nsx $NS_R python3 "$probe" replace-busy)"
+check_grep "commit without begin is refused" '^error 2 afw: no ruleset replace in progress' \
+	"$(nsx $NS_R python3 "$probe" commit-without-begin)"
+
+# Replace under traffic: both rulesets accept the stream and drop all other
+# forwarded traffic. A packet that saw a partial ruleset (the drop without
+# the accepts) would be lost and TCP would retransmit it.
+printf 'id 1 prio 1 dir forward proto tcp dport 5201 accept\nid 2 prio 1 dir forward proto tcp sport 5201 accept\nid 3 prio 100 dir forward drop\n' > $work/x.rules
+printf 'id 7 prio 2 dir forward proto tcp sport 5201 accept\nid 8 prio 2 dir forward proto tcp dport 5201 accept\nid 9 prio 50 dir forward drop\n' > $work/y.rules
+nsx $NS_R "$AFWCTL" load $work/x.rules
+nsx $NS_S iperf3 -s -D -B $S4 > /dev/null
+wait_until 10 nsx $NS_S sh -c "ss -ltn | grep -q ':5201'"
+dropped=$(nsx $NS_R "$AFWCTL" -j status | jq .dropped)
+nsx $NS_C iperf3 -c $S4 -t 8 -J > $work/iperf.json &
+client=$!
+swaps=0
+while kill -0 $client 2>/dev/null && [ $swaps -lt 400 ]; do
+	nsx $NS_R "$AFWCTL" load $work/y.rules && nsx $NS_R "$AFWCTL" load $work/x.rules || break
+	swaps=$((swaps + 2))
+done
+check "the stream survives ruleset swaps" wait $client
+check_ge "many swaps happened during it" 20 $swaps
+check_eq "the router dropped no packet across $swaps swaps" "$dropped" \
+	"$(nsx $NS_R "$AFWCTL" -j status | jq .dropped)"
+echo "TCP retransmits during the swaps: $(jq '.end.sum_sent.retransmits' $work/iperf.json)" >&2
+check_fails "the catch-all drop does drop other forwarded traffic" nsx $NS_C ping -q -c 1 -W 1 $S4
+check_eq "and counts it" $((dropped + 1)) "$(nsx $NS_R "$AFWCTL" -j status | jq .dropped)"
+
+# Scale: 100k distinct rules load in one transaction and classify traffic.
+awk 'BEGIN { for (i = 0; i < 100000; i++)
+	printf "prio 100 family ipv4 dir forward proto udp from 203.0.%d.%d/32 dport %d drop\n", i / 256 % 256, i % 256, 1000 + i / 65536 }' > $work/big.rules
+start=$(date +%s%N)
+check "load 100000 rules" nsx $NS_R "$AFWCTL" load $work/big.rules
+echo "load of 100000 rules took $(( ($(date +%s%N) - start) / 1000000 )) ms" >&2
+check_eq "100000 rules are listed" 100000 "$(nsx $NS_R "$AFWCTL" -j rule list | jq length)"
+check "traffic still flows with 100k rules" nsx $NS_C ping -q -c 3 -i 0.1 $S4
+check "flush them" nsx $NS_R "$AFWCTL" rule flush
+
+exit $AFW_FAILED
