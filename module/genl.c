@@ -47,6 +47,34 @@ static const struct nla_policy afw_rule_policy[AFW_RULE_A_MAX + 1] = {
 	[AFW_RULE_A_BYTES] = AFW_REPLY_ONLY,
 };
 
+/* Not const: 6.1 declares the policy pointer to these without it. */
+static struct netlink_range_validation afw_timeout_range __ro_after_init = { .min = 1, .max = 86400 };
+static struct netlink_range_validation afw_max_flows_range __ro_after_init = { .min = 1, .max = 1 << 24 };
+
+static const struct nla_policy afw_flow_policy[AFW_FLOW_A_MAX + 1] = {
+	[AFW_FLOW_A_PAD] = AFW_REPLY_ONLY,
+	[AFW_FLOW_A_FAMILY] = { .type = NLA_U8 },
+	[AFW_FLOW_A_PROTO] = NLA_POLICY_MIN(NLA_U8, 1),
+	[AFW_FLOW_A_SRC] = { .type = NLA_BINARY, .len = 16 },
+	[AFW_FLOW_A_DST] = { .type = NLA_BINARY, .len = 16 },
+	[AFW_FLOW_A_SPORT] = { .type = NLA_U16 },
+	[AFW_FLOW_A_DPORT] = { .type = NLA_U16 },
+	[AFW_FLOW_A_VERDICT] = NLA_POLICY_MAX(NLA_U8, AFW_VERDICT_MAX),
+	[AFW_FLOW_A_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &afw_timeout_range),
+	[AFW_FLOW_A_PACKETS] = AFW_REPLY_ONLY,
+	[AFW_FLOW_A_BYTES] = AFW_REPLY_ONLY,
+	[AFW_FLOW_A_EXPIRES] = AFW_REPLY_ONLY,
+};
+
+static const struct nla_policy afw_cfg_policy[AFW_CFG_A_MAX + 1] = {
+	[AFW_CFG_A_UNKNOWN] = NLA_POLICY_MAX(NLA_U8, AFW_UNKNOWN_MAX),
+	[AFW_CFG_A_QUEUE_NUM] = { .type = NLA_U16 },
+	[AFW_CFG_A_QUEUE_COUNT] = NLA_POLICY_MIN(NLA_U16, 1),
+	[AFW_CFG_A_FAIL_OPEN] = NLA_POLICY_MAX(NLA_U8, 1),
+	[AFW_CFG_A_MAX_FLOWS] = NLA_POLICY_FULL_RANGE(NLA_U32, &afw_max_flows_range),
+	[AFW_CFG_A_FLOW_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &afw_timeout_range),
+};
+
 static const struct nla_policy afw_rules_policy[AFW_A_MAX + 1] = {
 	[AFW_A_RULE] = NLA_POLICY_NESTED(afw_rule_policy),
 };
@@ -62,6 +90,9 @@ static const struct nla_policy afw_genl_policy[AFW_A_MAX + 1] = {
 	[AFW_A_DROPPED] = AFW_REPLY_ONLY,
 	[AFW_A_REPLACE_FLAGS] = NLA_POLICY_MASK(NLA_U32, AFW_REPLACE_F_BEGIN | AFW_REPLACE_F_COMMIT),
 	[AFW_A_RULES] = NLA_POLICY_NESTED(afw_rules_policy),
+	[AFW_A_FLOW] = NLA_POLICY_NESTED(afw_flow_policy),
+	[AFW_A_CONFIG] = NLA_POLICY_NESTED(afw_cfg_policy),
+	[AFW_A_QUEUED] = AFW_REPLY_ONLY,
 };
 
 static struct genl_family afw_genl_family;
@@ -128,7 +159,8 @@ static int afw_status_get(struct sk_buff *skb, struct genl_info *info)
 		goto err_free;
 	ret = -EMSGSIZE;
 	if (nla_put_u64_64bit(msg, AFW_A_MALFORMED, counts.malformed, AFW_A_PAD) ||
-	    nla_put_u64_64bit(msg, AFW_A_DROPPED, counts.dropped, AFW_A_PAD))
+	    nla_put_u64_64bit(msg, AFW_A_DROPPED, counts.dropped, AFW_A_PAD) ||
+	    nla_put_u64_64bit(msg, AFW_A_QUEUED, counts.queued, AFW_A_PAD))
 		goto err_free;
 
 	genlmsg_end(msg, hdr);
@@ -492,6 +524,250 @@ static struct notifier_block afw_genl_notifier = {
 	.notifier_call = afw_genl_notify,
 };
 
+static int afw_flow_key_from_attrs(struct nlattr **tb, struct nlattr *nest,
+				   struct afw_flow_key *k, struct netlink_ext_ack *extack)
+{
+	struct afw_tuple t = { };
+	unsigned int alen;
+
+	if (!tb[AFW_FLOW_A_FAMILY] || !tb[AFW_FLOW_A_PROTO] ||
+	    !tb[AFW_FLOW_A_SRC] || !tb[AFW_FLOW_A_DST]) {
+		NL_SET_ERR_MSG_MOD(extack, "a flow needs family, proto, src and dst");
+		return -EINVAL;
+	}
+	t.family = nla_get_u8(tb[AFW_FLOW_A_FAMILY]);
+	if (t.family != AFW_FAMILY_IPV4 && t.family != AFW_FAMILY_IPV6) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[AFW_FLOW_A_FAMILY], "family must be ipv4 or ipv6");
+		return -EINVAL;
+	}
+	alen = t.family == AFW_FAMILY_IPV6 ? 16 : 4;
+	if (nla_len(tb[AFW_FLOW_A_SRC]) != alen || nla_len(tb[AFW_FLOW_A_DST]) != alen) {
+		NL_SET_ERR_MSG_MOD(extack, "address length does not match the family");
+		return -EINVAL;
+	}
+	t.proto = nla_get_u8(tb[AFW_FLOW_A_PROTO]);
+	memcpy(t.saddr, nla_data(tb[AFW_FLOW_A_SRC]), alen);
+	memcpy(t.daddr, nla_data(tb[AFW_FLOW_A_DST]), alen);
+	if (afw_proto_has_ports(t.proto)) {
+		if (!tb[AFW_FLOW_A_SPORT] || !tb[AFW_FLOW_A_DPORT]) {
+			NL_SET_ERR_MSG_MOD(extack, "a flow of this protocol needs sport and dport");
+			return -EINVAL;
+		}
+		t.sport = nla_get_u16(tb[AFW_FLOW_A_SPORT]);
+		t.dport = nla_get_u16(tb[AFW_FLOW_A_DPORT]);
+	} else if (tb[AFW_FLOW_A_SPORT] || tb[AFW_FLOW_A_DPORT]) {
+		NL_SET_ERR_MSG_MOD(extack, "ports need proto tcp, udp, udplite, sctp or dccp");
+		return -EINVAL;
+	}
+	afw_flow_key_from_tuple(&t, k);
+	return 0;
+}
+
+static int afw_flow_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct afw_net *an = afw_net(genl_info_net(info));
+	struct nlattr *tb[AFW_FLOW_A_MAX + 1];
+	struct afw_flow_key k;
+	u32 timeout;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, AFW_A_FLOW))
+		return -EINVAL;
+	ret = nla_parse_nested(tb, AFW_FLOW_A_MAX, info->attrs[AFW_A_FLOW], afw_flow_policy,
+			       info->extack);
+	if (ret)
+		return ret;
+	ret = afw_flow_key_from_attrs(tb, info->attrs[AFW_A_FLOW], &k, info->extack);
+	if (ret)
+		return ret;
+	if (!tb[AFW_FLOW_A_VERDICT]) {
+		NL_SET_ERR_ATTR_MISS(info->extack, info->attrs[AFW_A_FLOW], AFW_FLOW_A_VERDICT);
+		NL_SET_ERR_MSG_MOD(info->extack, "a flow needs a verdict");
+		return -EINVAL;
+	}
+	mutex_lock(&an->lock);
+	timeout = tb[AFW_FLOW_A_TIMEOUT] ? nla_get_u32(tb[AFW_FLOW_A_TIMEOUT]) : an->cfg.flow_timeout;
+	ret = afw_flow_insert(an, &k, nla_get_u8(tb[AFW_FLOW_A_VERDICT]), timeout, info->extack);
+	mutex_unlock(&an->lock);
+	return ret;
+}
+
+static int afw_flow_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct afw_net *an = afw_net(genl_info_net(info));
+	struct nlattr *tb[AFW_FLOW_A_MAX + 1];
+	struct afw_flow_key k;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, AFW_A_FLOW))
+		return -EINVAL;
+	ret = nla_parse_nested(tb, AFW_FLOW_A_MAX, info->attrs[AFW_A_FLOW], afw_flow_policy,
+			       info->extack);
+	if (ret)
+		return ret;
+	ret = afw_flow_key_from_attrs(tb, info->attrs[AFW_A_FLOW], &k, info->extack);
+	if (ret)
+		return ret;
+	mutex_lock(&an->lock);
+	ret = afw_flow_remove(an, &k);
+	mutex_unlock(&an->lock);
+	if (ret)
+		NL_SET_ERR_MSG_MOD(info->extack, "no such flow");
+	return ret;
+}
+
+static int afw_flow_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	struct afw_net *an = afw_net(genl_info_net(info));
+
+	mutex_lock(&an->lock);
+	afw_flows_flush(an);
+	mutex_unlock(&an->lock);
+	return 0;
+}
+
+static int afw_put_flow(struct sk_buff *skb, const struct afw_flow *f)
+{
+	unsigned int alen = f->key.family == AFW_FAMILY_IPV6 ? 16 : 4;
+	long left = (long)(READ_ONCE(f->expires) - jiffies);
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, AFW_A_FLOW);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, AFW_FLOW_A_FAMILY, f->key.family) ||
+	    nla_put_u8(skb, AFW_FLOW_A_PROTO, f->key.proto) ||
+	    nla_put(skb, AFW_FLOW_A_SRC, alen, f->key.a) ||
+	    nla_put(skb, AFW_FLOW_A_DST, alen, f->key.b) ||
+	    (afw_proto_has_ports(f->key.proto) &&
+	     (nla_put_u16(skb, AFW_FLOW_A_SPORT, f->key.pa) ||
+	      nla_put_u16(skb, AFW_FLOW_A_DPORT, f->key.pb))) ||
+	    nla_put_u8(skb, AFW_FLOW_A_VERDICT, READ_ONCE(f->verdict)) ||
+	    nla_put_u32(skb, AFW_FLOW_A_TIMEOUT, f->timeout / HZ) ||
+	    nla_put_u32(skb, AFW_FLOW_A_EXPIRES, left > 0 ? DIV_ROUND_UP(left, HZ) : 0) ||
+	    nla_put_u64_64bit(skb, AFW_FLOW_A_PACKETS, atomic64_read(&f->packets), AFW_FLOW_A_PAD) ||
+	    nla_put_u64_64bit(skb, AFW_FLOW_A_BYTES, atomic64_read(&f->bytes), AFW_FLOW_A_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * cb->args[0]: next bucket, cb->args[1]: flows of it already sent. Flows
+ * come and go during a dump; each is sent at most once per bucket pass.
+ */
+static int afw_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct afw_net *an = afw_net(sock_net(skb->sk));
+	unsigned long b = cb->args[0], skip = cb->args[1], idx;
+	struct hlist_head *buckets;
+	struct afw_flow *f;
+	void *hdr;
+
+	rcu_read_lock();
+	buckets = rcu_dereference(an->flows.buckets);
+	for (; buckets && b <= an->flows.hmask; b++, skip = 0) {
+		idx = 0;
+		hlist_for_each_entry_rcu(f, &buckets[b], node) {
+			if (idx++ < skip)
+				continue;
+			hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+					  &afw_genl_family, NLM_F_MULTI, AFW_CMD_FLOW_GET);
+			if (!hdr)
+				goto out;
+			if (afw_put_flow(skb, f)) {
+				genlmsg_cancel(skb, hdr);
+				goto out;
+			}
+			genlmsg_end(skb, hdr);
+			skip = idx;
+		}
+	}
+out:
+	rcu_read_unlock();
+	cb->args[0] = b;
+	cb->args[1] = skip;
+	return skb->len;
+}
+
+static int afw_put_config(struct sk_buff *skb, const struct afw_config *c)
+{
+	struct nlattr *nest = nla_nest_start(skb, AFW_A_CONFIG);
+
+	if (!nest ||
+	    nla_put_u8(skb, AFW_CFG_A_UNKNOWN, c->unknown) ||
+	    nla_put_u16(skb, AFW_CFG_A_QUEUE_NUM, c->queue_num) ||
+	    nla_put_u16(skb, AFW_CFG_A_QUEUE_COUNT, c->queue_count) ||
+	    nla_put_u8(skb, AFW_CFG_A_FAIL_OPEN, c->fail_open) ||
+	    nla_put_u32(skb, AFW_CFG_A_MAX_FLOWS, c->max_flows) ||
+	    nla_put_u32(skb, AFW_CFG_A_FLOW_TIMEOUT, c->flow_timeout))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int afw_config_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct afw_net *an = afw_net(genl_info_net(info));
+	struct afw_config cfg;
+	struct sk_buff *msg;
+	void *hdr;
+
+	mutex_lock(&an->lock);
+	cfg = an->cfg;
+	mutex_unlock(&an->lock);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &afw_genl_family, 0, AFW_CMD_CONFIG_GET);
+	if (!hdr || afw_put_config(msg, &cfg)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int afw_config_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct afw_net *an = afw_net(genl_info_net(info));
+	struct nlattr *tb[AFW_CFG_A_MAX + 1];
+	struct afw_config *c = &an->cfg;
+	u32 num, count;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, AFW_A_CONFIG))
+		return -EINVAL;
+	ret = nla_parse_nested(tb, AFW_CFG_A_MAX, info->attrs[AFW_A_CONFIG], afw_cfg_policy,
+			       info->extack);
+	if (ret)
+		return ret;
+	mutex_lock(&an->lock);
+	num = tb[AFW_CFG_A_QUEUE_NUM] ? nla_get_u16(tb[AFW_CFG_A_QUEUE_NUM]) : c->queue_num;
+	count = tb[AFW_CFG_A_QUEUE_COUNT] ? nla_get_u16(tb[AFW_CFG_A_QUEUE_COUNT]) : c->queue_count;
+	if (num + count - 1 > U16_MAX) {
+		NL_SET_ERR_MSG_MOD(info->extack, "queue range goes past queue 65535");
+		ret = -EINVAL;
+		goto out;
+	}
+	/* All checked: apply. Packets may see a mix of old and new fields. */
+	if (tb[AFW_CFG_A_UNKNOWN])
+		WRITE_ONCE(c->unknown, nla_get_u8(tb[AFW_CFG_A_UNKNOWN]));
+	WRITE_ONCE(c->queue_num, num);
+	WRITE_ONCE(c->queue_count, count);
+	if (tb[AFW_CFG_A_FAIL_OPEN])
+		WRITE_ONCE(c->fail_open, nla_get_u8(tb[AFW_CFG_A_FAIL_OPEN]));
+	if (tb[AFW_CFG_A_MAX_FLOWS])
+		WRITE_ONCE(c->max_flows, nla_get_u32(tb[AFW_CFG_A_MAX_FLOWS]));
+	if (tb[AFW_CFG_A_FLOW_TIMEOUT])
+		WRITE_ONCE(c->flow_timeout, nla_get_u32(tb[AFW_CFG_A_FLOW_TIMEOUT]));
+out:
+	mutex_unlock(&an->lock);
+	return ret;
+}
+
 /* cb->args[0]: index of the next rule to dump in evaluation order. */
 static int afw_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -558,6 +834,35 @@ static const struct genl_small_ops afw_genl_ops[] = {
 	{
 		.cmd = AFW_CMD_RULESET_REPLACE,
 		.doit = afw_ruleset_replace,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = AFW_CMD_FLOW_NEW,
+		.doit = afw_flow_new,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = AFW_CMD_FLOW_DEL,
+		.doit = afw_flow_del,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = AFW_CMD_FLOW_GET,
+		.dumpit = afw_flow_dump,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = AFW_CMD_FLOW_FLUSH,
+		.doit = afw_flow_flush,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = AFW_CMD_CONFIG_GET,
+		.doit = afw_config_get,
+	},
+	{
+		.cmd = AFW_CMD_CONFIG_SET,
+		.doit = afw_config_set,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };

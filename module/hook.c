@@ -7,6 +7,7 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
+#include <linux/reciprocal_div.h>
 #include <linux/skbuff.h>
 
 #include "hook.h"
@@ -33,14 +34,61 @@ static enum afw_direction afw_hook_direction(unsigned int hooknum)
 	}
 }
 
+/* A flow's verdict is a rule action, with inspect meaning "keep queueing". */
+static_assert((int)AFW_VERDICT_ACCEPT == (int)AFW_ACTION_ACCEPT &&
+	      (int)AFW_VERDICT_DROP == (int)AFW_ACTION_DROP &&
+	      (int)AFW_VERDICT_REJECT == (int)AFW_ACTION_REJECT &&
+	      (int)AFW_VERDICT_INSPECT == (int)AFW_ACTION_QUEUE);
+
+static unsigned int afw_queue(struct afw_net *an, const struct afw_tuple *t)
+{
+	u16 num = READ_ONCE(an->cfg.queue_num), count = READ_ONCE(an->cfg.queue_count);
+	struct afw_flow_key k;
+	unsigned int verdict;
+
+	/* Both directions hash alike, so a flow stays on one queue. */
+	if (count > 1) {
+		afw_flow_key_from_tuple(t, &k);
+		num += reciprocal_scale(afw_flow_hash(&k, 0), count);
+	}
+	verdict = NF_QUEUE_NR(num);
+	/* Fail-open: with nobody listening, the packet goes on as accepted. */
+	if (READ_ONCE(an->cfg.fail_open))
+		verdict |= NF_VERDICT_FLAG_QUEUE_BYPASS;
+	afw_stats_event(an->stats, AFW_STATS_QUEUED);
+	return verdict;
+}
+
+static unsigned int afw_act(struct afw_net *an, struct sk_buff *skb,
+			    const struct nf_hook_state *state, const struct afw_tuple *t,
+			    u8 action)
+{
+	switch (action) {
+	case AFW_ACTION_ACCEPT:
+		return NF_ACCEPT;
+	case AFW_ACTION_QUEUE:
+		return afw_queue(an, t);
+	case AFW_ACTION_REJECT:
+		afw_reject(skb, state, t);
+		fallthrough;
+	default:
+		afw_stats_event(an->stats, AFW_STATS_DROPPED);
+		return NF_DROP;
+	}
+}
+
 static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 			     const struct nf_hook_state *state)
 {
 	struct afw_net *an = afw_net(state->net);
 	enum afw_direction dir = afw_hook_direction(state->hook);
+	struct afw_tuple t, need = { };
 	const struct afw_ruleset *rs;
+	struct afw_flow_key k;
 	struct afw_rule *rule;
-	struct afw_tuple t;
+	struct afw_flow *f;
+	bool flows;
+	u8 unknown;
 
 	afw_stats_count(an->stats,
 			state->pf == NFPROTO_IPV6 ? AFW_STATS_IPV6 : AFW_STATS_IPV4,
@@ -48,27 +96,45 @@ static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 
 	/* Netfilter runs hooks under rcu_read_lock(). */
 	rs = rcu_dereference(an->ruleset);
-	if (!rs)
+	flows = READ_ONCE(an->flows.count);
+	unknown = READ_ONCE(an->cfg.unknown);
+	if (!rs && !flows && unknown == AFW_UNKNOWN_ACCEPT)
 		return NF_ACCEPT;
-	if (afw_packet_tuple(skb, state, &rs->need, &t)) {
+
+	if (rs)
+		need = rs->need;
+	/* Flow keys and queue fan-out both need the ports. */
+	if (flows || unknown == AFW_UNKNOWN_QUEUE)
+		need.flags |= AFW_TUPLE_PORTS;
+	if (afw_packet_tuple(skb, state, &need, &t)) {
 		afw_stats_event(an->stats, AFW_STATS_MALFORMED);
 		return NF_DROP;
 	}
 	t.dir = dir;
-	rule = afw_classify(rs, &t);
-	if (!rule)
-		return NF_ACCEPT;
-	afw_rule_count(rule, skb->len);
 
-	switch (rule->action) {
-	case AFW_ACTION_ACCEPT:
-		return NF_ACCEPT;
-	case AFW_ACTION_REJECT:
-		afw_reject(skb, state, &t);
-		fallthrough;
-	default:
+	if (flows) {
+		afw_flow_key_from_tuple(&t, &k);
+		f = afw_flow_lookup(&an->flows, &k);
+		if (f) {
+			afw_flow_seen(f, skb->len, t.flags & AFW_TUPLE_FINRST);
+			return afw_act(an, skb, state, &t, READ_ONCE(f->verdict));
+		}
+	}
+	if (rs) {
+		rule = afw_classify(rs, &t);
+		if (rule) {
+			afw_rule_count(rule, skb->len);
+			return afw_act(an, skb, state, &t, rule->action);
+		}
+	}
+	switch (unknown) {
+	case AFW_UNKNOWN_QUEUE:
+		return afw_queue(an, &t);
+	case AFW_UNKNOWN_DROP:
 		afw_stats_event(an->stats, AFW_STATS_DROPPED);
 		return NF_DROP;
+	default:
+		return NF_ACCEPT;
 	}
 }
 

@@ -8,6 +8,7 @@
 #include <net/genetlink.h>
 
 #include "classify.h"
+#include "flows.h"
 #include "genl.h"
 #include "netns.h"
 #include "selftest.h"
@@ -20,6 +21,10 @@ static int __init afw_mod_init(void)
 	ret = afw_classify_init();
 	if (ret)
 		goto err_classify;
+
+	ret = afw_flows_module_init();
+	if (ret)
+		goto err_flows;
 
 	ret = afw_selftest();
 	if (ret)
@@ -41,6 +46,8 @@ err_genl:
 	afw_netns_exit();
 err_netns:
 err_selftest:
+	afw_flows_module_exit();
+err_flows:
 	afw_classify_exit();
 err_classify:
 	return ret;
@@ -50,6 +57,7 @@ static void __exit afw_mod_exit(void)
 {
 	afw_genl_exit();
 	afw_netns_exit();
+	afw_flows_module_exit();
 	afw_classify_exit();
 	pr_info("version " AFW_VERSION " unloaded\n");
 }

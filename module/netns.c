@@ -4,11 +4,18 @@
  * for the ones that exist), torn down with it.
  */
 
-#include "netns.h"
+#include <linux/module.h>
+#include <uapi/linux/afw.h>
+
 #include "hook.h"
+#include "netns.h"
 #include "ruleset.h"
 
 unsigned int afw_net_id __read_mostly;
+
+unsigned int afw_default_max_flows __read_mostly = 65536;
+module_param_named(max_flows, afw_default_max_flows, uint, 0644);
+MODULE_PARM_DESC(max_flows, "Flow table bound of new namespaces (afwctl config changes one)");
 
 static int __net_init afw_net_init(struct net *net)
 {
@@ -16,6 +23,11 @@ static int __net_init afw_net_init(struct net *net)
 	int ret;
 
 	mutex_init(&an->lock);
+	an->cfg.unknown = AFW_UNKNOWN_ACCEPT;
+	an->cfg.queue_count = 1;
+	an->cfg.max_flows = READ_ONCE(afw_default_max_flows);
+	an->cfg.flow_timeout = 300;
+	afw_flows_init(an);
 	an->stats = afw_stats_alloc();
 	if (!an->stats)
 		return -ENOMEM;
@@ -38,6 +50,7 @@ static void __net_exit afw_net_exit(struct net *net)
 
 	/* Unregistering waits for packets in flight: nothing reads below. */
 	afw_hooks_unregister(net);
+	afw_flows_exit(an);
 	/* Nor can control requests arrive: their sockets hold the netns. */
 	rs = rcu_dereference_protected(an->ruleset, true);
 	if (rs)

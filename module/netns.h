@@ -7,7 +7,21 @@
 #include <net/netns/generic.h>
 
 #include "classify.h"
+#include "flows.h"
 #include "stats.h"
+
+/*
+ * Settings of one namespace. Written under afw_net.lock, field by field
+ * with WRITE_ONCE; the packet path reads each with READ_ONCE.
+ */
+struct afw_config {
+	u8 unknown;		/* AFW_UNKNOWN_* */
+	u8 fail_open;
+	u16 queue_num;
+	u16 queue_count;
+	u32 max_flows;
+	u32 flow_timeout;	/* seconds */
+};
 
 /* Everything afw keeps for one network namespace. */
 struct afw_net {
@@ -30,7 +44,12 @@ struct afw_net {
 
 	/* The ruleset replace transaction in progress, under @lock. */
 	struct afw_stage *stage;
+
+	struct afw_config cfg;
+	struct afw_flows flows;
 };
+
+extern unsigned int afw_default_max_flows;
 
 extern unsigned int afw_net_id;
 

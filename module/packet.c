@@ -21,6 +21,7 @@
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 #include <uapi/linux/afw.h>
 
 #include "packet.h"
@@ -56,8 +57,8 @@ int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state,
 {
 	unsigned int nhoff = skb_network_offset(skb);
 	bool first_frag = true;
-	__be16 _ports[2];
-	const __be16 *ports;
+	u8 _l4[14];
+	const u8 *l4;
 	int thoff;
 
 	memset(t, 0, sizeof(*t));
@@ -95,12 +96,15 @@ int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state,
 	}
 
 	if ((need->flags & AFW_TUPLE_PORTS) && first_frag && afw_proto_has_ports(t->proto)) {
-		ports = skb_header_pointer(skb, thoff, sizeof(_ports), _ports);
-		if (!ports)
+		/* Ports lead every such header; TCP's flags sit at byte 13. */
+		l4 = skb_header_pointer(skb, thoff, t->proto == IPPROTO_TCP ? 14 : 4, _l4);
+		if (!l4)
 			return -EINVAL;
-		t->sport = ntohs(ports[0]);
-		t->dport = ntohs(ports[1]);
+		t->sport = l4[0] << 8 | l4[1];
+		t->dport = l4[2] << 8 | l4[3];
 		t->flags |= AFW_TUPLE_PORTS;
+		if (t->proto == IPPROTO_TCP && (l4[13] & (TCPHDR_FIN | TCPHDR_RST)))
+			t->flags |= AFW_TUPLE_FINRST;
 	}
 	if (need->iif[0] && state->in)
 		strscpy_pad(t->iif, state->in->name, IFNAMSIZ);

@@ -28,7 +28,7 @@ void afw_stats_fold(struct afw_pcpu_stats __percpu *stats, struct afw_counts *su
 	struct afw_hook_count one[AFW_STATS_NFAMILIES][AFW_DIR_MAX + 1];
 	const struct afw_pcpu_stats *s;
 	unsigned int start, f, d;
-	u64 malformed, dropped;
+	u64 malformed, dropped, queued;
 	int cpu;
 
 	memset(sum, 0, sizeof(*sum));
@@ -44,7 +44,9 @@ void afw_stats_fold(struct afw_pcpu_stats __percpu *stats, struct afw_counts *su
 			}
 			malformed = u64_stats_read(&s->malformed);
 			dropped = u64_stats_read(&s->dropped);
+			queued = u64_stats_read(&s->queued);
 		} while (u64_stats_fetch_retry(&s->syncp, start));
+		sum->queued += queued;
 		sum->malformed += malformed;
 		sum->dropped += dropped;
 
@@ -70,4 +72,5 @@ void afw_counts_sub(struct afw_counts *a, const struct afw_counts *b)
 	}
 	a->malformed -= b->malformed;
 	a->dropped -= b->dropped;
+	a->queued -= b->queued;
 }

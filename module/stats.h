@@ -21,7 +21,8 @@ struct afw_hook_count {
 struct afw_counts {
 	struct afw_hook_count hook[AFW_STATS_NFAMILIES][AFW_DIR_MAX + 1];
 	u64 malformed;
-	u64 dropped;		/* by a drop or reject rule */
+	u64 dropped;		/* by a drop or reject verdict */
+	u64 queued;		/* handed to NFQUEUE */
 };
 
 /*
@@ -36,6 +37,7 @@ struct afw_pcpu_stats {
 	} hook[AFW_STATS_NFAMILIES][AFW_DIR_MAX + 1];
 	u64_stats_t malformed;
 	u64_stats_t dropped;
+	u64_stats_t queued;
 };
 
 struct afw_pcpu_stats __percpu *afw_stats_alloc(void);
@@ -46,6 +48,7 @@ void afw_counts_sub(struct afw_counts *a, const struct afw_counts *b);
 enum afw_stats_event {
 	AFW_STATS_MALFORMED,
 	AFW_STATS_DROPPED,
+	AFW_STATS_QUEUED,
 };
 
 static inline void afw_stats_event(struct afw_pcpu_stats __percpu *stats,
@@ -56,7 +59,8 @@ static inline void afw_stats_event(struct afw_pcpu_stats __percpu *stats,
 
 	s = get_cpu_ptr(stats);
 	flags = u64_stats_update_begin_irqsave(&s->syncp);
-	u64_stats_inc(ev == AFW_STATS_MALFORMED ? &s->malformed : &s->dropped);
+	u64_stats_inc(ev == AFW_STATS_MALFORMED ? &s->malformed :
+		      ev == AFW_STATS_DROPPED ? &s->dropped : &s->queued);
 	u64_stats_update_end_irqrestore(&s->syncp, flags);
 	put_cpu_ptr(stats);
 }

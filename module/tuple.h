@@ -8,6 +8,8 @@
 /* afw_tuple.flags */
 #define AFW_TUPLE_PORTS	0x01	/* sport/dport were read from an L4 header */
 #define AFW_TUPLE_OWNER	0x02	/* uid/gid were read from the owning socket */
+/* Not matched by rules (their masks never set it); tells the flow cache. */
+#define AFW_TUPLE_FINRST 0x80	/* a TCP segment with FIN or RST */
 
 /*
  * What the classifier knows of a packet. Rules are masks and keys of the

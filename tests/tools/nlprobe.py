@@ -32,8 +32,9 @@ def uapi_enums(path):
     values = {}
     for body in re.findall(r"enum\s+\w+\s*{([^}]*)}", text):
         n = 0
+        body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
         for item in body.split(","):
-            item = re.sub(r"/\*.*?\*/", "", item, flags=re.S).strip()
+            item = item.strip()
             if not item:
                 continue
             if "=" in item:
@@ -140,14 +141,35 @@ def main():
         print("first %d, second %d %s, after close %d" % (first[0], busy[0], busy[1], after[0]))
         return 0, "", []
 
+    def flow_flood():
+        # N distinct UDP flows from 203.0.113.0/24, installed as fast as one
+        # socket can; prints how many the kernel took and refused.
+        n = int(sys.argv[2])
+        took = refused = 0
+        for i in range(n):
+            src = bytes([203, 0, 113, i % 256])
+            flow = (attr(e["AFW_FLOW_A_FAMILY"], b"\x02") + attr(e["AFW_FLOW_A_PROTO"], b"\x11") +
+                    attr(e["AFW_FLOW_A_SRC"], src) + attr(e["AFW_FLOW_A_DST"], bytes([198, 51, 100, 2])) +
+                    attr(e["AFW_FLOW_A_SPORT"], struct.pack("=H", 1024 + i // 256 % 60000)) +
+                    attr(e["AFW_FLOW_A_DPORT"], struct.pack("=H", 53)) +
+                    attr(e["AFW_FLOW_A_VERDICT"], b"\x00"))
+            err, _, _ = g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000, flow))
+            if err == 0:
+                took += 1
+            else:
+                refused += 1
+        print("took %d refused %d" % (took, refused))
+        return 0, "", []
+
     cases["replace-busy"] = replace_busy
+    cases["flow-flood"] = flow_flood
     cases["commit-without-begin"] = lambda: g.send(
         fam, e["AFW_CMD_RULESET_REPLACE"],
         attr(e["AFW_A_REPLACE_FLAGS"], struct.pack("=I", e["AFW_REPLACE_F_COMMIT"])))
     if case not in cases:
         sys.exit("unknown case %s; known: %s" % (case, " ".join(sorted(cases))))
     err, msg, _ = cases[case]()
-    if case != "replace-busy":
+    if case not in ("replace-busy", "flow-flood"):
         print("ok" if err == 0 else "error %d %s" % (err, msg))
 
 

@@ -28,6 +28,8 @@ static const struct afwctl_cmd afwctl_cmds[] = {
 	{ "rule", afwctl_rule, "add RULE | del ID | list | flush: manage rules" },
 	{ "load", afwctl_load, "FILE: replace all rules with FILE's, atomically" },
 	{ "save", afwctl_save, "print the rules in the format load reads" },
+	{ "flow", afwctl_flow, "list | add FLOW VERDICT [timeout S] | del FLOW | flush" },
+	{ "config", afwctl_config, "show, or set KEY VALUE: unknown, queue, fail, max_flows, flow_timeout" },
 };
 
 static void afwctl_usage(FILE *f)
@@ -43,7 +45,9 @@ static void afwctl_usage(FILE *f)
 		fprintf(f, "  %-16s %s\n", afwctl_cmds[i].name, afwctl_cmds[i].help);
 	fprintf(f, "RULE: [id N] [prio N] [family ipv4|ipv6] [dir in|out|forward[,..]]\n"
 		   "      [proto NAME|N] [from ADDR[/LEN]] [to ADDR[/LEN]] [sport P[-P]]\n"
-		   "      [dport P[-P]] [iif NAME] [oif NAME] [uid N] [gid N] accept|drop|reject\n");
+		   "      [dport P[-P]] [iif NAME] [oif NAME] [uid N] [gid N]\n"
+		   "      accept|drop|reject|queue\n"
+		   "FLOW: proto P from ADDR to ADDR [sport N dport N]; VERDICT: accept|drop|reject|inspect\n");
 }
 
 int afwctl_fail(const char *what, int err, const struct afw_nl *nl)

@@ -29,6 +29,8 @@ int afwctl_fail(const char *what, int err, const struct afw_nl *nl);
 int afwctl_status(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
 int afwctl_load(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
 int afwctl_save(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
+int afwctl_flow(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
+int afwctl_config(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
 int afwctl_rule(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
 int afwctl_reset_counters(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
 

@@ -23,8 +23,9 @@ static void afwctl_status_json(const struct afw_nl *nl, const struct afw_status 
 
 	printf("{\"module_version\":");
 	afwctl_json_str(stdout, st->module_version);
-	printf(",\"protocol\":%u,\"dropped\":%" PRIu64 ",\"malformed\":%" PRIu64
-	       ",\"counters\":[", nl->version, st->dropped, st->malformed);
+	printf(",\"protocol\":%u,\"dropped\":%" PRIu64 ",\"queued\":%" PRIu64
+	       ",\"malformed\":%" PRIu64 ",\"counters\":[",
+	       nl->version, st->dropped, st->queued, st->malformed);
 	for (i = 0; i < st->nhooks; i++) {
 		const struct afw_hook_stat *h = &st->hooks[i];
 
@@ -41,8 +42,8 @@ static void afwctl_status_table(const struct afw_nl *nl, const struct afw_status
 	unsigned int i;
 
 	printf("afw module %s, protocol %u\n", st->module_version, nl->version);
-	printf("dropped by rules: %" PRIu64 ", malformed and dropped: %" PRIu64 "\n\n",
-	       st->dropped, st->malformed);
+	printf("dropped: %" PRIu64 ", queued: %" PRIu64 ", malformed: %" PRIu64 "\n\n",
+	       st->dropped, st->queued, st->malformed);
 	printf("%-6s %-9s %15s %18s\n", "family", "direction", "packets", "bytes");
 	for (i = 0; i < st->nhooks; i++) {
 		const struct afw_hook_stat *h = &st->hooks[i];

@@ -23,6 +23,7 @@ static const char *const afw_actions[] = {
 	[AFW_ACTION_ACCEPT] = "accept",
 	[AFW_ACTION_DROP] = "drop",
 	[AFW_ACTION_REJECT] = "reject",
+	[AFW_ACTION_QUEUE] = "queue",
 };
 
 static const char *const afw_dir_names[] = {
@@ -225,7 +226,7 @@ int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r,
 		}
 	}
 	if (!have_action)
-		return afw_err(err, errlen, "no action: end the rule with accept, drop or reject");
+		return afw_err(err, errlen, "no action: end the rule with accept, drop, reject or queue");
 	if ((r->has & (AFW_R_SPORT | AFW_R_DPORT)) &&
 	    r->proto != 6 && r->proto != 17 && r->proto != 33 && r->proto != 132 && r->proto != 136)
 		return afw_err(err, errlen, "'%s': ports need proto tcp, udp, udplite, sctp or dccp",

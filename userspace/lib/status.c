@@ -18,6 +18,7 @@ static const enum mnl_attr_data_type afw_status_types[AFW_A_MAX + 1] = {
 	[AFW_A_COUNTERS] = MNL_TYPE_NESTED,
 	[AFW_A_MALFORMED] = MNL_TYPE_U64,
 	[AFW_A_DROPPED] = MNL_TYPE_U64,
+	[AFW_A_QUEUED] = MNL_TYPE_U64,
 };
 
 static const enum mnl_attr_data_type afw_counters_types[AFW_COUNTERS_A_MAX + 1] = {
@@ -73,6 +74,8 @@ int afw_status_parse(const struct nlmsghdr *nlh, struct afw_status *st)
 		st->malformed = mnl_attr_get_u64(tb[AFW_A_MALFORMED]);
 	if (tb[AFW_A_DROPPED])
 		st->dropped = mnl_attr_get_u64(tb[AFW_A_DROPPED]);
+	if (tb[AFW_A_QUEUED])
+		st->queued = mnl_attr_get_u64(tb[AFW_A_QUEUED]);
 
 	mnl_attr_for_each_nested(hook, tb[AFW_A_COUNTERS]) {
 		if (mnl_attr_get_type(hook) != AFW_COUNTERS_A_HOOK)

@@ -25,6 +25,7 @@ struct afw_status {
 	char module_version[64];
 	uint64_t malformed;		/* packets dropped as malformed */
 	uint64_t dropped;		/* packets dropped by rules */
+	uint64_t queued;		/* packets handed to NFQUEUE */
 	unsigned int nhooks;
 	struct afw_hook_stat hooks[AFW_STATUS_MAX_HOOKS];
 };

@@ -15,6 +15,7 @@
  *	reply:   AFW_A_MODULE_VERSION  NLA_NUL_STRING
  *	         AFW_A_MALFORMED       NLA_U64, packets dropped as malformed
  *	         AFW_A_DROPPED         NLA_U64, packets dropped by drop/reject rules
+ *	         AFW_A_QUEUED          NLA_U64, packets handed to NFQUEUE
  *	         AFW_A_COUNTERS        NLA_NESTED
  *	           AFW_COUNTERS_A_HOOK NLA_NESTED, one per (family, direction):
  *	             AFW_HOOK_A_FAMILY    NLA_U8, AFW_FAMILY_*
@@ -63,6 +64,24 @@
  * the lowest AFW_RULE_A_PRIORITY wins, then the lowest id. A packet that
  * matches no rule is accepted.
  *
+ * AFW_CMD_FLOW_NEW (doit, admin): installs or updates a flow's verdict.
+ *	request: AFW_A_FLOW (AFW_FLOW_A_*): FAMILY, PROTO, SRC, DST required;
+ *	         SPORT and DPORT for protocols with ports; VERDICT required;
+ *	         TIMEOUT optional (idle seconds, default AFW_CFG_A_FLOW_TIMEOUT).
+ *	A flow is one entry for both directions. When the table holds
+ *	max_flows entries, an expired or never-answered flow is evicted to
+ *	make room; established flows are never evicted (ENOSPC instead).
+ * AFW_CMD_FLOW_DEL (doit, admin): AFW_A_FLOW with the key fields.
+ * AFW_CMD_FLOW_GET (dump, admin): one message per flow with AFW_A_FLOW,
+ *	including PACKETS, BYTES and EXPIRES (seconds left).
+ * AFW_CMD_FLOW_FLUSH (doit, admin).
+ *
+ * AFW_CMD_CONFIG_GET (doit, any user), AFW_CMD_CONFIG_SET (doit, admin):
+ *	AFW_A_CONFIG (AFW_CFG_A_*); SET changes only the attributes given.
+ *
+ * Verdict order for a packet: its flow's verdict if the flow is known,
+ * else the best matching rule, else the namespace's unknown-flow policy.
+ *
  * Requests carrying attributes a command does not take are rejected with
  * EINVAL and an extended ack message.
  */
@@ -81,6 +100,12 @@ enum afw_cmd {
 	AFW_CMD_RULE_GET,
 	AFW_CMD_RULE_FLUSH,
 	AFW_CMD_RULESET_REPLACE,
+	AFW_CMD_FLOW_NEW,
+	AFW_CMD_FLOW_DEL,
+	AFW_CMD_FLOW_GET,
+	AFW_CMD_FLOW_FLUSH,
+	AFW_CMD_CONFIG_GET,
+	AFW_CMD_CONFIG_SET,
 	__AFW_CMD_MAX
 };
 #define AFW_CMD_MAX (__AFW_CMD_MAX - 1)
@@ -107,6 +132,7 @@ enum afw_action {
 	AFW_ACTION_ACCEPT,
 	AFW_ACTION_DROP,
 	AFW_ACTION_REJECT,	/* TCP RST, else ICMP/ICMPv6 port unreachable */
+	AFW_ACTION_QUEUE,	/* to the analyzer, as AFW_CFG_A_QUEUE_* say */
 	__AFW_ACTION_MAX
 };
 #define AFW_ACTION_MAX (__AFW_ACTION_MAX - 1)
@@ -125,6 +151,9 @@ enum afw_attr {
 	AFW_A_REPLACE_FLAGS,
 	AFW_A_RULES,
 	AFW_A_DROPPED,
+	AFW_A_FLOW,
+	AFW_A_CONFIG,
+	AFW_A_QUEUED,
 	__AFW_A_MAX
 };
 #define AFW_A_MAX (__AFW_A_MAX - 1)
@@ -179,5 +208,55 @@ enum afw_rule_attr {
 	__AFW_RULE_A_MAX
 };
 #define AFW_RULE_A_MAX (__AFW_RULE_A_MAX - 1)
+
+/* What a flow's packets get. */
+enum afw_verdict {
+	AFW_VERDICT_ACCEPT,
+	AFW_VERDICT_DROP,
+	AFW_VERDICT_REJECT,
+	AFW_VERDICT_INSPECT,	/* every packet keeps going to the analyzer */
+	__AFW_VERDICT_MAX
+};
+#define AFW_VERDICT_MAX (__AFW_VERDICT_MAX - 1)
+
+enum afw_flow_attr {
+	AFW_FLOW_A_UNSPEC,
+	AFW_FLOW_A_PAD,
+	AFW_FLOW_A_FAMILY,	/* NLA_U8 */
+	AFW_FLOW_A_PROTO,	/* NLA_U8 */
+	AFW_FLOW_A_SRC,		/* NLA_BINARY, 4 or 16 bytes */
+	AFW_FLOW_A_DST,		/* NLA_BINARY */
+	AFW_FLOW_A_SPORT,	/* NLA_U16, host byte order */
+	AFW_FLOW_A_DPORT,	/* NLA_U16 */
+	AFW_FLOW_A_VERDICT,	/* NLA_U8, AFW_VERDICT_* */
+	AFW_FLOW_A_TIMEOUT,	/* NLA_U32, idle seconds, 1..86400 */
+	AFW_FLOW_A_PACKETS,	/* NLA_U64, reply only */
+	AFW_FLOW_A_BYTES,	/* NLA_U64, reply only */
+	AFW_FLOW_A_EXPIRES,	/* NLA_U32, seconds left, reply only */
+	__AFW_FLOW_A_MAX
+};
+#define AFW_FLOW_A_MAX (__AFW_FLOW_A_MAX - 1)
+
+/* What happens to a packet that matches no flow and no rule. */
+enum afw_unknown {
+	AFW_UNKNOWN_ACCEPT,
+	AFW_UNKNOWN_DROP,
+	AFW_UNKNOWN_QUEUE,
+	__AFW_UNKNOWN_MAX
+};
+#define AFW_UNKNOWN_MAX (__AFW_UNKNOWN_MAX - 1)
+
+enum afw_cfg_attr {
+	AFW_CFG_A_UNSPEC,
+	AFW_CFG_A_UNKNOWN,	/* NLA_U8, AFW_UNKNOWN_*; default accept */
+	AFW_CFG_A_QUEUE_NUM,	/* NLA_U16, first NFQUEUE number; default 0 */
+	AFW_CFG_A_QUEUE_COUNT,	/* NLA_U16, queues N..N+COUNT-1; default 1 */
+	AFW_CFG_A_FAIL_OPEN,	/* NLA_U8, 1: accept when no analyzer listens;
+				 * 0 (default): drop */
+	AFW_CFG_A_MAX_FLOWS,	/* NLA_U32, flow table bound */
+	AFW_CFG_A_FLOW_TIMEOUT,	/* NLA_U32, default idle seconds of a flow */
+	__AFW_CFG_A_MAX
+};
+#define AFW_CFG_A_MAX (__AFW_CFG_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_AFW_H */

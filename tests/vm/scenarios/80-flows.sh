@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The flow verdict cache: an installed flow bypasses the rules in both
+# directions, ages out, closes early after FIN, and a flood of new flows
+# neither overfills the table nor pushes out an established flow.
+. "$AFW_SRC/tests/vm/lib.sh"
+
+check "insmod afw.ko" afw_load
+on_exit afw_unload
+topo_routed || not_ok "routed topology comes up" "ping across the router failed"
+echo=$AFW_SRC/tests/tools/tcpecho.py
+nsx $NS_S python3 $echo server $S4 5201 &
+on_exit "kill $!"
+wait_until 10 nsx $NS_S sh -c "ss -ltn | grep -q ':5201'"
+
+# tcp_from PORT [SECONDS]: a TCP echo exchange from client port PORT.
+tcp_from() { nsx $NS_C timeout 60 python3 $echo client $S4 5201 "$1" "${2:-0}"; }
+flows() { nsx $NS_R "$AFWCTL" -j flow list; }
+
+nsx $NS_R "$AFWCTL" rule add dir forward proto tcp dport 5201 drop
+nsx $NS_R "$AFWCTL" rule add dir forward proto tcp sport 5201 drop
+check_fails "the rules block the echo service" tcp_from 40000
+
+for p in 40000 40001; do
+	nsx $NS_R "$AFWCTL" flow add proto tcp from $C4 to $S4 sport $p dport 5201 accept
+done
+# Written from the server's side: the same flow, the other direction.
+nsx $NS_R "$AFWCTL" flow add proto tcp from $S4 to $C4 sport 5201 dport 40003 accept timeout 60
+nsx $NS_R "$AFWCTL" flow add proto tcp from $C4 to $S4 sport 40002 dport 5201 accept timeout 60
+check_eq "four flows are listed" 4 "$(flows | jq length)"
+check "installed flows let TCP through the drop rules" tcp_from 40000 1
+check_ge "the flow counted both directions" 10 \
+	"$(flows | jq '[.[] | select(.sport == 40000 or .dport == 40000) | .packets] | add')"
+check "a flow written in reverse matches too" tcp_from 40003
+check_fails "another port is still blocked" tcp_from 40010
+
+# After the FIN the flow lingers at most 10 s, whatever its timeout.
+check "a flow with a 60 s timeout" tcp_from 40002
+check_ge "after its FIN, its expiry is cut to at most 10 s" 10 \
+	"$(flows | jq '[.[] | select(.sport == 40002 or .dport == 40002) | .expires] | max')"
+
+nsx $NS_R "$AFWCTL" flow add proto udp from $C4 to $S4 sport 999 dport 53 drop timeout 2
+check "a 2 s flow is listed" test "$(flows | jq '[.[] | select(.dport == 53)] | length')" = 1
+wait_until 8 sh -c "[ \"\$(ip netns exec $NS_R $AFWCTL -j flow list | jq '[.[] | select(.dport == 53)] | length')\" = 0 ]"
+check_eq "and ages out by itself" 0 "$(flows | jq '[.[] | select(.dport == 53)] | length')"
+
+check "an unused flow still lets TCP through" tcp_from 40001 1
+check "flow del removes it" nsx $NS_R "$AFWCTL" flow del proto tcp from $C4 to $S4 sport 40001 dport 5201
+check_fails "and its traffic is blocked again" tcp_from 40001
+out=$(nsx $NS_R "$AFWCTL" flow del proto tcp from $C4 to $S4 sport 40001 dport 5201 2>&1)
+check_grep "deleting a missing flow says so" "no such flow" "$out"
+out=$(nsx $NS_R "$AFWCTL" flow add proto tcp from $C4 to $S4 accept 2>&1)
+check_grep "a tcp flow without ports is refused" "needs sport and dport" "$out"
+check "flow flush" nsx $NS_R "$AFWCTL" flow flush
+check_eq "no flows after flush" 0 "$(flows | jq length)"
+
+# Bounds: an established flow survives a flood of new ones.
+check "max_flows 1000" nsx $NS_R "$AFWCTL" config set max_flows 1000
+nsx $NS_R "$AFWCTL" flow add proto tcp from $C4 to $S4 sport 41000 dport 5201 accept
+nsx $NS_R "$AFWCTL" flow add proto tcp from $C4 to $S4 sport 41001 dport 5201 accept
+# A live connection that talks all through the flood.
+# Not through nsx: a function would put a shell between $! and python.
+ip netns exec $NS_C python3 $echo client $S4 5201 41000 3600 &
+live=$!
+wait_until 10 test "$(flows | jq '[.[] | select(.sport == 41000) | .packets] | add')" -ge 8
+flood=${AFW_FLOW_FLOOD:-100000}
+start=$(date +%s)
+out=$(nsx $NS_R python3 "$AFW_SRC/tests/tools/nlprobe.py" flow-flood $flood)
+echo "flood of $flood flows: $out in $(( $(date +%s) - start )) s" >&2
+check_grep "the flood of $flood new flows was taken, evicting its own kind" "^took $flood refused 0" "$out"
+check_ge "the table never holds more than max_flows" "$(flows | jq length)" 1000
+check_eq "the established flow is still there" 1 \
+	"$(flows | jq '[.[] | select(.sport == 41000)] | length')"
+check_eq "the idle flow of the same age was evicted" 0 \
+	"$(flows | jq '[.[] | select(.sport == 41001)] | length')"
+kill $live 2>/dev/null
+check "the live connection never lost a reply" wait $live
+
+check "max_flows 2" nsx $NS_R "$AFWCTL" config set max_flows 2
+nsx $NS_R "$AFWCTL" flow flush
+nsx $NS_R "$AFWCTL" flow add proto tcp from $C4 to $S4 sport 42000 dport 5201 accept
+nsx $NS_R "$AFWCTL" flow add proto tcp from $C4 to $S4 sport 42002 dport 5201 accept
+tcp_from 42000 1
+tcp_from 42002 1
+out=$(nsx $NS_R "$AFWCTL" flow add proto udp from $C4 to $S4 sport 1 dport 53 accept 2>&1)
+check_grep "a table full of established flows refuses new ones" "full of established flows" "$out"
+
+exit $AFW_FAILED
