@@ -181,13 +181,6 @@ static int afw_counters_reset(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-static bool afw_proto_has_ports(u8 proto)
-{
-	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
-	       proto == IPPROTO_UDPLITE || proto == IPPROTO_SCTP ||
-	       proto == IPPROTO_DCCP;
-}
-
 /* Reads an address and its prefix; the caller has checked the family. */
 static int afw_parse_prefix(struct nlattr **tb, int addr_type, int len_type,
 			    u8 family, __be32 *addr, u8 *plen,

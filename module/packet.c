@@ -26,13 +26,6 @@
 
 #include "packet.h"
 
-static bool afw_proto_has_ports(u8 proto)
-{
-	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
-	       proto == IPPROTO_UDPLITE || proto == IPPROTO_SCTP ||
-	       proto == IPPROTO_DCCP;
-}
-
 static void afw_packet_owner(struct sk_buff *skb, const struct nf_hook_state *state,
 			     struct afw_tuple *t)
 {

@@ -3,6 +3,7 @@
 #define _AFW_TUPLE_H
 
 #include <linux/if.h>
+#include <linux/in.h>
 #include <linux/types.h>
 
 /* afw_tuple.flags */
@@ -30,6 +31,14 @@ struct afw_tuple {
 	u8 dir;			/* AFW_DIR_* */
 	u8 flags;		/* AFW_TUPLE_* */
 } __aligned(8);
+
+/* Protocols whose header starts with a source and a destination port. */
+static inline bool afw_proto_has_ports(u8 proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+	       proto == IPPROTO_UDPLITE || proto == IPPROTO_SCTP ||
+	       proto == IPPROTO_DCCP;
+}
 
 #define AFW_TUPLE_WORDS (sizeof(struct afw_tuple) / sizeof(u64))
 

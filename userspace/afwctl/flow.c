@@ -12,6 +12,7 @@
 
 #include "afwctl.h"
 #include "flow.h"
+#include "rule.h"
 
 struct afwctl_flow_print {
 	bool json;

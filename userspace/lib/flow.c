@@ -16,6 +16,7 @@
 
 #include "attr.h"
 #include "flow.h"
+#include "rule.h"
 
 static const char *const afw_verdicts[] = {
 	[AFW_VERDICT_ACCEPT] = "accept",
@@ -40,19 +41,6 @@ const char *afw_unknown_name(uint8_t unknown)
 	return unknown <= AFW_UNKNOWN_MAX ? afw_unknowns[unknown] : "unknown";
 }
 
-const char *afw_proto_name(uint8_t proto, char *buf, size_t len)
-{
-	switch (proto) {
-	case 1: return "icmp";
-	case 6: return "tcp";
-	case 17: return "udp";
-	case 58: return "icmpv6";
-	case 132: return "sctp";
-	}
-	snprintf(buf, len, "%u", proto);
-	return buf;
-}
-
 static int afw_ferr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -72,11 +60,6 @@ static int afw_num(const char *s, unsigned long max, unsigned long *v)
 	errno = 0;
 	*v = strtoul(s, &end, 10);
 	return errno || *end || *v > max ? -1 : 0;
-}
-
-static int afw_has_ports(uint8_t proto)
-{
-	return proto == 6 || proto == 17 || proto == 33 || proto == 132 || proto == 136;
 }
 
 int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int need_verdict,
@@ -104,13 +87,8 @@ int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int nee
 		const char *val = argv[++a];
 
 		if (!strcmp(w, "proto")) {
-			f->proto = !strcmp(val, "tcp") ? 6 : !strcmp(val, "udp") ? 17 :
-				   !strcmp(val, "icmp") ? 1 : !strcmp(val, "icmpv6") ? 58 :
-				   !strcmp(val, "sctp") ? 132 : 0;
-			if (!f->proto && (afw_num(val, 255, &v) || !v))
-				return afw_ferr(err, errlen, "'proto %s': not a protocol", val);
-			if (!f->proto)
-				f->proto = (uint8_t)v;
+			if (afw_proto_parse(val, &f->proto))
+				return afw_ferr(err, errlen, "'proto %s': not a protocol name or number 1-255", val);
 		} else if (!strcmp(w, "from") || !strcmp(w, "to")) {
 			uint8_t *addr = w[0] == 'f' ? f->src : f->dst;
 
@@ -139,10 +117,10 @@ int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int nee
 	}
 	if (!f->proto || !have_src || !have_dst)
 		return afw_ferr(err, errlen, "a flow needs proto, from and to");
-	if (afw_has_ports(f->proto) && (!have_sport || !have_dport))
+	if (afw_proto_has_ports(f->proto) && (!have_sport || !have_dport))
 		return afw_ferr(err, errlen, "a %s flow needs sport and dport",
 				f->proto == 6 ? "tcp" : f->proto == 17 ? "udp" : "port-based");
-	if (!afw_has_ports(f->proto) && (have_sport || have_dport))
+	if (!afw_proto_has_ports(f->proto) && (have_sport || have_dport))
 		return afw_ferr(err, errlen, "'%s': this protocol has no ports", have_sport ? "sport" : "dport");
 	if (need_verdict && !have_verdict)
 		return afw_ferr(err, errlen, "no verdict: add accept, drop, reject or inspect");
@@ -158,7 +136,7 @@ static void afw_flow_put(struct nlmsghdr *nlh, const struct afw_flow_spec *f, in
 	mnl_attr_put_u8(nlh, AFW_FLOW_A_PROTO, f->proto);
 	mnl_attr_put(nlh, AFW_FLOW_A_SRC, alen, f->src);
 	mnl_attr_put(nlh, AFW_FLOW_A_DST, alen, f->dst);
-	if (afw_has_ports(f->proto)) {
+	if (afw_proto_has_ports(f->proto)) {
 		mnl_attr_put_u16(nlh, AFW_FLOW_A_SPORT, f->sport);
 		mnl_attr_put_u16(nlh, AFW_FLOW_A_DPORT, f->dport);
 	}

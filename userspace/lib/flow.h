@@ -29,7 +29,6 @@ struct afw_flow_spec {
 int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int need_verdict,
 			 char *err, size_t errlen);
 const char *afw_verdict_name(uint8_t verdict);
-const char *afw_proto_name(uint8_t proto, char *buf, size_t len);
 
 int afw_flow_add(struct afw_nl *nl, const struct afw_flow_spec *f);
 int afw_flow_del(struct afw_nl *nl, const struct afw_flow_spec *f);

@@ -40,6 +40,41 @@ static const struct {
 	{ "icmpv6", 58 }, { "sctp", 132 }, { "udplite", 136 },
 };
 
+static bool afw_parse_u32(const char *s, uint32_t *v);
+
+const char *afw_proto_name(uint8_t proto, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(afw_protos) / sizeof(afw_protos[0]); i++)
+		if (afw_protos[i].num == proto)
+			return afw_protos[i].name;
+	snprintf(buf, len, "%u", proto);
+	return buf;
+}
+
+int afw_proto_parse(const char *s, uint8_t *proto)
+{
+	uint32_t n;
+	size_t i;
+
+	for (i = 0; i < sizeof(afw_protos) / sizeof(afw_protos[0]); i++) {
+		if (!strcmp(s, afw_protos[i].name)) {
+			*proto = afw_protos[i].num;
+			return 0;
+		}
+	}
+	if (!afw_parse_u32(s, &n) || n < 1 || n > 255)
+		return -1;
+	*proto = (uint8_t)n;
+	return 0;
+}
+
+bool afw_proto_has_ports(uint8_t proto)
+{
+	return proto == 6 || proto == 17 || proto == 33 || proto == 132 || proto == 136;
+}
+
 const char *afw_action_name(uint8_t action)
 {
 	return action <= AFW_ACTION_MAX ? afw_actions[action] : "unknown";
@@ -132,7 +167,6 @@ int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r,
 {
 	bool have_action = false;
 	const char *w, *v;
-	uint32_t n;
 	size_t i;
 	int a;
 
@@ -187,14 +221,7 @@ int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r,
 			if (!r->dirs)
 				return afw_err(err, errlen, "'dir %s': no direction given", v);
 		} else if (!strcmp(w, "proto")) {
-			for (i = 0; i < sizeof(afw_protos) / sizeof(afw_protos[0]); i++)
-				if (!strcmp(v, afw_protos[i].name))
-					break;
-			if (i < sizeof(afw_protos) / sizeof(afw_protos[0]))
-				r->proto = afw_protos[i].num;
-			else if (afw_parse_u32(v, &n) && n >= 1 && n <= 255)
-				r->proto = (uint8_t)n;
-			else
+			if (afw_proto_parse(v, &r->proto))
 				return afw_err(err, errlen, "'proto %s': not a protocol name or number 1-255", v);
 		} else if (!strcmp(w, "from") || !strcmp(w, "to")) {
 			bool src = w[0] == 'f';
@@ -227,8 +254,7 @@ int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r,
 	}
 	if (!have_action)
 		return afw_err(err, errlen, "no action: end the rule with accept, drop, reject or queue");
-	if ((r->has & (AFW_R_SPORT | AFW_R_DPORT)) &&
-	    r->proto != 6 && r->proto != 17 && r->proto != 33 && r->proto != 132 && r->proto != 136)
+	if ((r->has & (AFW_R_SPORT | AFW_R_DPORT)) && !afw_proto_has_ports(r->proto))
 		return afw_err(err, errlen, "'%s': ports need proto tcp, udp, udplite, sctp or dccp",
 			       r->has & AFW_R_SPORT ? "sport" : "dport");
 	return 0;
@@ -277,7 +303,7 @@ static void afw_format_ports(char *buf, size_t len, size_t *off, const char *kw,
 
 void afw_rule_format(const struct afw_rule_spec *r, bool with_id, char *buf, size_t len)
 {
-	char addr[INET6_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN], pbuf[8];
 	int af = r->family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
 	size_t off = 0, i;
 	const char *sep = "";
@@ -297,15 +323,8 @@ void afw_rule_format(const struct afw_rule_spec *r, bool with_id, char *buf, siz
 			}
 		}
 	}
-	if (r->proto) {
-		for (i = 0; i < sizeof(afw_protos) / sizeof(afw_protos[0]); i++)
-			if (afw_protos[i].num == r->proto)
-				break;
-		if (i < sizeof(afw_protos) / sizeof(afw_protos[0]))
-			afw_append(buf, len, &off, " proto %s", afw_protos[i].name);
-		else
-			afw_append(buf, len, &off, " proto %u", r->proto);
-	}
+	if (r->proto)
+		afw_append(buf, len, &off, " proto %s", afw_proto_name(r->proto, pbuf, sizeof(pbuf)));
 	if (r->has & AFW_R_SRC)
 		afw_append(buf, len, &off, " from %s/%u", inet_ntop(af, r->src, addr, sizeof(addr)),
 			   r->src_len);

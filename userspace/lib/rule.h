@@ -68,6 +68,14 @@ int afw_rule_parse_msg(const struct nlmsghdr *nlh, struct afw_rule_spec *r);
 
 const char *afw_action_name(uint8_t action);
 
+/* A protocol's name, or its number written into @buf. */
+const char *afw_proto_name(uint8_t proto, char *buf, size_t len);
+/* A protocol name or number 1-255; returns -1 for anything else. */
+int afw_proto_parse(const char *s, uint8_t *proto);
+
+/* Protocols whose header starts with a source and a destination port. */
+bool afw_proto_has_ports(uint8_t proto);
+
 /* Netlink requests. On error the kernel's explanation is in nl->ext_msg. */
 int afw_rule_add(struct afw_nl *nl, struct afw_rule_spec *r);
 int afw_rule_del(struct afw_nl *nl, uint32_t id);
