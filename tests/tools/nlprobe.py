@@ -161,6 +161,40 @@ def main():
         print("took %d refused %d" % (took, refused))
         return 0, "", []
 
+    def rule(*attrs):
+        return g.send(fam, e["AFW_CMD_RULE_NEW"], attr(e["AFW_A_RULE"] | 0x8000, b"".join(attrs)))
+
+    def u8(name, v):
+        return attr(e[name], bytes([v]))
+
+    def u16(name, v):
+        return attr(e[name], struct.pack("=H", v))
+
+    drop = u8("AFW_RULE_A_ACTION", e["AFW_ACTION_DROP"])
+    v4 = u8("AFW_RULE_A_FAMILY", e["AFW_FAMILY_IPV4"])
+    tcp = u8("AFW_RULE_A_PROTO", 6)
+    cases.update({
+        "rule-no-action": lambda: rule(tcp),
+        "rule-bad-action": lambda: rule(u8("AFW_RULE_A_ACTION", 200)),
+        "rule-addr-no-family": lambda: rule(drop, attr(e["AFW_RULE_A_SRC"], bytes([192, 0, 2, 0]))),
+        "rule-addr-wrong-length": lambda: rule(drop, v4, attr(e["AFW_RULE_A_SRC"], bytes(16))),
+        "rule-prefix-too-long": lambda: rule(drop, v4, attr(e["AFW_RULE_A_SRC"], bytes([192, 0, 2, 0])),
+                                             u8("AFW_RULE_A_SRC_PREFIX", 33)),
+        "rule-host-bits": lambda: rule(drop, v4, attr(e["AFW_RULE_A_SRC"], bytes([192, 0, 2, 1])),
+                                       u8("AFW_RULE_A_SRC_PREFIX", 24)),
+        "rule-range-reversed": lambda: rule(drop, tcp, u16("AFW_RULE_A_DPORT_LO", 90),
+                                            u16("AFW_RULE_A_DPORT_HI", 80)),
+        "rule-ports-no-proto": lambda: rule(drop, u16("AFW_RULE_A_DPORT_LO", 80)),
+        "rule-short-u32": lambda: rule(drop, attr(e["AFW_RULE_A_ID"], b"\x01\x00")),
+        "rule-counters-given": lambda: rule(drop, attr(e["AFW_RULE_A_PACKETS"], bytes(8))),
+        "rule-not-nested": lambda: g.send(fam, e["AFW_CMD_RULE_NEW"], attr(e["AFW_A_RULE"], drop)),
+        "rule-missing": lambda: g.send(fam, e["AFW_CMD_RULE_NEW"]),
+        "flow-no-verdict": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            u8("AFW_FLOW_A_FAMILY", 2) + u8("AFW_FLOW_A_PROTO", 1) +
+            attr(e["AFW_FLOW_A_SRC"], bytes(4)) + attr(e["AFW_FLOW_A_DST"], bytes(4)))),
+        "config-queue-overflow": lambda: g.send(fam, e["AFW_CMD_CONFIG_SET"], attr(e["AFW_A_CONFIG"] | 0x8000,
+            u16("AFW_CFG_A_QUEUE_NUM", 65535) + u16("AFW_CFG_A_QUEUE_COUNT", 2))),
+    })
     cases["replace-busy"] = replace_busy
     cases["flow-flood"] = flow_flood
     cases["commit-without-begin"] = lambda: g.send(

@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Inside the benchmark VM. Writes bench.txt to the result share.
+set -u
+. "$AFW_SRC/tests/vm/lib.sh"
+exec 2> "$AFW_OUT/bench.log"
+res=$AFW_OUT/bench.txt
+: > "$res"
+secs=${AFW_BENCH_SECONDS:-10}
+work=$(mktemp -d)
+
+topo_routed
+nsx $NS_S iperf3 -s -D -B $S4 > /dev/null
+wait_until 10 nsx $NS_S sh -c "ss -ltn | grep -q ':5201'"
+
+# gbps: one iperf3 run from client port 45000 through the router.
+gbps() {
+	nsx $NS_C iperf3 -c $S4 --cport 45000 -t "$secs" -J > $work/ip.json
+	jq '.end.sum_received.bits_per_second / 1e9' $work/ip.json
+}
+# mem_kb: slab, per-CPU and vmalloc memory, the places afw allocates from.
+mem_kb() {
+	awk '/^(Slab|Percpu|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+# rules_file N FILE: N distinct rules that never match the stream, sources
+# from the benchmarking range 198.18.0.0/15.
+rules_file() {
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++)
+		printf "prio 100 family ipv4 dir forward proto udp from 198.%d.%d.%d/32 dport %d drop\n",
+			18 + i / 65536 % 2, i / 256 % 256, i % 256, 1000 + int(i / 131072) }' > "$2"
+}
+
+gbps > /dev/null	# warm-up
+base=$(gbps)
+echo "no firewall:            $base Gbit/s" >> "$res"
+
+afw_load
+rules_file 10 $work/r10
+nsx $NS_R "$AFWCTL" load $work/r10
+# The data stream's flow is decided; the control connection meets the rules.
+nsx $NS_R "$AFWCTL" flow add proto tcp from $C4 to $S4 sport 45000 dport 5201 accept
+r10=$(gbps)
+echo "afw, 10 rules, flow:    $r10 Gbit/s  ratio $(ratio $r10 $base)" >> "$res"
+nsx $NS_R "$AFWCTL" flow flush
+r10nf=$(gbps)
+echo "afw, 10 rules, no flow: $r10nf Gbit/s  ratio $(ratio $r10nf $base)" >> "$res"
+nsx $NS_R "$AFWCTL" flow add proto tcp from $C4 to $S4 sport 45000 dport 5201 accept
+
+for n in 100000 1000000; do
+	rules_file $n $work/big
+	nsx $NS_R "$AFWCTL" rule flush
+	sync; echo 3 > /proc/sys/vm/drop_caches
+	m0=$(mem_kb)
+	t0=$(date +%s%N)
+	nsx $NS_R "$AFWCTL" load $work/big
+	t1=$(date +%s%N)
+	m1=$(mem_kb)
+	r=$(gbps)
+	echo "afw, $n rules, flow: $r Gbit/s  ratio $(ratio $r $base)  vs 10 rules $(ratio $r $r10)" >> "$res"
+	echo "  load $n rules: $(( (t1 - t0) / 1000000 )) ms guest time, $(( (m1 - m0) * 1024 / n )) bytes/rule" >> "$res"
+done
+nsx $NS_R "$AFWCTL" rule flush
+nsx $NS_R "$AFWCTL" flow flush
+
+# Memory per flow: the flow cache and the bucket array it is sized with.
+nsx $NS_R "$AFWCTL" config set max_flows 200000
+m0=$(mem_kb)
+nsx $NS_R python3 "$AFW_SRC/tests/tools/nlprobe.py" flow-flood 100000 >&2
+m1=$(mem_kb)
+echo "flows: $(( (m1 - m0) * 1024 / 100000 )) bytes/flow (slab+vmalloc delta, 100000 flows)" >> "$res"
+grep '^afw_flow ' /proc/slabinfo | awk '{ print "  afw_flow slab object size " $4 " bytes" }' >> "$res"
+afw_unload
+
+# nftables with the same meaning: 10 non-matching rules in a forward chain.
+if command -v nft > /dev/null; then
+	{
+		echo "table inet afwbench { chain fwd { type filter hook forward priority 10;"
+		awk 'BEGIN { for (i = 0; i < 10; i++)
+			printf "ip saddr 198.18.0.%d udp dport %d drop\n", i, 1000 }'
+		echo "} }"
+	} > $work/nft
+	nsx $NS_R nft -f $work/nft
+	n10=$(gbps)
+	echo "nftables, 10 rules:     $n10 Gbit/s  ratio $(ratio $n10 $base)" >> "$res"
+	nsx $NS_R nft delete table inet afwbench
+fi
