@@ -64,24 +64,29 @@ done
 nsx $NS_R "$AFWCTL" rule flush
 nsx $NS_R "$AFWCTL" flow flush
 
-# Memory per flow: the flow cache and the bucket array it is sized with.
+# Memory per flow, from slab accounting: the afw_flow cache's objects, plus
+# the bucket array sized at the first insert (8 bytes a bucket, max_flows/2
+# buckets rounded up to a power of two).
 nsx $NS_R "$AFWCTL" config set max_flows 200000
-m0=$(mem_kb)
+slab_objs() { awk '$1 == "afw_flow" { print $2 }' /proc/slabinfo; }
+o0=$(slab_objs)
 nsx $NS_R python3 "$AFW_SRC/tests/tools/nlprobe.py" flow-flood 100000 >&2
-m1=$(mem_kb)
-echo "flows: $(( (m1 - m0) * 1024 / 100000 )) bytes/flow (slab+vmalloc delta, 100000 flows)" >> "$res"
-grep '^afw_flow ' /proc/slabinfo | awk '{ print "  afw_flow slab object size " $4 " bytes" }' >> "$res"
+o1=$(slab_objs)
+objsize=$(awk '$1 == "afw_flow" { print $4 }' /proc/slabinfo)
+flows=$(nsx $NS_R "$AFWCTL" -j flow list | jq length)
+echo "flows: $flows installed; slab objects $o0 -> $o1 of $objsize bytes;" \
+	"$(( (objsize * (o1 - o0) + 8 * 131072) / flows )) bytes/flow with buckets" >> "$res"
 afw_unload
 
 # nftables with the same meaning: 10 non-matching rules in a forward chain.
 if command -v nft > /dev/null; then
 	{
-		echo "table inet afwbench { chain fwd { type filter hook forward priority 10;"
+		echo "table inet afwbench { chain afwfwd { type filter hook forward priority 10;"
 		awk 'BEGIN { for (i = 0; i < 10; i++)
 			printf "ip saddr 198.18.0.%d udp dport %d drop\n", i, 1000 }'
-		echo "} }"
+		printf '}\n}\n'
 	} > $work/nft
-	nsx $NS_R nft -f $work/nft
+	nsx $NS_R nft -f $work/nft || { echo "nftables: ruleset refused" >> "$res"; exit 1; }
 	n10=$(gbps)
 	echo "nftables, 10 rules:     $n10 Gbit/s  ratio $(ratio $n10 $base)" >> "$res"
 	nsx $NS_R nft delete table inet afwbench
