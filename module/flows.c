@@ -100,7 +100,8 @@ static void afw_flow_unlink(struct afw_net *an, struct afw_flow *f)
 {
 	lockdep_assert_held(&an->lock);
 	hlist_del_rcu(&f->node);
-	an->flows.count--;
+	/* Packets read the count locklessly to skip lookups in an empty table. */
+	WRITE_ONCE(an->flows.count, an->flows.count - 1);
 	call_rcu(&f->rcu, afw_flow_free_rcu);
 }
 
@@ -178,7 +179,7 @@ int afw_flow_insert(struct afw_net *an, const struct afw_flow_key *k, u8 verdict
 	f->timeout = timeout_s * HZ;
 	f->expires = jiffies + f->timeout;
 	hlist_add_head_rcu(&f->node, &buckets[bucket]);
-	an->flows.count++;
+	WRITE_ONCE(an->flows.count, an->flows.count + 1);
 	/* The collector runs only while there are flows; no-op if queued. */
 	queue_delayed_work(system_power_efficient_wq, &an->flows.gc, AFW_FLOW_GC_INTERVAL);
 	return 0;

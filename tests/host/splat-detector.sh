@@ -20,11 +20,15 @@ for line in \
 	'BUG: sleeping function called from invalid context at kernel/locking/mutex.c:580'; do
 	printf '[   12.345678] %s\n' "$line" > "$tmp"
 	check_fails "flags: ${line:0:40}" splat_free "$tmp" > /dev/null
+	printf 'afw-vm: booted 6.1.0 in 2.7s\n[   12.345678] %s\n' "$line" > "$tmp"
 	check_fails "flags on the console: ${line:0:40}" console_splat_free "$tmp" > /dev/null
 done
 
 printf '[    3.1] afw: version 0.1.0 loaded\n[    3.2] afw: loading out-of-tree module taints kernel.\n' > "$tmp"
 check "a clean module load is not a splat" splat_free "$tmp"
-printf 'depmod: WARNING: could not open modules.order\n[    1.000000] sysrq: Power Off\n' > "$tmp"
+printf 'afw-vm: booted 6.1.0 in 2.7s\ndepmod: WARNING: could not open modules.order\n[    1.000000] sysrq: Power Off\n' > "$tmp"
 check "guest output on the console is not a kernel splat" console_splat_free "$tmp"
+printf '[    1.5] BUG: KASAN: wild-memory-access in do_raw_spin_lock\nafw-vm: booted 6.1.192 in 75s\n' > "$tmp"
+check "a splat before the job started is not afw's" console_splat_free "$tmp"
+check "but it is reported as a boot splat" boot_splats "$tmp"
 exit $AFW_FAILED

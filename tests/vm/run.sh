@@ -60,6 +60,10 @@ while read -r label img kdir modkver; do
 	fi
 	[ -f "$vmdir/out/results.tap" ] && cat "$vmdir/out/results.tap" >> "$AFW_TAP"
 	check "console free of splats" console_splat_free "$vmdir/out/console.log"
+	if boot_splats "$vmdir/out/console.log" > "$vmdir/out/boot-splats.txt"; then
+		echo "vm: WARNING: $label reported a splat while booting, before any afw code ran;" \
+		     "see $vmdir/out/console.log" >&2
+	fi
 	grep '^not ok' "$vmdir/out/results.tap" 2>/dev/null | sed "s|^|vm: |" >&2
 done <<< "$kernels"
 exit $AFW_FAILED
