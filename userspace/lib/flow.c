@@ -5,7 +5,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,16 +40,6 @@ const char *afw_unknown_name(uint8_t unknown)
 	return unknown <= AFW_UNKNOWN_MAX ? afw_unknowns[unknown] : "unknown";
 }
 
-static int afw_ferr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int afw_num(const char *s, unsigned long max, unsigned long *v)
 {
 	char *end;
@@ -83,12 +72,12 @@ int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int nee
 			continue;
 		}
 		if (a + 1 >= argc)
-			return afw_ferr(err, errlen, "'%s': unknown word, or a keyword missing its value", w);
+			return afw_err(err, errlen, "'%s': unknown word, or a keyword missing its value", w);
 		const char *val = argv[++a];
 
 		if (!strcmp(w, "proto")) {
 			if (afw_proto_parse(val, &f->proto))
-				return afw_ferr(err, errlen, "'proto %s': not a protocol name or number 1-255", val);
+				return afw_err(err, errlen, "'proto %s': not a protocol name or number 1-255", val);
 		} else if (!strcmp(w, "from") || !strcmp(w, "to")) {
 			uint8_t *addr = w[0] == 'f' ? f->src : f->dst;
 
@@ -97,33 +86,33 @@ int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int nee
 			else if (inet_pton(AF_INET6, val, addr) == 1)
 				fam = AFW_FAMILY_IPV6;
 			else
-				return afw_ferr(err, errlen, "'%s %s': not an IPv4 or IPv6 address", w, val);
+				return afw_err(err, errlen, "'%s %s': not an IPv4 or IPv6 address", w, val);
 			if (f->family && f->family != fam)
-				return afw_ferr(err, errlen, "'%s %s': the addresses' families differ", w, val);
+				return afw_err(err, errlen, "'%s %s': the addresses' families differ", w, val);
 			f->family = fam;
 			*(w[0] == 'f' ? &have_src : &have_dst) = 1;
 		} else if (!strcmp(w, "sport") || !strcmp(w, "dport")) {
 			if (afw_num(val, 65535, &v))
-				return afw_ferr(err, errlen, "'%s %s': a port is 0-65535", w, val);
+				return afw_err(err, errlen, "'%s %s': a port is 0-65535", w, val);
 			*(w[0] == 's' ? &f->sport : &f->dport) = (uint16_t)v;
 			*(w[0] == 's' ? &have_sport : &have_dport) = 1;
 		} else if (!strcmp(w, "timeout")) {
 			if (afw_num(val, 86400, &v) || !v)
-				return afw_ferr(err, errlen, "'timeout %s': seconds, 1-86400", val);
+				return afw_err(err, errlen, "'timeout %s': seconds, 1-86400", val);
 			f->timeout = (uint32_t)v;
 		} else {
-			return afw_ferr(err, errlen, "'%s': unknown word", w);
+			return afw_err(err, errlen, "'%s': unknown word", w);
 		}
 	}
 	if (!f->proto || !have_src || !have_dst)
-		return afw_ferr(err, errlen, "a flow needs proto, from and to");
+		return afw_err(err, errlen, "a flow needs proto, from and to");
 	if (afw_proto_has_ports(f->proto) && (!have_sport || !have_dport))
-		return afw_ferr(err, errlen, "a %s flow needs sport and dport",
+		return afw_err(err, errlen, "a %s flow needs sport and dport",
 				f->proto == 6 ? "tcp" : f->proto == 17 ? "udp" : "port-based");
 	if (!afw_proto_has_ports(f->proto) && (have_sport || have_dport))
-		return afw_ferr(err, errlen, "'%s': this protocol has no ports", have_sport ? "sport" : "dport");
+		return afw_err(err, errlen, "'%s': this protocol has no ports", have_sport ? "sport" : "dport");
 	if (need_verdict && !have_verdict)
-		return afw_ferr(err, errlen, "no verdict: add accept, drop, reject or inspect");
+		return afw_err(err, errlen, "no verdict: add accept, drop, reject or inspect");
 	return 0;
 }
 
@@ -254,7 +243,7 @@ int afw_config_parse_words(int argc, char **argv, struct afw_config *c, unsigned
 
 	*has = 0;
 	if (argc == 0 || argc % 2)
-		return afw_ferr(err, errlen, "give KEY VALUE pairs: unknown, queue, fail, max_flows, flow_timeout");
+		return afw_err(err, errlen, "give KEY VALUE pairs: unknown, queue, fail, max_flows, flow_timeout");
 	for (a = 0; a < argc; a += 2) {
 		const char *k = argv[a], *val = argv[a + 1];
 
@@ -263,7 +252,7 @@ int afw_config_parse_words(int argc, char **argv, struct afw_config *c, unsigned
 				if (!strcmp(val, afw_unknowns[i]))
 					break;
 			if (i > AFW_UNKNOWN_MAX)
-				return afw_ferr(err, errlen, "'unknown %s': accept, drop or queue", val);
+				return afw_err(err, errlen, "'unknown %s': accept, drop or queue", val);
 			c->unknown = (uint8_t)i;
 			*has |= AFW_CFG_HAS_UNKNOWN;
 		} else if (!strcmp(k, "queue")) {
@@ -274,27 +263,27 @@ int afw_config_parse_words(int argc, char **argv, struct afw_config *c, unsigned
 			if (dash)
 				*dash++ = '\0';
 			if (afw_num(buf, 65535, &v) || (dash && (afw_num(dash, 65535, &hi) || hi < v)))
-				return afw_ferr(err, errlen, "'queue %s': a queue number N or a range N-M", val);
+				return afw_err(err, errlen, "'queue %s': a queue number N or a range N-M", val);
 			c->queue_num = (uint16_t)v;
 			c->queue_count = (uint16_t)(dash ? hi - v + 1 : 1);
 			*has |= AFW_CFG_HAS_QUEUE;
 		} else if (!strcmp(k, "fail")) {
 			if (strcmp(val, "open") && strcmp(val, "closed"))
-				return afw_ferr(err, errlen, "'fail %s': open or closed", val);
+				return afw_err(err, errlen, "'fail %s': open or closed", val);
 			c->fail_open = !strcmp(val, "open");
 			*has |= AFW_CFG_HAS_FAIL;
 		} else if (!strcmp(k, "max_flows")) {
 			if (afw_num(val, 1UL << 24, &v) || !v)
-				return afw_ferr(err, errlen, "'max_flows %s': 1 to 16777216", val);
+				return afw_err(err, errlen, "'max_flows %s': 1 to 16777216", val);
 			c->max_flows = (uint32_t)v;
 			*has |= AFW_CFG_HAS_MAX_FLOWS;
 		} else if (!strcmp(k, "flow_timeout")) {
 			if (afw_num(val, 86400, &v) || !v)
-				return afw_ferr(err, errlen, "'flow_timeout %s': seconds, 1-86400", val);
+				return afw_err(err, errlen, "'flow_timeout %s': seconds, 1-86400", val);
 			c->flow_timeout = (uint32_t)v;
 			*has |= AFW_CFG_HAS_TIMEOUT;
 		} else {
-			return afw_ferr(err, errlen, "'%s': unknown setting", k);
+			return afw_err(err, errlen, "'%s': unknown setting", k);
 		}
 	}
 	return 0;

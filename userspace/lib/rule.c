@@ -80,7 +80,7 @@ const char *afw_action_name(uint8_t action)
 	return action <= AFW_ACTION_MAX ? afw_actions[action] : "unknown";
 }
 
-static int afw_err(char *err, size_t errlen, const char *fmt, ...)
+int afw_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 

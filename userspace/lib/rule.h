@@ -68,6 +68,10 @@ int afw_rule_parse_msg(const struct nlmsghdr *nlh, struct afw_rule_spec *r);
 
 const char *afw_action_name(uint8_t action);
 
+/* Formats a parse error into @err; returns -1 for the caller to return. */
+int afw_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* A protocol's name, or its number written into @buf. */
 const char *afw_proto_name(uint8_t proto, char *buf, size_t len);
 /* A protocol name or number 1-255; returns -1 for anything else. */
