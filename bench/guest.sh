@@ -19,9 +19,17 @@ gbps() {
 	nsx $NS_C iperf3 -c $S4 --cport 45000 -t "$secs" -J > $work/ip.json
 	jq '.end.sum_received.bits_per_second / 1e9' $work/ip.json
 }
-# mem_kb: slab, per-CPU and vmalloc memory, the places afw allocates from.
+# mem_kb: what afw allocates from, in kB, as "slab percpu vmalloc". Per-CPU
+# chunks are vmalloc areas too; they count once, as per-CPU memory.
 mem_kb() {
-	awk '/^(Slab|Percpu|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo
+	awk '/^Slab:/ { s = $2 } /^Percpu:/ { p = $2 } END { printf "%d %d ", s, p }' /proc/meminfo
+	awk '!/pcpu_get_vm_areas/ { v += $2 } END { printf "%d\n", v / 1024 }' /proc/vmallocinfo
+}
+# per_rule "S0 P0 V0" "S1 P1 V1" N: bytes per rule, total and by allocator.
+per_rule() {
+	awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { split(a, x); split(b, y)
+		for (i = 1; i <= 3; i++) { d[i] = (y[i] - x[i]) * 1024 / n; t += d[i] }
+		printf "%d bytes/rule (slab %d, per-CPU %d, vmalloc %d)", t, d[1], d[2], d[3] }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 # rules_file N FILE: N distinct rules that never match the stream, sources
@@ -59,7 +67,8 @@ for n in 100000 1000000; do
 	m1=$(mem_kb)
 	r=$(gbps)
 	echo "afw, $n rules, flow: $r Gbit/s  ratio $(ratio $r $base)  vs 10 rules $(ratio $r $r10)" >> "$res"
-	echo "  load $n rules: $(( (t1 - t0) / 1000000 )) ms guest time, $(( (m1 - m0) * 1024 / n )) bytes/rule" >> "$res"
+	echo "  load $n rules: $(( (t1 - t0) / 1000000 )) ms guest time, $(per_rule "$m0" "$m1" $n)," \
+		"$(nproc) CPU" >> "$res"
 done
 nsx $NS_R "$AFWCTL" rule flush
 nsx $NS_R "$AFWCTL" flow flush
@@ -89,5 +98,18 @@ if command -v nft > /dev/null; then
 	nsx $NS_R nft -f $work/nft || { echo "nftables: ruleset refused" >> "$res"; exit 1; }
 	n10=$(gbps)
 	echo "nftables, 10 rules:     $n10 Gbit/s  ratio $(ratio $n10 $base)" >> "$res"
+	nsx $NS_R nft delete table inet afwbench
+	# 100k rules of the same meaning, written as nftables would: one set.
+	{
+		echo "table inet afwbench { set src { type ipv4_addr . inet_service; elements = {"
+		awk 'BEGIN { for (i = 0; i < 100000; i++)
+			printf "%s198.%d.%d.%d . %d", i ? ", " : "", 18 + int(i / 65536) % 2,
+				int(i / 256) % 256, i % 256, 1000 }'
+		echo "} }"
+		echo "chain afwfwd { type filter hook forward priority 10; ip saddr . udp dport @src drop; } }"
+	} > $work/nft
+	nsx $NS_R nft -f $work/nft || { echo "nftables: 100k set refused" >> "$res"; exit 1; }
+	n100k=$(gbps)
+	echo "nftables, 100k in a set: $n100k Gbit/s  ratio $(ratio $n100k $base)" >> "$res"
 	nsx $NS_R nft delete table inet afwbench
 fi

@@ -13,7 +13,6 @@
 #include <linux/mm.h>
 #include <linux/netlink.h>
 #include <linux/random.h>
-#include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <uapi/linux/afw.h>
@@ -22,7 +21,7 @@
 
 static_assert(sizeof(struct afw_tuple) % sizeof(u64) == 0);
 
-/* A rule covers at most 3 directions x 30 x 30 port prefixes. */
+/* A port range expands to at most 30 prefixes. */
 #define AFW_MAX_PREFIXES 32
 
 static struct workqueue_struct *afw_free_wq;
@@ -53,14 +52,17 @@ static void afw_prefix_mask(__be32 *mask, unsigned int words, unsigned int len)
 		mask[i] = len >= 32 ? htonl(~0U) : len ? htonl(~0U << (32 - len)) : 0;
 }
 
-/* Everything about an entry's mask and key except ports and direction. */
+/* Everything about an entry's mask and key except the ports. */
 static void afw_rule_base(const struct afw_rule *r, struct afw_tuple *mask,
 			  struct afw_tuple *key)
 {
-	unsigned int words = r->family == AFW_FAMILY_IPV6 ? 4 : 1, i;
+	const struct afw_rule_ext *ext = NULL;
+	unsigned int i;
 
 	memset(mask, 0, sizeof(*mask));
 	memset(key, 0, sizeof(*key));
+	if (r->fields & AFW_RULE_F_EXT)
+		ext = afw_rule_ext(r);
 	if (r->family) {
 		mask->family = 0xff;
 		key->family = r->family;
@@ -70,22 +72,22 @@ static void afw_rule_base(const struct afw_rule *r, struct afw_tuple *mask,
 		key->proto = r->proto;
 	}
 	if (r->fields & AFW_RULE_F_SRC) {
-		afw_prefix_mask(mask->saddr, words, r->src_len);
-		for (i = 0; i < words; i++)
-			key->saddr[i] = r->src[i] & mask->saddr[i];
+		afw_prefix_mask(mask->saddr, r->words, r->src_len);
+		for (i = 0; i < r->words; i++)
+			key->saddr[i] = afw_rule_src(r)[i];
 	}
 	if (r->fields & AFW_RULE_F_DST) {
-		afw_prefix_mask(mask->daddr, words, r->dst_len);
-		for (i = 0; i < words; i++)
-			key->daddr[i] = r->dst[i] & mask->daddr[i];
+		afw_prefix_mask(mask->daddr, r->words, r->dst_len);
+		for (i = 0; i < r->words; i++)
+			key->daddr[i] = afw_rule_dst(r)[i];
 	}
 	if (r->fields & AFW_RULE_F_IIF) {
 		memset(mask->iif, 0xff, IFNAMSIZ);
-		memcpy(key->iif, r->iif, IFNAMSIZ);
+		memcpy(key->iif, ext->iif, IFNAMSIZ);
 	}
 	if (r->fields & AFW_RULE_F_OIF) {
 		memset(mask->oif, 0xff, IFNAMSIZ);
-		memcpy(key->oif, r->oif, IFNAMSIZ);
+		memcpy(key->oif, ext->oif, IFNAMSIZ);
 	}
 	if (r->fields & (AFW_RULE_F_SPORT | AFW_RULE_F_DPORT)) {
 		mask->flags |= AFW_TUPLE_PORTS;
@@ -97,27 +99,30 @@ static void afw_rule_base(const struct afw_rule *r, struct afw_tuple *mask,
 	}
 	if (r->fields & AFW_RULE_F_UID) {
 		mask->uid = ~0U;
-		key->uid = r->uid;
+		key->uid = ext->uid;
 	}
 	if (r->fields & AFW_RULE_F_GID) {
 		mask->gid = ~0U;
-		key->gid = r->gid;
+		key->gid = ext->gid;
 	}
 }
 
-/* Calls @fn for every (mask, key) entry of rule @r. */
-static int afw_rule_expand(const struct afw_rule *r,
-			   int (*fn)(void *ctx, const struct afw_tuple *mask,
-				     const struct afw_tuple *key),
-			   void *ctx)
+typedef int (*afw_entry_fn)(void *ctx, const struct afw_tuple *mask, const struct afw_tuple *key);
+
+/*
+ * Calls @fn for every (mask, key) entry of rule @r. Directions are not part
+ * of the key: a rule for several directions stays one entry, and the match
+ * checks the packet's direction against the rule.
+ */
+static int afw_rule_expand(const struct afw_rule *r, afw_entry_fn fn, void *ctx)
 {
 	u16 sval[AFW_MAX_PREFIXES], dval[AFW_MAX_PREFIXES];
 	u8 slen[AFW_MAX_PREFIXES], dlen[AFW_MAX_PREFIXES];
-	unsigned int ns = 1, nd = 1, s, d, dir;
-	struct afw_tuple bmask, bkey, mask, key;
+	unsigned int ns = 1, nd = 1, s, d;
+	struct afw_tuple mask, key;
 	int ret;
 
-	afw_rule_base(r, &bmask, &bkey);
+	afw_rule_base(r, &mask, &key);
 	sval[0] = dval[0] = 0;
 	slen[0] = dlen[0] = 0;
 	if (r->fields & AFW_RULE_F_SPORT)
@@ -125,28 +130,16 @@ static int afw_rule_expand(const struct afw_rule *r,
 	if (r->fields & AFW_RULE_F_DPORT)
 		nd = afw_range_prefixes(r->dport_lo, r->dport_hi, dval, dlen);
 
-	for (dir = 0; dir <= AFW_DIR_MAX; dir++) {
-		if (r->dirs != AFW_DIRS_ALL && !(r->dirs & (1 << dir)))
-			continue;
-		for (s = 0; s < ns; s++) {
-			for (d = 0; d < nd; d++) {
-				mask = bmask;
-				key = bkey;
-				if (r->dirs != AFW_DIRS_ALL) {
-					mask.dir = 0xff;
-					key.dir = dir;
-				}
-				mask.sport = slen[s] ? (u16)(0xffff << (16 - slen[s])) : 0;
-				key.sport = sval[s];
-				mask.dport = dlen[d] ? (u16)(0xffff << (16 - dlen[d])) : 0;
-				key.dport = dval[d];
-				ret = fn(ctx, &mask, &key);
-				if (ret)
-					return ret;
-			}
+	for (s = 0; s < ns; s++) {
+		for (d = 0; d < nd; d++) {
+			mask.sport = slen[s] ? (u16)(0xffff << (16 - slen[s])) : 0;
+			key.sport = sval[s];
+			mask.dport = dlen[d] ? (u16)(0xffff << (16 - dlen[d])) : 0;
+			key.dport = dval[d];
+			ret = fn(ctx, &mask, &key);
+			if (ret)
+				return ret;
 		}
-		if (r->dirs == AFW_DIRS_ALL)
-			break;
 	}
 	return 0;
 }
@@ -154,7 +147,8 @@ static int afw_rule_expand(const struct afw_rule *r,
 struct afw_build {
 	struct afw_ruleset *rs;
 	u32 max_masks;
-	const struct afw_rule *rule;
+	u32 index;			/* of the rule being expanded */
+	u64 order;			/* its afw_rule_key() */
 	struct netlink_ext_ack *extack;
 	u32 *slots;			/* open addressing: table index + 1 */
 	u32 nslots;
@@ -185,6 +179,7 @@ static struct afw_table *afw_build_table(struct afw_build *b, const struct afw_t
 	return &rs->tables[rs->ntables - 1];
 }
 
+/* Pass 1: the tables and their sizes. */
 static int afw_build_count(void *ctx, const struct afw_tuple *mask, const struct afw_tuple *key)
 {
 	struct afw_build *b = ctx;
@@ -196,27 +191,35 @@ static int afw_build_count(void *ctx, const struct afw_tuple *mask, const struct
 		return -ENOSPC;
 	}
 	tb->nentries++;
-	tb->best = min(tb->best, afw_rule_key(b->rule));
+	tb->best = min(tb->best, b->order);
 	return 0;
 }
 
-static int afw_build_insert(void *ctx, const struct afw_tuple *mask, const struct afw_tuple *key)
+/* Pass 2: each chain's length. */
+static int afw_build_chains(void *ctx, const struct afw_tuple *mask, const struct afw_tuple *key)
 {
 	struct afw_build *b = ctx;
 	struct afw_table *tb = afw_build_table(b, mask, false);
-	struct afw_entry *e = &tb->entries[tb->nentries++], *pos, *last = NULL;
-	struct hlist_head *head = &tb->buckets[afw_hash(key, b->rs->seed) & tb->hmask];
 
-	e->rule = (struct afw_rule *)b->rule;
-	e->order = afw_rule_key(b->rule);
-	e->key = *key;
-	/* Rules arrive in order, so appending keeps each bucket sorted. */
-	hlist_for_each_entry(pos, head, node)
-		last = pos;
-	if (last)
-		hlist_add_behind_rcu(&e->node, &last->node);
-	else
-		hlist_add_head_rcu(&e->node, head);
+	tb->start[afw_hash(key, b->rs->seed) & tb->hmask]++;
+	return 0;
+}
+
+/*
+ * Pass 3, over the rules from the last: each entry goes just before the
+ * ones placed already, so every chain ends up in rule order and each start
+ * moves down to where its chain begins.
+ */
+static int afw_build_place(void *ctx, const struct afw_tuple *mask, const struct afw_tuple *key)
+{
+	struct afw_build *b = ctx;
+	struct afw_table *tb = afw_build_table(b, mask, false);
+	u32 bucket = afw_hash(key, b->rs->seed) & tb->hmask;
+	struct afw_entry *e = &tb->entries[--tb->start[bucket]];
+
+	e->rule = b->index;
+	e->sport = key->sport;
+	e->dport = key->dport;
 	return 0;
 }
 
@@ -232,10 +235,19 @@ static void afw_tables_free(struct afw_ruleset *rs)
 	u32 i;
 
 	for (i = 0; i < rs->ntables; i++) {
-		kvfree(rs->tables[i].buckets);
+		kvfree(rs->tables[i].start);
 		kvfree(rs->tables[i].entries);
 	}
 	kvfree(rs->tables);
+}
+
+static void afw_build_pass(struct afw_build *b, struct afw_rule **rules, u32 i, afw_entry_fn fn)
+{
+	b->index = i;
+	b->order = afw_rule_key(rules[i]);
+	afw_rule_expand(rules[i], fn, b);
+	if (!(i & 1023))
+		cond_resched();
 }
 
 struct afw_ruleset *afw_ruleset_build(struct afw_rule **rules, u32 nrules, u64 gen,
@@ -260,32 +272,40 @@ struct afw_ruleset *afw_ruleset_build(struct afw_rule **rules, u32 nrules, u64 g
 		goto err;
 
 	for (i = 0; i < nrules; i++) {
-		b.rule = rules[i];
+		b.index = i;
+		b.order = afw_rule_key(rules[i]);
 		ret = afw_rule_expand(rules[i], afw_build_count, &b);
 		if (ret)
 			goto err;
-		cond_resched();
+		if (!(i & 1023))
+			cond_resched();
 	}
 
 	ret = -ENOMEM;
 	for (i = 0; i < rs->ntables; i++) {
 		tb = &rs->tables[i];
-		tb->hmask = roundup_pow_of_two(tb->nentries) - 1;
-		tb->buckets = kvcalloc(tb->hmask + 1, sizeof(*tb->buckets), GFP_KERNEL_ACCOUNT);
+		/* Two entries per bucket on average: chains are contiguous. */
+		tb->hmask = roundup_pow_of_two(DIV_ROUND_UP(tb->nentries, 2)) - 1;
+		tb->start = kvcalloc(tb->hmask + 2, sizeof(*tb->start), GFP_KERNEL_ACCOUNT);
 		tb->entries = kvmalloc_array(tb->nentries, sizeof(*tb->entries), GFP_KERNEL_ACCOUNT);
-		if (!tb->buckets || !tb->entries)
+		if (!tb->start || !tb->entries)
 			goto err;
-		tb->nentries = 0;
+		tb->start[tb->hmask + 1] = tb->nentries;
 	}
-	for (i = 0; i < nrules; i++) {
-		b.rule = rules[i];
-		afw_rule_expand(rules[i], afw_build_insert, &b);
-		cond_resched();
+	for (i = 0; i < nrules; i++)
+		afw_build_pass(&b, rules, i, afw_build_chains);
+	/* Lengths to where each chain ends; pass 3 moves them to the starts. */
+	for (i = 0; i < rs->ntables; i++) {
+		tb = &rs->tables[i];
+		for (w = 1; w <= tb->hmask; w++)
+			tb->start[w] += tb->start[w - 1];
 	}
+	for (i = nrules; i-- > 0;)
+		afw_build_pass(&b, rules, i, afw_build_place);
 	kvfree(b.slots);
 	b.slots = NULL;
 
-	/* The entries point into their table, not at it: sorting is safe. */
+	/* Entries name their rule by index, never their table: sorting is safe. */
 	sort(rs->tables, rs->ntables, sizeof(*rs->tables), afw_table_cmp, NULL);
 	for (i = 0; i < rs->ntables; i++)
 		for (w = 0; w < AFW_TUPLE_WORDS; w++)
@@ -330,27 +350,60 @@ void afw_ruleset_free_rcu(struct afw_ruleset *rs)
 	queue_rcu_work(afw_free_wq, &rs->free_work);
 }
 
+/*
+ * Whether rule @r, whose entry matched @k's ports in a table of @r's own
+ * mask, matches the rest of @k: the fields an entry leaves to its rule.
+ * @k is masked, and a rule stores its prefixes with the host bits clear and
+ * unused address words zero, so whole words compare.
+ */
+static bool afw_rule_match(const struct afw_rule *r, const struct afw_tuple *k, u8 dir)
+{
+	const struct afw_rule_ext *ext;
+
+	if (!(r->dirs & (1 << dir)) || k->family != r->family || k->proto != r->proto)
+		return false;
+	if (memcmp(k->saddr, afw_rule_src(r), r->words * sizeof(__be32)) ||
+	    memcmp(k->daddr, afw_rule_dst(r), r->words * sizeof(__be32)))
+		return false;
+	if (likely(!(r->fields & AFW_RULE_F_EXT)))
+		return true;
+	ext = afw_rule_ext(r);
+	return (!(r->fields & AFW_RULE_F_IIF) || !memcmp(k->iif, ext->iif, IFNAMSIZ)) &&
+	       (!(r->fields & AFW_RULE_F_OIF) || !memcmp(k->oif, ext->oif, IFNAMSIZ)) &&
+	       (!(r->fields & AFW_RULE_F_UID) || k->uid == ext->uid) &&
+	       (!(r->fields & AFW_RULE_F_GID) || k->gid == ext->gid);
+}
+
 struct afw_rule *afw_classify(const struct afw_ruleset *rs, const struct afw_tuple *t)
 {
+	const struct afw_entry *e, *end;
 	const struct afw_table *tb;
-	struct afw_rule *best = NULL;
-	u64 best_order = U64_MAX;
+	struct afw_rule *best = NULL, *r;
+	u64 best_order = U64_MAX, order;
 	struct afw_tuple k;
-	struct afw_entry *e;
-	u32 i;
+	u32 i, bucket;
 
 	for (i = 0; i < rs->ntables; i++) {
 		tb = &rs->tables[i];
 		/* Tables are sorted by best: none from here on can win. */
 		if (tb->best >= best_order)
 			break;
+		/* A rule with ports never matches a packet whose ports are unknown. */
+		if ((t->flags & tb->mask.flags) != tb->mask.flags)
+			continue;
 		afw_tuple_and(&k, t, &tb->mask);
-		hlist_for_each_entry_rcu(e, &tb->buckets[afw_hash(&k, rs->seed) & tb->hmask], node) {
-			if (e->order >= best_order)
+		bucket = afw_hash(&k, rs->seed) & tb->hmask;
+		e = &tb->entries[tb->start[bucket]];
+		end = &tb->entries[tb->start[bucket + 1]];
+		for (; e < end; e++) {
+			r = rs->rules[e->rule];
+			order = afw_rule_key(r);
+			if (order >= best_order)
 				break;
-			if (afw_tuple_eq(&e->key, &k)) {
-				best = e->rule;
-				best_order = e->order;
+			if (e->sport == k.sport && e->dport == k.dport &&
+			    afw_rule_match(r, &k, t->dir)) {
+				best = r;
+				best_order = order;
 				break;
 			}
 		}

@@ -12,22 +12,28 @@ struct netlink_ext_ack;
 
 /*
  * Tuple space search: one exact-match hash table per distinct mask. A rule
- * becomes one entry per (direction, source port prefix, destination port
- * prefix) it covers; each entry lives in the table of its mask.
+ * becomes one entry per (source port prefix, destination port prefix) it
+ * covers; each entry lives in the table of its mask. The rest of the key is
+ * the rule's own fields, so an entry holds only what differs per entry.
  */
 struct afw_entry {
-	struct hlist_node node;
-	struct afw_rule *rule;
-	u64 order;			/* afw_rule_key(rule), kept hot */
-	struct afw_tuple key;		/* already masked */
+	u32 rule;			/* index into afw_ruleset.rules */
+	u16 sport;			/* already masked */
+	u16 dport;
 };
 
+/*
+ * A snapshot never changes, so each table stores its hash chains back to
+ * back, in bucket order and, within a bucket, in rule order: bucket b is
+ * entries[start[b]] up to entries[start[b + 1]]. No per-entry links, and a
+ * chain is one contiguous read.
+ */
 struct afw_table {
 	struct afw_tuple mask;
 	u64 best;			/* lowest order of any entry */
 	u32 hmask;			/* buckets - 1 */
 	u32 nentries;
-	struct hlist_head *buckets;
+	u32 *start;			/* hmask + 2 chain starts */
 	struct afw_entry *entries;
 };
 

@@ -248,7 +248,8 @@ static int afw_parse_ports(struct nlattr **tb, int lo_type, int hi_type, u8 prot
 static struct afw_rule *afw_rule_from_attrs(struct nlattr *nest, struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[AFW_RULE_A_MAX + 1];
-	struct afw_rule *r;
+	struct afw_rule_spec spec = {}, *r = &spec;
+	struct afw_rule *rule;
 	int ret;
 
 	ret = nla_parse_nested(tb, AFW_RULE_A_MAX, nest, afw_rule_policy, extack);
@@ -259,10 +260,6 @@ static struct afw_rule *afw_rule_from_attrs(struct nlattr *nest, struct netlink_
 		NL_SET_ERR_MSG_MOD(extack, "a rule needs an action");
 		return ERR_PTR(-EINVAL);
 	}
-	r = afw_rule_alloc();
-	if (!r)
-		return ERR_PTR(-ENOMEM);
-
 	ret = -EINVAL;
 	r->id = tb[AFW_RULE_A_ID] ? nla_get_u32(tb[AFW_RULE_A_ID]) : 0;
 	r->prio = tb[AFW_RULE_A_PRIORITY] ? nla_get_u32(tb[AFW_RULE_A_PRIORITY]) : 0;
@@ -327,23 +324,25 @@ static struct afw_rule *afw_rule_from_attrs(struct nlattr *nest, struct netlink_
 		NL_SET_ERR_MSG_ATTR(extack, tb[AFW_RULE_A_OIF], "incoming packets have no output interface");
 		goto err;
 	}
-	return r;
+	rule = afw_rule_create(r);
+	return rule ?: ERR_PTR(-ENOMEM);
 
 err:
-	afw_rule_put(r);
 	return ERR_PTR(ret);
 }
 
-static int afw_put_rule(struct sk_buff *skb, const struct afw_rule *r)
+static int afw_put_rule(struct sk_buff *skb, const struct afw_rule *rule)
 {
-	unsigned int alen = r->family == AFW_FAMILY_IPV6 ? 16 : 4;
+	unsigned int alen = rule->family == AFW_FAMILY_IPV6 ? 16 : 4;
+	struct afw_rule_spec spec, *r = &spec;
 	struct nlattr *nest;
 	u64 packets, bytes;
 
 	nest = nla_nest_start(skb, AFW_A_RULE);
 	if (!nest)
 		return -EMSGSIZE;
-	afw_rule_read_stats(r, &packets, &bytes);
+	afw_rule_to_spec(rule, r);
+	afw_rule_read_stats(rule, &packets, &bytes);
 	if (nla_put_u32(skb, AFW_RULE_A_ID, r->id) ||
 	    nla_put_u32(skb, AFW_RULE_A_PRIORITY, r->prio) ||
 	    nla_put_u8(skb, AFW_RULE_A_DIRECTIONS, r->dirs) ||

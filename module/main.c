@@ -11,12 +11,17 @@
 #include "flows.h"
 #include "genl.h"
 #include "netns.h"
+#include "rule.h"
 #include "selftest.h"
 #include "version.h"
 
 static int __init afw_mod_init(void)
 {
 	int ret;
+
+	ret = afw_rule_init();
+	if (ret)
+		goto err_rule;
 
 	ret = afw_classify_init();
 	if (ret)
@@ -50,6 +55,8 @@ err_selftest:
 err_flows:
 	afw_classify_exit();
 err_classify:
+	afw_rule_exit();
+err_rule:
 	return ret;
 }
 
@@ -58,7 +65,9 @@ static void __exit afw_mod_exit(void)
 	afw_genl_exit();
 	afw_netns_exit();
 	afw_flows_module_exit();
+	/* Frees the last snapshots, and with them the last rules. */
 	afw_classify_exit();
+	afw_rule_exit();
 	pr_info("version " AFW_VERSION " unloaded\n");
 }
 

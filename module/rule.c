@@ -1,41 +1,134 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rule objects: allocation, reference counting and counters.
+ * Rule objects: their compact layout, reference counting and counters.
  */
 
 #include <linux/slab.h>
 
 #include "rule.h"
 
-struct afw_rule *afw_rule_alloc(void)
-{
-	struct afw_rule *rule;
-	int cpu;
+/* Rules without interface or owner matches, by address size. */
+static struct kmem_cache *afw_rule4_cache __read_mostly;
+static struct kmem_cache *afw_rule6_cache __read_mostly;
 
-	rule = kzalloc(sizeof(*rule), GFP_KERNEL_ACCOUNT);
-	if (!rule)
+static unsigned int afw_rule_words(u8 family)
+{
+	return family == AFW_FAMILY_IPV6 ? 4 : 1;
+}
+
+static size_t afw_rule_size(unsigned int words, u8 fields)
+{
+	size_t size = struct_size_t(struct afw_rule, addr, 2 * words);
+
+	return fields & AFW_RULE_F_EXT ? size + sizeof(struct afw_rule_ext) : size;
+}
+
+static struct kmem_cache *afw_rule_cache(unsigned int words, u8 fields)
+{
+	if (fields & AFW_RULE_F_EXT)
 		return NULL;
-	rule->stats = alloc_percpu_gfp(struct afw_rule_pcpu, GFP_KERNEL_ACCOUNT);
-	if (!rule->stats) {
-		kfree(rule);
+	return words == 4 ? afw_rule6_cache : afw_rule4_cache;
+}
+
+struct afw_rule *afw_rule_create(const struct afw_rule_spec *spec)
+{
+	unsigned int words = afw_rule_words(spec->family), cpu;
+	struct kmem_cache *cache = afw_rule_cache(words, spec->fields);
+	struct afw_rule_ext *ext;
+	struct afw_rule *r;
+
+	if (cache)
+		r = kmem_cache_alloc(cache, GFP_KERNEL_ACCOUNT);
+	else
+		r = kmalloc(afw_rule_size(words, spec->fields), GFP_KERNEL_ACCOUNT);
+	if (!r)
 		return NULL;
-	}
+	r->stats = alloc_percpu_gfp(struct afw_rule_pcpu, GFP_KERNEL_ACCOUNT);
+	if (!r->stats)
+		goto err;
 	for_each_possible_cpu(cpu)
-		u64_stats_init(&per_cpu_ptr(rule->stats, cpu)->syncp);
-	refcount_set(&rule->ref, 1);
-	return rule;
+		u64_stats_init(&per_cpu_ptr(r->stats, cpu)->syncp);
+	refcount_set(&r->ref, 1);
+	r->id = spec->id;
+	r->prio = spec->prio;
+	r->family = spec->family;
+	r->dirs = spec->dirs;
+	r->proto = spec->proto;
+	r->action = spec->action;
+	r->src_len = spec->src_len;
+	r->dst_len = spec->dst_len;
+	r->fields = spec->fields;
+	r->words = words;
+	r->sport_lo = spec->sport_lo;
+	r->sport_hi = spec->sport_hi;
+	r->dport_lo = spec->dport_lo;
+	r->dport_hi = spec->dport_hi;
+	/* The classifier compares whole words: unset addresses stay zero. */
+	memcpy(r->addr, spec->src, words * sizeof(__be32));
+	memcpy(r->addr + words, spec->dst, words * sizeof(__be32));
+	if (spec->fields & AFW_RULE_F_EXT) {
+		ext = (struct afw_rule_ext *)afw_rule_ext(r);
+		ext->uid = spec->uid;
+		ext->gid = spec->gid;
+		memcpy(ext->iif, spec->iif, IFNAMSIZ);
+		memcpy(ext->oif, spec->oif, IFNAMSIZ);
+	}
+	return r;
+
+err:
+	if (cache)
+		kmem_cache_free(cache, r);
+	else
+		kfree(r);
+	return NULL;
+}
+
+void afw_rule_to_spec(const struct afw_rule *r, struct afw_rule_spec *spec)
+{
+	const struct afw_rule_ext *ext;
+
+	memset(spec, 0, sizeof(*spec));
+	spec->id = r->id;
+	spec->prio = r->prio;
+	spec->family = r->family;
+	spec->dirs = r->dirs;
+	spec->proto = r->proto;
+	spec->action = r->action;
+	spec->src_len = r->src_len;
+	spec->dst_len = r->dst_len;
+	spec->fields = r->fields;
+	spec->sport_lo = r->sport_lo;
+	spec->sport_hi = r->sport_hi;
+	spec->dport_lo = r->dport_lo;
+	spec->dport_hi = r->dport_hi;
+	memcpy(spec->src, afw_rule_src(r), r->words * sizeof(__be32));
+	memcpy(spec->dst, afw_rule_dst(r), r->words * sizeof(__be32));
+	if (r->fields & AFW_RULE_F_EXT) {
+		ext = afw_rule_ext(r);
+		spec->uid = ext->uid;
+		spec->gid = ext->gid;
+		memcpy(spec->iif, ext->iif, IFNAMSIZ);
+		memcpy(spec->oif, ext->oif, IFNAMSIZ);
+	}
 }
 
 /*
- * Only ruleset snapshots hold references, and a snapshot drops them after a
- * grace period, so no packet can still be counting on a rule freed here.
+ * Only ruleset snapshots and rules still being built hold references, and a
+ * snapshot drops them after a grace period, so no packet can still be
+ * counting on a rule freed here.
  */
-void afw_rule_put(struct afw_rule *rule)
+void afw_rule_put(struct afw_rule *r)
 {
-	if (!refcount_dec_and_test(&rule->ref))
+	struct kmem_cache *cache;
+
+	if (!refcount_dec_and_test(&r->ref))
 		return;
-	free_percpu(rule->stats);
-	kfree(rule);
+	free_percpu(r->stats);
+	cache = afw_rule_cache(r->words, r->fields);
+	if (cache)
+		kmem_cache_free(cache, r);
+	else
+		kfree(r);
 }
 
 void afw_rule_read_stats(const struct afw_rule *rule, u64 *packets, u64 *bytes)
@@ -57,4 +150,26 @@ void afw_rule_read_stats(const struct afw_rule *rule, u64 *packets, u64 *bytes)
 		*packets += p;
 		*bytes += b;
 	}
+}
+
+int afw_rule_init(void)
+{
+	afw_rule4_cache = kmem_cache_create("afw_rule4", afw_rule_size(1, 0), 0,
+					    SLAB_ACCOUNT, NULL);
+	if (!afw_rule4_cache)
+		return -ENOMEM;
+	afw_rule6_cache = kmem_cache_create("afw_rule6", afw_rule_size(4, 0), 0,
+					    SLAB_ACCOUNT, NULL);
+	if (!afw_rule6_cache) {
+		kmem_cache_destroy(afw_rule4_cache);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* After rcu_barrier(): every snapshot, and so every rule, is gone. */
+void afw_rule_exit(void)
+{
+	kmem_cache_destroy(afw_rule6_cache);
+	kmem_cache_destroy(afw_rule4_cache);
 }

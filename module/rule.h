@@ -6,6 +6,7 @@
 #include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/u64_stats_sync.h>
+#include <uapi/linux/afw.h>
 
 /* The lowest (priority, id) first: the order rules are evaluated in. */
 static inline u64 afw_rule_order(u32 prio, u32 id)
@@ -19,7 +20,7 @@ struct afw_rule_pcpu {
 	u64_stats_t bytes;
 };
 
-/* afw_rule.fields: which optional fields the rule sets. */
+/* Which optional fields a rule sets. */
 #define AFW_RULE_F_SRC		0x01
 #define AFW_RULE_F_DST		0x02
 #define AFW_RULE_F_SPORT	0x04
@@ -28,14 +29,14 @@ struct afw_rule_pcpu {
 #define AFW_RULE_F_OIF		0x20
 #define AFW_RULE_F_UID		0x40
 #define AFW_RULE_F_GID		0x80
+/* The fields kept out of line, in struct afw_rule_ext. */
+#define AFW_RULE_F_EXT		(AFW_RULE_F_IIF | AFW_RULE_F_OIF | AFW_RULE_F_UID | AFW_RULE_F_GID)
 
 /*
- * A rule as the user gave it. Immutable once created; shared by every
- * ruleset snapshot that contains it, so its counters survive changes to
- * other rules.
+ * A rule as the user gives it and gets it back: what netlink parsing fills
+ * in and dumps read. It lives on the stack; the kernel keeps struct afw_rule.
  */
-struct afw_rule {
-	refcount_t ref;
+struct afw_rule_spec {
 	u32 id;
 	u32 prio;
 	u8 family;		/* 0: any */
@@ -44,19 +45,69 @@ struct afw_rule {
 	u8 action;
 	u8 src_len;
 	u8 dst_len;
-	u16 fields;		/* AFW_RULE_F_* */
+	u8 fields;		/* AFW_RULE_F_* */
 	u16 sport_lo, sport_hi;
 	u16 dport_lo, dport_hi;
 	u32 uid, gid;
-	__be32 src[4];
+	__be32 src[4];		/* zero beyond the prefix */
 	__be32 dst[4];
 	char iif[IFNAMSIZ];
 	char oif[IFNAMSIZ];
-	struct afw_rule_pcpu __percpu *stats;
 };
 
-struct afw_rule *afw_rule_alloc(void);
+/* Interface and owner matches, which few rules use, kept after the addresses. */
+struct afw_rule_ext {
+	u32 uid, gid;
+	char iif[IFNAMSIZ];
+	char oif[IFNAMSIZ];
+};
+
+/*
+ * A rule as the kernel keeps it: immutable once published, and shared by
+ * every ruleset snapshot that contains it, so its counters survive changes
+ * to other rules. Rulesets run to millions of rules, so the common rule is
+ * packed into 48 bytes (IPv4) or 72 (IPv6) of its own slab cache: addresses
+ * take only their family's size, and the rare fields follow them only when
+ * set.
+ */
+struct afw_rule {
+	struct afw_rule_pcpu __percpu *stats;
+	refcount_t ref;
+	u32 id;
+	u32 prio;
+	u8 family;
+	u8 dirs;
+	u8 proto;
+	u8 action;
+	u8 src_len;
+	u8 dst_len;
+	u8 fields;
+	u8 words;		/* of each address: 1 (IPv4 or none) or 4 */
+	u16 sport_lo, sport_hi;
+	u16 dport_lo, dport_hi;
+	__be32 addr[];		/* src[words], dst[words], then afw_rule_ext */
+};
+
+static inline const __be32 *afw_rule_src(const struct afw_rule *r)
+{
+	return r->addr;
+}
+
+static inline const __be32 *afw_rule_dst(const struct afw_rule *r)
+{
+	return r->addr + r->words;
+}
+
+/* Only for a rule whose fields include one of AFW_RULE_F_EXT. */
+static inline const struct afw_rule_ext *afw_rule_ext(const struct afw_rule *r)
+{
+	return (const struct afw_rule_ext *)(r->addr + 2 * r->words);
+}
+
+/* A new rule with one reference, or NULL. Sleeps. */
+struct afw_rule *afw_rule_create(const struct afw_rule_spec *spec);
 void afw_rule_put(struct afw_rule *rule);
+void afw_rule_to_spec(const struct afw_rule *rule, struct afw_rule_spec *spec);
 
 static inline struct afw_rule *afw_rule_get(struct afw_rule *rule)
 {
@@ -83,5 +134,8 @@ static inline void afw_rule_count(struct afw_rule *rule, unsigned int len)
 }
 
 void afw_rule_read_stats(const struct afw_rule *rule, u64 *packets, u64 *bytes);
+
+int afw_rule_init(void);
+void afw_rule_exit(void);
 
 #endif /* _AFW_RULE_H */

@@ -271,6 +271,20 @@ int afw_stage_commit(struct afw_net *an, u32 portid, struct netlink_ext_ack *ext
 		ret = 0;
 		goto out;
 	}
+	/* The snapshot keeps this array: trim the room left by doubling. */
+	if (st->cap > st->n) {
+		struct afw_rule **exact;
+
+		exact = kvmalloc_array(st->n, sizeof(*exact), GFP_KERNEL_ACCOUNT);
+		if (!exact) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		memcpy(exact, st->rules, st->n * sizeof(*exact));
+		kvfree(st->rules);
+		st->rules = exact;
+		st->cap = st->n;
+	}
 	ret = afw_ruleset_swap(an, st->rules, st->n, extack);
 	if (!ret) {
 		/* The ruleset owns the array and its own references now. */

@@ -39,15 +39,17 @@ static bool afw_st_prefix_match(const __be32 *addr, const __be32 *net, unsigned 
 
 static bool afw_st_match(const struct afw_rule *r, const struct afw_tuple *t)
 {
+	const struct afw_rule_ext *ext = afw_rule_ext(r);
+
 	if (r->family && r->family != t->family)
 		return false;
 	if (!(r->dirs & (1 << t->dir)))
 		return false;
 	if (r->proto && r->proto != t->proto)
 		return false;
-	if ((r->fields & AFW_RULE_F_SRC) && !afw_st_prefix_match(t->saddr, r->src, r->src_len))
+	if ((r->fields & AFW_RULE_F_SRC) && !afw_st_prefix_match(t->saddr, afw_rule_src(r), r->src_len))
 		return false;
-	if ((r->fields & AFW_RULE_F_DST) && !afw_st_prefix_match(t->daddr, r->dst, r->dst_len))
+	if ((r->fields & AFW_RULE_F_DST) && !afw_st_prefix_match(t->daddr, afw_rule_dst(r), r->dst_len))
 		return false;
 	if ((r->fields & (AFW_RULE_F_SPORT | AFW_RULE_F_DPORT)) && !(t->flags & AFW_TUPLE_PORTS))
 		return false;
@@ -55,15 +57,15 @@ static bool afw_st_match(const struct afw_rule *r, const struct afw_tuple *t)
 		return false;
 	if ((r->fields & AFW_RULE_F_DPORT) && (t->dport < r->dport_lo || t->dport > r->dport_hi))
 		return false;
-	if ((r->fields & AFW_RULE_F_IIF) && strncmp(r->iif, t->iif, IFNAMSIZ))
+	if ((r->fields & AFW_RULE_F_IIF) && strncmp(ext->iif, t->iif, IFNAMSIZ))
 		return false;
-	if ((r->fields & AFW_RULE_F_OIF) && strncmp(r->oif, t->oif, IFNAMSIZ))
+	if ((r->fields & AFW_RULE_F_OIF) && strncmp(ext->oif, t->oif, IFNAMSIZ))
 		return false;
 	if ((r->fields & (AFW_RULE_F_UID | AFW_RULE_F_GID)) && !(t->flags & AFW_TUPLE_OWNER))
 		return false;
-	if ((r->fields & AFW_RULE_F_UID) && r->uid != t->uid)
+	if ((r->fields & AFW_RULE_F_UID) && ext->uid != t->uid)
 		return false;
-	if ((r->fields & AFW_RULE_F_GID) && r->gid != t->gid)
+	if ((r->fields & AFW_RULE_F_GID) && ext->gid != t->gid)
 		return false;
 	return true;
 }
@@ -116,7 +118,7 @@ static void afw_st_range(struct rnd_state *rnd, u16 *lo, u16 *hi)
 	*hi = prandom_u32_state(rnd) % 4 ? *lo : max(a, b);
 }
 
-static void afw_st_rule(struct rnd_state *rnd, struct afw_rule *r, u32 id)
+static void afw_st_rule(struct rnd_state *rnd, struct afw_rule_spec *r, u32 id)
 {
 	static const u8 plens[] = { 0, 16, 24, 32 };
 	unsigned int bits;
@@ -289,10 +291,12 @@ int afw_selftest(void)
 		return -ENOMEM;
 	prandom_seed_state(&rnd, get_random_u64());
 	for (i = 0; i < AFW_ST_RULES; i++) {
-		rules[i] = afw_rule_alloc();
+		struct afw_rule_spec spec = {};
+
+		afw_st_rule(&rnd, &spec, i + 1);
+		rules[i] = afw_rule_create(&spec);
 		if (!rules[i])
 			goto out;
-		afw_st_rule(&rnd, rules[i], i + 1);
 		n++;
 	}
 	sort(rules, n, sizeof(*rules), afw_st_cmp, NULL);
