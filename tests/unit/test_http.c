@@ -83,13 +83,13 @@ int main(void)
 		if (st == AFW_HTTP_OK) {
 			snprintf(what, sizeof(what), "case %u: host %s port %u", i,
 				 cases[i].host ? cases[i].host : "(none)", cases[i].port);
-			CHECK(failed, what, cases[i].host ?
-			      r.has_host && span_is(&r.host, cases[i].host) && r.port == cases[i].port :
-			      !r.has_host);
-			snprintf(what, sizeof(what), "case %u: header block is the whole request", i);
+			CHECK(failed, what, cases[i].host ? r.has_host && r.port == cases[i].port &&
+			      span_is(&r.host, cases[i].host) : !r.has_host);
+			snprintf(what, sizeof(what), "case %u: the head is the whole request", i);
 			CHECK(failed, what, r.header_len == len);
 		} else if (cases[i].why) {
-			snprintf(what, sizeof(what), "case %u: reason names \"%s\"", i, cases[i].why);
+			snprintf(what, sizeof(what), "case %u: reason names \"%s\"", i,
+				 cases[i].why);
 			CHECK(failed, what, r.reason && strstr(r.reason, cases[i].why));
 		}
 		if (cases[i].st != AFW_HTTP_OK)
@@ -114,7 +114,7 @@ int main(void)
 		memcpy(big, head, n);
 		memset(big + n, 'a', sizeof(big) - n);
 		st = afw_http_parse(big, AFW_HTTP_MAX_HEADER - 1, &r);
-		CHECK(failed, "a header block still open below the bound is MORE", st == AFW_HTTP_MORE);
+		CHECK(failed, "a head still open below the bound is MORE", st == AFW_HTTP_MORE);
 		st = afw_http_parse(big, sizeof(big), &r);
 		CHECK(failed, "a header block past 8192 bytes is BAD",
 		      st == AFW_HTTP_BAD && strstr(r.reason, "8192"));
@@ -123,7 +123,7 @@ int main(void)
 		big[sizeof(big) - 2] = '\r';
 		big[sizeof(big) - 1] = '\n';
 		st = afw_http_parse(big, sizeof(big), &r);
-		CHECK(failed, "a header block ending past 8192 bytes is still BAD", st == AFW_HTTP_BAD);
+		CHECK(failed, "a head ending past 8192 bytes is still BAD", st == AFW_HTTP_BAD);
 	}
 	{
 		const char *req = "POST /form HTTP/1.1\r\nHost: body.test\r\n\r\nname=value";

@@ -135,8 +135,8 @@ static void fixture(int *failed, char *line)
 		snprintf(what, sizeof(what), "%s: %s", name, status);
 		CHECK(*failed, what, !strcmp(afw_tls_status_name(st), status));
 		if (st == AFW_TLS_BAD) {
-			snprintf(what, sizeof(what), "%s: reason names \"%s\" (got \"%s\")", name, why,
-				 h.reason ? h.reason : "");
+			snprintf(what, sizeof(what), "%s: reason names \"%s\" (got \"%s\")", name,
+				 why, h.reason ? h.reason : "");
 			CHECK(*failed, what, h.reason && strstr(h.reason, why));
 		}
 		return;
@@ -279,7 +279,7 @@ static void ja4_spec(int *failed)
 		h.exts[1] = 0x0017;
 		h.n_exts = 2;
 		afw_ja4(&h, AFW_JA4_TCP, fp);
-		CHECK(*failed, "JA4 counts: over 99 ciphers is 99, a GREASE extension is not counted",
+		CHECK(*failed, "JA4 counts: 99 for over 99 ciphers, GREASE extensions not counted",
 		      !strncmp(fp, "t10i9901", 8));
 	}
 }

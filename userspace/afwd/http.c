@@ -121,10 +121,10 @@ static enum afw_http_status afw_http_target_host(struct afw_http_request *r, boo
 
 		if (!((c >= 'a' && c <= 'z') || (i && ((c >= '0' && c <= '9') || c == '+' ||
 							c == '-' || c == '.'))))
-			return afw_http_bad(r, "request target is neither a path nor an absolute URI");
+			return afw_http_bad(r, "target is neither a path nor an absolute URI");
 	}
 	if (!i || n - i < 3 || p[i + 1] != '/' || p[i + 2] != '/')
-		return afw_http_bad(r, "request target is neither a path nor an absolute URI");
+		return afw_http_bad(r, "target is neither a path nor an absolute URI");
 	a = i + 3;
 	for (i = a; i < n && p[i] != '/' && p[i] != '?' && p[i] != '#'; i++)
 		;

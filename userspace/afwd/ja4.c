@@ -17,7 +17,8 @@
 #define AFW_JA4_HASH_LEN	12
 
 /* Hex list "xxxx,xxxx,..." of up to 512 values, plus the signature algorithms. */
-#define AFW_JA4_TEXT_MAX	((AFW_TLS_MAX_CIPHERS + AFW_TLS_MAX_EXTS + AFW_TLS_MAX_SIGALGS) * 5 + 2)
+#define AFW_JA4_TEXT_MAX \
+	((AFW_TLS_MAX_CIPHERS + AFW_TLS_MAX_EXTS + AFW_TLS_MAX_SIGALGS) * 5 + 2)
 
 static int afw_ja4_cmp(const void *a, const void *b)
 {

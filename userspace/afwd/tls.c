@@ -19,6 +19,9 @@
 /* RFC 8446 5.1: a plaintext record carries at most 2^14 bytes. */
 #define AFW_TLS_MAX_RECORD		16384
 
+static const char afw_tls_not_hello[] = "first handshake message is not a ClientHello";
+static const char afw_tls_too_big[] = "fragmented ClientHello larger than the scratch buffer";
+
 /* A cursor over one length-delimited piece of the hello. */
 struct afw_tls_rd {
 	const uint8_t *p;
@@ -114,7 +117,7 @@ static enum afw_tls_status afw_tls_sni(const struct afw_span *ext, struct afw_tl
 		if (name_len > AFW_TLS_MAX_SNI)
 			return afw_tls_bad(h, "SNI host_name longer than 255 bytes");
 		if (!afw_tls_host_ok(&name))
-			return afw_tls_bad(h, "SNI host_name has a byte not allowed in a host name");
+			return afw_tls_bad(h, "SNI host_name has a byte no host name has");
 		h->sni = name;
 		h->has_sni = true;
 	}
@@ -329,7 +332,7 @@ enum afw_tls_status afw_tls_parse_stream(const uint8_t *data, size_t len, uint8_
 		return st;
 	rec_len = afw_tls_get16(data + 3);
 	if (len > AFW_TLS_RECORD_HDR && data[AFW_TLS_RECORD_HDR] != AFW_TLS_HS_CLIENT_HELLO)
-		return afw_tls_bad(h, "first handshake message is not a ClientHello");
+		return afw_tls_bad(h, afw_tls_not_hello);
 	if (len < AFW_TLS_RECORD_HDR + AFW_TLS_HS_HDR || rec_len < AFW_TLS_HS_HDR) {
 		/* Even the handshake header may be split over records: rare, but legal. */
 		if (len < AFW_TLS_RECORD_HDR + (size_t)rec_len)
@@ -347,7 +350,7 @@ enum afw_tls_status afw_tls_parse_stream(const uint8_t *data, size_t len, uint8_
 			return st;
 		}
 		if (need > scratch_len)
-			return afw_tls_bad(h, "fragmented ClientHello larger than the scratch buffer");
+			return afw_tls_bad(h, afw_tls_too_big);
 	}
 
 	/* Fragmented: gather the record payloads until the message is whole. */
@@ -378,14 +381,13 @@ enum afw_tls_status afw_tls_parse_stream(const uint8_t *data, size_t len, uint8_
 			for (i = 0; i < AFW_TLS_HS_HDR; i++)
 				hdr[i] = i < have ? scratch[i] : data[off + i - have];
 			if (hdr[0] != AFW_TLS_HS_CLIENT_HELLO)
-				return afw_tls_bad(h, "first handshake message is not a ClientHello");
+				return afw_tls_bad(h, afw_tls_not_hello);
 			need = AFW_TLS_HS_HDR + afw_tls_get24(hdr + 1);
 			if (need > scratch_len)
-				return afw_tls_bad(h,
-					"fragmented ClientHello larger than the scratch buffer");
+				return afw_tls_bad(h, afw_tls_too_big);
 		}
 		if (!need && have + take > scratch_len)
-			return afw_tls_bad(h, "fragmented ClientHello larger than the scratch buffer");
+			return afw_tls_bad(h, afw_tls_too_big);
 		if (need && have + take > need) {
 			/* Another message after the hello in this record: not ours to read. */
 			take = need - have;
