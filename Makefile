@@ -29,7 +29,7 @@ PKG_CONFIG ?= pkg-config
 CC ?= cc
 CFLAGS ?= -O2 -g
 AFW_CFLAGS := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-DAFW_VERSION='"$(VERSION)"' -Iinclude/uapi -Iuserspace/lib
+	-DAFW_VERSION='"$(VERSION)"' -Iinclude/uapi -Iuserspace/lib -Iuserspace/afwd
 
 B := build
 LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c userspace/lib/rule.c \
@@ -37,11 +37,13 @@ LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c us
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c
+# afwd's protocol parsers, a library of their own so tests and fuzzers link them.
+AFWD_LIB_SRCS := userspace/afwd/tls.c userspace/afwd/ja4.c userspace/afwd/http.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
-HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h)
+HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h userspace/afwd/*.h)
 
-.PHONY: all module userspace unit install install-module install-userspace \
+.PHONY: all module userspace unit fuzz install install-module install-userspace \
 	dkms-install dkms-remove check vm-demo up deps clean pkgcheck
 
 all: module userspace
@@ -58,25 +60,47 @@ pkgcheck:
 	@$(PKG_CONFIG) --exists libmnl || { \
 		echo "afw: libmnl not found by pkg-config; install libmnl-dev (or run 'make deps')" >&2; \
 		exit 1; }
+	@$(PKG_CONFIG) --exists libcrypto || { \
+		echo "afw: libcrypto not found by pkg-config; install libssl-dev (or run 'make deps')" >&2; \
+		exit 1; }
 
 MNL_CFLAGS = $(shell $(PKG_CONFIG) --cflags libmnl)
 MNL_LIBS = $(shell $(PKG_CONFIG) --libs libmnl)
+CRYPTO_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcrypto)
+CRYPTO_LIBS = $(shell $(PKG_CONFIG) --libs libcrypto)
 
 $(B)/%.o: %.c $(HDRS) | pkgcheck
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) $(CRYPTO_CFLAGS) -c -o $@ $<
 
 $(B)/libafw.a: $(LIB_SRCS:%.c=$(B)/%.o)
+	$(AR) rcs $@ $^
+
+$(B)/libafwd.a: $(AFWD_LIB_SRCS:%.c=$(B)/%.o)
 	$(AR) rcs $@ $^
 
 $(B)/afwctl: $(AFWCTL_SRCS:%.c=$(B)/%.o) $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
 
-$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafw.a
+$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafw.a $(B)/libafwd.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS) $(CRYPTO_LIBS)
 
 unit: $(UNIT_BINS)
+
+# libFuzzer targets: each fuzzer is built from its source and the parsers' sources,
+# all instrumented, with clang.
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
+
+$(B)/fuzz/%: tests/fuzz/%.c $(AFWD_LIB_SRCS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(AFW_CFLAGS) $(CRYPTO_CFLAGS) -o $@ $< $(AFWD_LIB_SRCS) \
+		$(CRYPTO_LIBS)
+
+fuzz: $(FUZZ_BINS)
 
 install: install-module install-userspace
 

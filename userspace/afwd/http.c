@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HTTP/1.x request head: request line, then header lines up to the empty
+ * line. Only the method, the target and Host are kept; every other header is
+ * checked for shape and skipped. Bare LF line ends are accepted, as most
+ * servers do, so that a request a server would honour is not missed here.
+ */
+
+#include <string.h>
+
+#include "http.h"
+
+static enum afw_http_status afw_http_bad(struct afw_http_request *r, const char *why)
+{
+	r->reason = why;
+	return AFW_HTTP_BAD;
+}
+
+static enum afw_http_status afw_http_not(struct afw_http_request *r, const char *why)
+{
+	r->reason = why;
+	return AFW_HTTP_NOT_HTTP;
+}
+
+/* RFC 9110 5.6.2 tchar. */
+static bool afw_http_tchar(uint8_t c)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+		return true;
+	return c && strchr("!#$%&'*+-.^_`|~", c);
+}
+
+static bool afw_http_hostchar(uint8_t c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '.' || c == '_';
+}
+
+static uint8_t afw_http_lower(uint8_t c)
+{
+	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+static bool afw_http_eq_nocase(const uint8_t *a, size_t alen, const char *b)
+{
+	size_t i;
+
+	if (alen != strlen(b))
+		return false;
+	for (i = 0; i < alen; i++)
+		if (afw_http_lower(a[i]) != (uint8_t)b[i])
+			return false;
+	return true;
+}
+
+/*
+ * "host", "host:port", "[v6]" or "[v6]:port", as in Host and in the
+ * authority of a target. User information is refused: it has no business in
+ * a request and only serves to hide the real host from a naive reader.
+ */
+static bool afw_http_authority(const uint8_t *p, size_t n, struct afw_span *host, uint16_t *port)
+{
+	size_t i = 0, end;
+	uint32_t v = 0;
+
+	if (n && p[0] == '[') {
+		for (i = 1; i < n && p[i] != ']'; i++) {
+			uint8_t c = afw_http_lower(p[i]);
+
+			if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == ':' ||
+			      c == '.'))
+				return false;
+		}
+		if (i == n || i == 1)
+			return false;
+		host->p = p + 1;
+		host->len = i - 1;
+		i++;
+	} else {
+		while (i < n && afw_http_hostchar(p[i]))
+			i++;
+		if (!i)
+			return false;
+		host->p = p;
+		host->len = i;
+	}
+	end = i;
+	*port = 0;
+	if (end == n)
+		return true;
+	if (p[end] != ':')
+		return false;
+	/* An empty port is allowed by RFC 3986 and means the default. */
+	for (i = end + 1; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+		v = v * 10 + (p[i] - '0');
+		if (v > 65535)
+			return false;
+	}
+	*port = (uint16_t)v;
+	return true;
+}
+
+/* The authority of an absolute-form target, "scheme://authority[/?#...]". */
+static enum afw_http_status afw_http_target_host(struct afw_http_request *r, bool connect)
+{
+	const uint8_t *p = r->target.p;
+	size_t n = r->target.len, i, a;
+
+	if (connect) {
+		if (!afw_http_authority(p, n, &r->host, &r->port))
+			return afw_http_bad(r, "CONNECT target is not host:port");
+		r->has_host = true;
+		return AFW_HTTP_OK;
+	}
+	if (p[0] == '/' || (n == 1 && p[0] == '*'))
+		return AFW_HTTP_OK;
+	for (i = 0; i < n && p[i] != ':'; i++) {
+		uint8_t c = afw_http_lower(p[i]);
+
+		if (!((c >= 'a' && c <= 'z') || (i && ((c >= '0' && c <= '9') || c == '+' ||
+							c == '-' || c == '.'))))
+			return afw_http_bad(r, "target is neither a path nor an absolute URI");
+	}
+	if (!i || n - i < 3 || p[i + 1] != '/' || p[i + 2] != '/')
+		return afw_http_bad(r, "target is neither a path nor an absolute URI");
+	a = i + 3;
+	for (i = a; i < n && p[i] != '/' && p[i] != '?' && p[i] != '#'; i++)
+		;
+	if (memchr(p + a, '@', i - a))
+		return afw_http_bad(r, "user information in the request target");
+	if (!afw_http_authority(p + a, i - a, &r->host, &r->port))
+		return afw_http_bad(r, "request target has no valid host");
+	r->has_host = true;
+	return AFW_HTTP_OK;
+}
+
+static bool afw_http_same_host(const struct afw_span *a, const struct afw_span *b)
+{
+	size_t i;
+
+	if (a->len != b->len)
+		return false;
+	for (i = 0; i < a->len; i++)
+		if (afw_http_lower(a->p[i]) != afw_http_lower(b->p[i]))
+			return false;
+	return true;
+}
+
+/* The request line; on OK, *@next is the offset of the first header line. */
+static enum afw_http_status afw_http_request_line(const uint8_t *data, size_t len,
+						  struct afw_http_request *r, size_t *next)
+{
+	static const char version[] = "HTTP/1.";
+	size_t i, t, v;
+
+	for (i = 0; i < len && data[i] != ' '; i++) {
+		if (data[i] < 'A' || data[i] > 'Z')
+			return afw_http_not(r, "request does not start with a method");
+		if (i == AFW_HTTP_MAX_METHOD)
+			return afw_http_not(r, "method longer than 16 characters");
+	}
+	if (i == len)
+		return AFW_HTTP_MORE;
+	if (!i)
+		return afw_http_not(r, "request does not start with a method");
+	r->method.p = data;
+	r->method.len = i;
+
+	for (t = ++i; i < len && data[i] != ' '; i++) {
+		if (data[i] == '\r' || data[i] == '\n')
+			return afw_http_not(r, "request line has no HTTP version");
+		if (data[i] < 0x21 || data[i] > 0x7e)
+			return afw_http_bad(r, "request target has a control or non-ASCII byte");
+		if (i >= AFW_HTTP_MAX_HEADER)
+			return afw_http_bad(r, "request line longer than the header bound");
+	}
+	if (i == len)
+		return AFW_HTTP_MORE;
+	if (i == t)
+		return afw_http_bad(r, "empty request target");
+	r->target.p = data + t;
+	r->target.len = i - t;
+
+	for (v = ++i; i < len && i - v < sizeof(version) - 1; i++)
+		if (data[i] != (uint8_t)version[i - v])
+			return afw_http_not(r, "version is not HTTP/1.x");
+	if (i == len)
+		return AFW_HTTP_MORE;
+	if (data[i] < '0' || data[i] > '9')
+		return afw_http_not(r, "version is not HTTP/1.x");
+	r->minor = (uint8_t)(data[i] - '0');
+	if (++i == len)
+		return AFW_HTTP_MORE;
+	if (data[i] == '\r' && ++i == len)
+		return AFW_HTTP_MORE;
+	if (data[i] != '\n')
+		return afw_http_bad(r, "request line does not end after the version");
+	*next = i + 1;
+	return AFW_HTTP_OK;
+}
+
+static enum afw_http_status afw_http_header(const uint8_t *line, size_t n,
+					    struct afw_http_request *r, struct afw_span *host_hdr,
+					    uint16_t *host_port)
+{
+	size_t i, b, e;
+
+	if (line[0] == ' ' || line[0] == '\t')
+		return afw_http_bad(r, "obsolete folded header line");
+	for (i = 0; i < n && line[i] != ':'; i++)
+		if (!afw_http_tchar(line[i]))
+			return afw_http_bad(r, "header name has a byte not allowed in a token");
+	if (i == n || !i)
+		return afw_http_bad(r, "header line without a name and a colon");
+	for (b = i + 1; b < n; b++)
+		if (line[b] == '\r' || line[b] == '\0')
+			return afw_http_bad(r, "stray CR or NUL in a header value");
+	if (!afw_http_eq_nocase(line, i, "host"))
+		return AFW_HTTP_OK;
+	if (host_hdr->p)
+		return afw_http_bad(r, "duplicate Host header");
+	for (b = i + 1; b < n && (line[b] == ' ' || line[b] == '\t'); b++)
+		;
+	for (e = n; e > b && (line[e - 1] == ' ' || line[e - 1] == '\t'); e--)
+		;
+	if (!afw_http_authority(line + b, e - b, host_hdr, host_port))
+		return afw_http_bad(r, "Host is not a host name or address");
+	return AFW_HTTP_OK;
+}
+
+enum afw_http_status afw_http_parse(const uint8_t *data, size_t len, struct afw_http_request *r)
+{
+	struct afw_span host_hdr = { NULL, 0 };
+	enum afw_http_status st;
+	uint16_t host_port = 0;
+	size_t off;
+
+	memset(r, 0, sizeof(*r));
+	st = afw_http_request_line(data, len, r, &off);
+	if (st != AFW_HTTP_OK)
+		return st;
+
+	for (;;) {
+		const uint8_t *lf;
+		size_t n;
+
+		lf = off < len ? memchr(data + off, '\n', len - off) : NULL;
+		if (!lf || (size_t)(lf - data) >= AFW_HTTP_MAX_HEADER) {
+			if (len >= AFW_HTTP_MAX_HEADER)
+				return afw_http_bad(r, "header block longer than 8192 bytes");
+			return AFW_HTTP_MORE;
+		}
+		n = (size_t)(lf - (data + off));
+		if (n && data[off + n - 1] == '\r')
+			n--;
+		if (!n) {
+			off = (size_t)(lf - data) + 1;
+			break;
+		}
+		st = afw_http_header(data + off, n, r, &host_hdr, &host_port);
+		if (st != AFW_HTTP_OK)
+			return st;
+		off = (size_t)(lf - data) + 1;
+	}
+	r->header_len = off;
+
+	st = afw_http_target_host(r, afw_http_eq_nocase(r->method.p, r->method.len, "connect"));
+	if (st != AFW_HTTP_OK)
+		return st;
+	if (r->has_host && host_hdr.p && !afw_http_same_host(&r->host, &host_hdr))
+		return afw_http_bad(r, "Host header names another host than the request target");
+	if (!r->has_host && host_hdr.p) {
+		r->host = host_hdr;
+		r->port = host_port;
+		r->has_host = true;
+	}
+	if (!r->has_host && r->minor >= 1)
+		return afw_http_bad(r, "HTTP/1.1 request without Host");
+	return AFW_HTTP_OK;
+}
+
+const char *afw_http_status_name(enum afw_http_status st)
+{
+	switch (st) {
+	case AFW_HTTP_OK:
+		return "ok";
+	case AFW_HTTP_MORE:
+		return "more";
+	case AFW_HTTP_NOT_HTTP:
+		return "not-http";
+	case AFW_HTTP_BAD:
+		return "bad";
+	}
+	return "?";
+}
