@@ -29,7 +29,7 @@ PKG_CONFIG ?= pkg-config
 CC ?= cc
 CFLAGS ?= -O2 -g
 AFW_CFLAGS := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-DAFW_VERSION='"$(VERSION)"' -Iinclude/uapi -Iuserspace/lib
+	-DAFW_VERSION='"$(VERSION)"' -Iinclude/uapi -Iuserspace/lib -Iuserspace/afwd
 
 B := build
 LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c userspace/lib/rule.c \
@@ -37,9 +37,11 @@ LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c us
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c
+AFWD_LIB_SRCS := userspace/afwd/pkt.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
-HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h)
+HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h) \
+	$(wildcard userspace/afwd/*.h)
 
 .PHONY: all module userspace unit install install-module install-userspace \
 	dkms-install dkms-remove check vm-demo up deps clean pkgcheck
@@ -52,7 +54,7 @@ module:
 		exit 1; fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-userspace: $(B)/afwctl
+userspace: $(B)/afwctl $(B)/libafwd.a
 
 pkgcheck:
 	@$(PKG_CONFIG) --exists libmnl || { \
@@ -69,10 +71,13 @@ $(B)/%.o: %.c $(HDRS) | pkgcheck
 $(B)/libafw.a: $(LIB_SRCS:%.c=$(B)/%.o)
 	$(AR) rcs $@ $^
 
+$(B)/libafwd.a: $(AFWD_LIB_SRCS:%.c=$(B)/%.o)
+	$(AR) rcs $@ $^
+
 $(B)/afwctl: $(AFWCTL_SRCS:%.c=$(B)/%.o) $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
 
-$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafw.a
+$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafwd.a $(B)/libafw.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
 
