@@ -37,7 +37,7 @@ LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c us
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c
-AFWD_LIB_SRCS := userspace/afwd/pkt.c userspace/afwd/reasm.c
+AFWD_LIB_SRCS := userspace/afwd/pkt.c userspace/afwd/reasm.c userspace/afwd/pcap.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h) \
