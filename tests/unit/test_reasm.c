@@ -226,6 +226,12 @@ int main(void)
 	st = afw_reasm_add(&r, 123450, false, buf, 10);
 	CHECK(failed, "and compared after it", st == AFW_REASM_CONFLICT);
 
+	st = afw_reasm_add(&r, 123400, true, NULL, 0);
+	CHECK(failed, "a SYN seen after the data leaves the start where it was",
+	      st == 0 && r.base == 123456 && r.have == 5);
+	st = afw_reasm_add(&r, 123400, true, NULL, 0);
+	CHECK(failed, "and its retransmit is not a conflict", st == 0);
+
 	/* A SYN carrying data (TCP Fast Open). */
 	afw_reasm_init(&r, big, sizeof(big));
 	st = afw_reasm_add(&r, 41, true, stream, 7);

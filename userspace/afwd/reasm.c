@@ -98,7 +98,7 @@ unsigned int afw_reasm_add(struct afw_reasm *r, uint32_t seq, bool syn, const ui
 
 	if (syn) {
 		/* A SYN again with another ISN cannot belong to this stream. */
-		if (r->syn_seen && seq + 1 != r->base) {
+		if (r->syn_seen && seq != r->isn) {
 			r->conflict = true;
 			return AFW_REASM_CONFLICT | afw_reasm_full(r);
 		}
@@ -107,6 +107,7 @@ unsigned int afw_reasm_add(struct afw_reasm *r, uint32_t seq, bool syn, const ui
 			r->started = true;
 		}
 		r->syn_seen = true;
+		r->isn = seq;
 		seq++;
 	}
 	if (!len || !data)

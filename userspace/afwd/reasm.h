@@ -44,6 +44,7 @@ struct afw_reasm {
 	uint8_t *buf;
 	uint32_t cap;
 	uint32_t base;		/* sequence number of stream offset 0 */
+	uint32_t isn;		/* from the SYN, once seen */
 	uint32_t have;		/* contiguous bytes at buf[0] */
 	bool started;		/* base is known */
 	bool syn_seen;
