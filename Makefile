@@ -42,9 +42,14 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h) \
 	$(wildcard userspace/afwd/*.h)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_CC ?= clang
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Iuserspace/afwd
 
 .PHONY: all module userspace unit install install-module install-userspace \
-	dkms-install dkms-remove check vm-demo up deps clean pkgcheck
+	dkms-install dkms-remove check vm-demo up deps clean pkgcheck fuzz
 
 all: module userspace
 
@@ -82,6 +87,13 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafwd.a $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
 
 unit: $(UNIT_BINS)
+
+# libFuzzer targets; each links the afwd sources built with the sanitizers.
+fuzz: $(FUZZ_BINS)
+
+$(B)/fuzz/%: tests/fuzz/%.c $(AFWD_LIB_SRCS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(AFWD_LIB_SRCS)
 
 install: install-module install-userspace
 
