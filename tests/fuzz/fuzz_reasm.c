@@ -17,6 +17,8 @@
 
 #define STREAM 1024
 #define CAP_MAX (1 + 255 * 4)
+/* Each step compares the whole buffer; more steps add time, not paths. */
+#define STEPS_MAX 128
 
 struct afw_fuzz_model {
 	uint8_t val[CAP_MAX];
@@ -59,6 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool contradicts;
 	unsigned int st;
 	uint8_t nranges;
+	int n;
 
 	if (size < 3)
 		return 0;
@@ -72,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	afw_reasm_init(&r, buf, cap);
 	if (data[2] & 1)
 		afw_reasm_add(&r, isn, true, NULL, 0);
-	for (data += 3, size -= 3; size >= 4; data += 4, size -= 4) {
+	for (data += 3, size -= 3, n = 0; size >= 4 && n < STEPS_MAX; data += 4, size -= 4, n++) {
 		if ((data[1] & 0xe0) == 0xe0) {
 			/* A SYN: the ISN again, or another one */
 			st = afw_reasm_add(&r, isn + (data[3] & 1), true, NULL, 0);
