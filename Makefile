@@ -38,7 +38,8 @@ AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afw
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c
 # afwd's protocol parsers, a library of their own so tests and fuzzers link them.
-AFWD_LIB_SRCS := userspace/afwd/tls.c userspace/afwd/ja4.c userspace/afwd/http.c
+AFWD_LIB_SRCS := userspace/afwd/tls.c userspace/afwd/ja4.c userspace/afwd/http.c \
+	userspace/afwd/pkt.c userspace/afwd/reasm.c userspace/afwd/pcap.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h userspace/afwd/*.h)
@@ -54,7 +55,7 @@ module:
 		exit 1; fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-userspace: $(B)/afwctl
+userspace: $(B)/afwctl $(B)/libafwd.a
 
 pkgcheck:
 	@$(PKG_CONFIG) --exists libmnl || { \

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Packet decoding: link header, IPv4 or IPv6 (with options, extension
+ * headers and fragments), then TCP, UDP or ICMP. Every read is checked
+ * against the bytes the caller has, so a capture cut short by its snap
+ * length or a crafted packet ends in an error, not in a wild read.
+ */
+
+#include <string.h>
+
+#include "pkt.h"
+
+#define AFW_ETH_IPV4	0x0800
+#define AFW_ETH_IPV6	0x86dd
+#define AFW_ETH_VLAN	0x8100
+#define AFW_ETH_QINQ	0x88a8
+#define AFW_ETH_QINQ_OLD 0x9100
+
+/* Past this many IPv6 extension headers the chain is treated as an attack. */
+#define AFW_PKT_MAX_EXTHDRS 16
+
+static uint16_t afw_get16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+static uint32_t afw_get32(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+static enum afw_pkt_err afw_pkt_fail(struct afw_pkt *p, enum afw_pkt_err err, const char *why)
+{
+	p->reason = why;
+	return err;
+}
+
+static enum afw_pkt_err afw_pkt_l4(struct afw_pkt *p, const uint8_t *data, size_t off,
+				   size_t end)
+{
+	const uint8_t *h = data + off;
+	size_t avail = end - off, hlen;
+
+	p->l4_off = off;
+	switch (p->proto) {
+	case 6:
+		if (avail < 20)
+			return afw_pkt_fail(p, AFW_PKT_ETRUNC, "TCP header truncated");
+		hlen = (size_t)(h[12] >> 4) * 4;
+		if (hlen < 20)
+			return afw_pkt_fail(p, AFW_PKT_EMALFORMED, "TCP data offset below 5");
+		if (hlen > avail)
+			return afw_pkt_fail(p, AFW_PKT_ETRUNC, "TCP options truncated");
+		p->sport = afw_get16(h);
+		p->dport = afw_get16(h + 2);
+		p->tcp_seq = afw_get32(h + 4);
+		p->tcp_ack = afw_get32(h + 8);
+		p->tcp_flags = h[13];
+		p->tcp_window = afw_get16(h + 14);
+		break;
+	case 17:
+	case 136:	/* UDP-Lite has the same header */
+		if (avail < 8)
+			return afw_pkt_fail(p, AFW_PKT_ETRUNC, "UDP header truncated");
+		hlen = 8;
+		p->sport = afw_get16(h);
+		p->dport = afw_get16(h + 2);
+		/* A first fragment's length field covers the whole datagram. */
+		if (p->proto == 17 && !(p->frag & AFW_PKT_FRAG)) {
+			size_t ulen = afw_get16(h + 4);
+
+			if (ulen < 8)
+				return afw_pkt_fail(p, AFW_PKT_EMALFORMED, "UDP length below 8");
+			if (ulen > avail)
+				return afw_pkt_fail(p, AFW_PKT_ETRUNC, "UDP length past the datagram");
+			end = off + ulen;
+		}
+		break;
+	case 1:
+	case 58:
+		if (avail < 4)
+			return afw_pkt_fail(p, AFW_PKT_ETRUNC, "ICMP header truncated");
+		hlen = 4;
+		p->icmp_type = h[0];
+		p->icmp_code = h[1];
+		break;
+	default:
+		/* Another protocol: no ports, the payload is the whole L4 part. */
+		p->payload = h;
+		p->payload_len = avail;
+		return AFW_PKT_OK;
+	}
+	p->has_l4 = 1;
+	p->payload = h + hlen;
+	p->payload_len = end - off - hlen;
+	return AFW_PKT_OK;
+}
+
+static enum afw_pkt_err afw_pkt_ipv4(struct afw_pkt *p, const uint8_t *data, size_t off,
+				     size_t len)
+{
+	const uint8_t *h = data + off;
+	size_t avail = len - off, hlen, tot;
+	uint16_t fragw;
+
+	if (avail < 20)
+		return afw_pkt_fail(p, AFW_PKT_ETRUNC, "IPv4 header truncated");
+	if (h[0] >> 4 != 4)
+		return afw_pkt_fail(p, AFW_PKT_EMALFORMED, "IP version is not 4");
+	p->ipver = 4;
+	hlen = (size_t)(h[0] & 0xf) * 4;
+	if (hlen < 20)
+		return afw_pkt_fail(p, AFW_PKT_EMALFORMED, "IPv4 header length below 5");
+	tot = afw_get16(h + 2);
+	if (tot < hlen)
+		return afw_pkt_fail(p, AFW_PKT_EMALFORMED, "IPv4 total length below header length");
+	if (hlen > avail)
+		return afw_pkt_fail(p, AFW_PKT_ETRUNC, "IPv4 options truncated");
+	memcpy(p->src, h + 12, 4);
+	memcpy(p->dst, h + 16, 4);
+	p->proto = h[9];
+	p->ttl = h[8];
+	p->l3_off = off;
+	if (tot > avail)
+		return afw_pkt_fail(p, AFW_PKT_ETRUNC, "IPv4 total length past the captured bytes");
+	fragw = afw_get16(h + 6);
+	if (fragw & 0x3fff)
+		p->frag |= AFW_PKT_FRAG;
+	if (fragw & 0x1fff) {
+		p->frag |= AFW_PKT_FRAG_LATER;
+		p->l4_off = off + hlen;
+		p->payload = h + hlen;
+		p->payload_len = tot - hlen;
+		return AFW_PKT_OK;
+	}
+	return afw_pkt_l4(p, data, off + hlen, off + tot);
+}
+
+static enum afw_pkt_err afw_pkt_ipv6(struct afw_pkt *p, const uint8_t *data, size_t off,
+				     size_t len)
+{
+	const uint8_t *h = data + off;
+	size_t avail = len - off, end, pos;
+	uint8_t next;
+	int n;
+
+	if (avail < 40)
+		return afw_pkt_fail(p, AFW_PKT_ETRUNC, "IPv6 header truncated");
+	if (h[0] >> 4 != 6)
+		return afw_pkt_fail(p, AFW_PKT_EMALFORMED, "IP version is not 6");
+	p->ipver = 6;
+	memcpy(p->src, h + 8, 16);
+	memcpy(p->dst, h + 24, 16);
+	p->ttl = h[7];
+	p->l3_off = off;
+	next = h[6];
+	p->proto = next;
+	/* A zero payload length with a hop-by-hop jumbo option is not supported. */
+	end = off + 40 + afw_get16(h + 4);
+	if (end > len)
+		return afw_pkt_fail(p, AFW_PKT_ETRUNC, "IPv6 payload length past the captured bytes");
+	pos = off + 40;
+	for (n = 0;; n++) {
+		const uint8_t *e = data + pos;
+		size_t elen;
+
+		if (next != 0 && next != 43 && next != 44 && next != 60 && next != 51)
+			break;
+		if (n == AFW_PKT_MAX_EXTHDRS)
+			return afw_pkt_fail(p, AFW_PKT_EMALFORMED, "IPv6 extension header chain too long");
+		if (end - pos < 8)
+			return afw_pkt_fail(p, AFW_PKT_ETRUNC, "IPv6 extension header truncated");
+		if (next == 44) {
+			uint16_t offw = afw_get16(e + 2);
+
+			elen = 8;
+			p->frag |= AFW_PKT_FRAG;
+			if (offw & 0xfff8) {
+				p->frag |= AFW_PKT_FRAG_LATER;
+				p->proto = e[0];
+				p->l4_off = pos + 8;
+				p->payload = data + pos + 8;
+				p->payload_len = end - pos - 8;
+				return AFW_PKT_OK;
+			}
+		} else if (next == 51) {
+			elen = ((size_t)e[1] + 2) * 4;
+		} else {
+			elen = ((size_t)e[1] + 1) * 8;
+		}
+		if (elen > end - pos)
+			return afw_pkt_fail(p, AFW_PKT_ETRUNC, "IPv6 extension header truncated");
+		next = e[0];
+		p->proto = next;
+		pos += elen;
+	}
+	if (next == 59) {
+		p->l4_off = pos;
+		p->payload = data + pos;
+		p->payload_len = 0;
+		return AFW_PKT_OK;
+	}
+	return afw_pkt_l4(p, data, pos, end);
+}
+
+static enum afw_pkt_err afw_pkt_ip(struct afw_pkt *p, const uint8_t *data, size_t off,
+				   size_t len, unsigned int ver)
+{
+	if (off >= len)
+		return afw_pkt_fail(p, AFW_PKT_ETRUNC, "no IP header after the link header");
+	if (!ver)
+		ver = data[off] >> 4;
+	if (ver == 4)
+		return afw_pkt_ipv4(p, data, off, len);
+	if (ver == 6)
+		return afw_pkt_ipv6(p, data, off, len);
+	return afw_pkt_fail(p, AFW_PKT_EMALFORMED, "IP version is neither 4 nor 6");
+}
+
+static enum afw_pkt_err afw_pkt_ethertype(struct afw_pkt *p, const uint8_t *data, size_t off,
+					  size_t len, uint16_t type)
+{
+	if (type == AFW_ETH_IPV4)
+		return afw_pkt_ip(p, data, off, len, 4);
+	if (type == AFW_ETH_IPV6)
+		return afw_pkt_ip(p, data, off, len, 6);
+	return afw_pkt_fail(p, AFW_PKT_EUNSUPP, "link protocol is not IPv4 or IPv6");
+}
+
+static enum afw_pkt_err afw_pkt_ether(struct afw_pkt *p, const uint8_t *data, size_t len)
+{
+	size_t off = 12;
+	uint16_t type;
+
+	if (len < 14)
+		return afw_pkt_fail(p, AFW_PKT_ETRUNC, "Ethernet header truncated");
+	type = afw_get16(data + off);
+	while (type == AFW_ETH_VLAN || type == AFW_ETH_QINQ || type == AFW_ETH_QINQ_OLD) {
+		if (p->nvlan == 2)
+			return afw_pkt_fail(p, AFW_PKT_EUNSUPP, "more than two VLAN tags");
+		if (len - off < 6)
+			return afw_pkt_fail(p, AFW_PKT_ETRUNC, "VLAN tag truncated");
+		p->nvlan++;
+		off += 4;
+		type = afw_get16(data + off);
+	}
+	if (type < 0x0600)
+		return afw_pkt_fail(p, AFW_PKT_EUNSUPP, "802.3 length field, not an Ethernet type");
+	return afw_pkt_ethertype(p, data, off + 2, len, type);
+}
+
+/* BSD loopback: the address family differs between systems for IPv6. */
+static enum afw_pkt_err afw_pkt_null(struct afw_pkt *p, const uint8_t *data, size_t len,
+				     int big_endian)
+{
+	uint32_t fam;
+
+	if (len < 4)
+		return afw_pkt_fail(p, AFW_PKT_ETRUNC, "loopback header truncated");
+	fam = afw_get32(data);
+	/* DLT_NULL is in the writer's byte order; a family fits in 16 bits. */
+	if (!big_endian && fam > 0xffff)
+		fam = (uint32_t)data[3] << 24 | (uint32_t)data[2] << 16 |
+		      (uint32_t)data[1] << 8 | data[0];
+	if (fam == 2)
+		return afw_pkt_ip(p, data, 4, len, 4);
+	if (fam == 10 || fam == 24 || fam == 28 || fam == 30)
+		return afw_pkt_ip(p, data, 4, len, 6);
+	return afw_pkt_fail(p, AFW_PKT_EUNSUPP, "loopback family is not IPv4 or IPv6");
+}
+
+enum afw_pkt_err afw_pkt_decode(struct afw_pkt *p, unsigned int linktype, const uint8_t *data,
+				size_t len)
+{
+	memset(p, 0, sizeof(*p));
+	if (!data)
+		len = 0;
+	switch (linktype) {
+	case AFW_LINK_EN10MB:
+		return afw_pkt_ether(p, data, len);
+	case AFW_LINK_RAW:
+		return afw_pkt_ip(p, data, 0, len, 0);
+	case AFW_LINK_IPV4:
+		return afw_pkt_ip(p, data, 0, len, 4);
+	case AFW_LINK_IPV6:
+		return afw_pkt_ip(p, data, 0, len, 6);
+	case AFW_LINK_NULL:
+		return afw_pkt_null(p, data, len, 0);
+	case AFW_LINK_LOOP:
+		return afw_pkt_null(p, data, len, 1);
+	case AFW_LINK_LINUX_SLL:
+		if (len < 16)
+			return afw_pkt_fail(p, AFW_PKT_ETRUNC, "Linux cooked header truncated");
+		return afw_pkt_ethertype(p, data, 16, len, afw_get16(data + 14));
+	case AFW_LINK_LINUX_SLL2:
+		if (len < 20)
+			return afw_pkt_fail(p, AFW_PKT_ETRUNC, "Linux cooked v2 header truncated");
+		return afw_pkt_ethertype(p, data, 20, len, afw_get16(data));
+	default:
+		return afw_pkt_fail(p, AFW_PKT_EUNSUPP, "unsupported link type");
+	}
+}
+
+int afw_pkt_flow_key(const struct afw_pkt *p, struct afw_pkt_key *k)
+{
+	size_t alen = p->ipver == 6 ? 16 : 4;
+	uint16_t sport = p->has_l4 ? p->sport : 0, dport = p->has_l4 ? p->dport : 0;
+	int c, side;
+
+	memset(k, 0, sizeof(*k));
+	k->ipver = p->ipver;
+	k->proto = p->proto;
+	c = memcmp(p->src, p->dst, alen);
+	side = c > 0 || (c == 0 && sport > dport);
+	memcpy(k->addr[side], p->src, alen);
+	memcpy(k->addr[!side], p->dst, alen);
+	k->port[side] = sport;
+	k->port[!side] = dport;
+	return side;
+}
+
+int afw_pkt_client_side(const struct afw_pkt *p, int side)
+{
+	uint8_t synack = AFW_TCP_SYN | AFW_TCP_ACK;
+
+	if (p->proto == 6 && p->has_l4 && (p->tcp_flags & synack) == synack)
+		return !side;
+	return side;
+}
+
+/* FNV-1a over the key's bytes, then a final mix so that the low bits spread. */
+uint32_t afw_pkt_key_hash(const struct afw_pkt_key *k, uint32_t seed)
+{
+	const uint8_t *b = (const uint8_t *)k;
+	uint32_t h = 2166136261u ^ seed;
+	size_t i;
+
+	for (i = 0; i < sizeof(*k); i++)
+		h = (h ^ b[i]) * 16777619u;
+	h ^= h >> 16;
+	h *= 0x7feb352du;
+	h ^= h >> 15;
+	return h;
+}
+
+const char *afw_pkt_err_name(enum afw_pkt_err err)
+{
+	switch (err) {
+	case AFW_PKT_OK:
+		return "ok";
+	case AFW_PKT_ETRUNC:
+		return "truncated";
+	case AFW_PKT_EMALFORMED:
+		return "malformed";
+	case AFW_PKT_EUNSUPP:
+		return "unsupported";
+	}
+	return "unknown";
+}

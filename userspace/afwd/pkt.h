@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Packet decoding for afwd: from a link header (pcap) or from the IP header
+ * (NFQUEUE) down to the transport header and its payload, plus the flow key
+ * that maps both directions of a flow to one entry.
+ *
+ * Decoding never reads outside [data, data + len) and never allocates. The
+ * decoded struct points into the caller's buffer (payload), so it is valid
+ * only as long as that buffer is.
+ */
+#ifndef AFW_PKT_H
+#define AFW_PKT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Link types, numbered as in pcap files (LINKTYPE_*). */
+enum {
+	AFW_LINK_NULL = 0,	/* 4-byte address family in the writer's byte order */
+	AFW_LINK_EN10MB = 1,	/* Ethernet, up to two VLAN tags */
+	AFW_LINK_RAW = 101,	/* IPv4 or IPv6 by the version nibble; also NFQUEUE */
+	AFW_LINK_LOOP = 108,	/* as NULL, but always big-endian */
+	AFW_LINK_LINUX_SLL = 113,
+	AFW_LINK_IPV4 = 228,
+	AFW_LINK_IPV6 = 229,
+	AFW_LINK_LINUX_SLL2 = 276,
+};
+
+enum afw_pkt_err {
+	AFW_PKT_OK = 0,
+	AFW_PKT_ETRUNC,		/* a header or a length field runs past the buffer */
+	AFW_PKT_EMALFORMED,	/* a field holds an impossible value */
+	AFW_PKT_EUNSUPP,	/* well-formed, but not something afwd decodes (ARP, ...) */
+};
+
+/* afw_pkt.frag */
+#define AFW_PKT_FRAG		0x1	/* part of a fragmented datagram */
+#define AFW_PKT_FRAG_LATER	0x2	/* not the first fragment: no transport header */
+
+/* TCP flags as on the wire */
+#define AFW_TCP_FIN	0x01
+#define AFW_TCP_SYN	0x02
+#define AFW_TCP_RST	0x04
+#define AFW_TCP_PSH	0x08
+#define AFW_TCP_ACK	0x10
+
+struct afw_pkt {
+	uint8_t ipver;		/* 4 or 6; 0 when no IP header was reached */
+	uint8_t proto;		/* transport protocol (after IPv6 extension headers) */
+	uint8_t frag;		/* AFW_PKT_FRAG* */
+	uint8_t has_l4;		/* ports (and TCP fields) below are valid */
+	uint8_t nvlan;		/* VLAN tags skipped on Ethernet */
+	uint8_t ttl;		/* TTL or hop limit */
+	uint8_t src[16], dst[16];	/* IPv4 uses the first 4 bytes, the rest is zero */
+	uint16_t sport, dport;	/* UDP and TCP; ICMP type/code go in icmp_type/code */
+	uint8_t icmp_type, icmp_code;
+	uint8_t tcp_flags;
+	uint16_t tcp_window;
+	uint32_t tcp_seq, tcp_ack;
+	size_t l3_off, l4_off;	/* offsets from the start of the buffer */
+	const uint8_t *payload;	/* transport payload (for a later fragment: IP payload) */
+	size_t payload_len;
+	const char *reason;	/* static text when decoding failed */
+};
+
+/*
+ * Decodes @data (@len bytes) captured with @linktype (AFW_LINK_*). Returns
+ * AFW_PKT_OK, or an error with @p->reason describing it; the fields decoded
+ * before the error stay filled. Trailing link padding after the IP datagram
+ * is not part of the payload.
+ */
+enum afw_pkt_err afw_pkt_decode(struct afw_pkt *p, unsigned int linktype, const uint8_t *data,
+				size_t len);
+
+/* Both directions of a flow give the same key; compare and hash it as bytes. */
+struct afw_pkt_key {
+	uint8_t ipver;
+	uint8_t proto;
+	uint16_t port[2];
+	uint8_t addr[2][16];
+};
+
+/*
+ * Fills @k for a decoded packet and returns the side (0 or 1) of @k that
+ * sent @p. Endpoint 0 is the lower (address, port) pair, so the key does not
+ * depend on direction; the caller stores, per flow, which side is the client
+ * (afw_pkt_client_side() on the flow's first packet).
+ */
+int afw_pkt_flow_key(const struct afw_pkt *p, struct afw_pkt_key *k);
+
+/*
+ * The client's side for a flow whose first seen packet is @p, sent by @side:
+ * the sender, except for a SYN+ACK, which the server sends.
+ */
+int afw_pkt_client_side(const struct afw_pkt *p, int side);
+
+/* A 32-bit hash of the key; @seed is the caller's, random per table. */
+uint32_t afw_pkt_key_hash(const struct afw_pkt_key *k, uint32_t seed);
+
+const char *afw_pkt_err_name(enum afw_pkt_err err);
+
+#endif /* AFW_PKT_H */
