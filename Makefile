@@ -29,7 +29,7 @@ PKG_CONFIG ?= pkg-config
 CC ?= cc
 CFLAGS ?= -O2 -g
 AFW_CFLAGS := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-DAFW_VERSION='"$(VERSION)"' -Iinclude/uapi -Iuserspace/lib
+	-DAFW_VERSION='"$(VERSION)"' -Iinclude/uapi -Iuserspace/lib -Iuserspace/afwd
 
 B := build
 LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c userspace/lib/rule.c \
@@ -37,9 +37,12 @@ LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c us
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c
+# afwd's analysers, a library of their own so unit and fuzz tests can link them.
+AFWD_LIB_SRCS := userspace/afwd/quic.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
-HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h)
+HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h) \
+	$(wildcard userspace/afwd/*.h tests/unit/*.h)
 
 .PHONY: all module userspace unit install install-module install-userspace \
 	dkms-install dkms-remove check vm-demo up deps clean pkgcheck
@@ -61,10 +64,12 @@ pkgcheck:
 
 MNL_CFLAGS = $(shell $(PKG_CONFIG) --cflags libmnl)
 MNL_LIBS = $(shell $(PKG_CONFIG) --libs libmnl)
+CRYPTO_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcrypto)
+CRYPTO_LIBS = $(shell $(PKG_CONFIG) --libs libcrypto)
 
 $(B)/%.o: %.c $(HDRS) | pkgcheck
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) $(CRYPTO_CFLAGS) -c -o $@ $<
 
 $(B)/libafw.a: $(LIB_SRCS:%.c=$(B)/%.o)
 	$(AR) rcs $@ $^
@@ -72,9 +77,12 @@ $(B)/libafw.a: $(LIB_SRCS:%.c=$(B)/%.o)
 $(B)/afwctl: $(AFWCTL_SRCS:%.c=$(B)/%.o) $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
 
-$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafw.a
+$(B)/libafwd.a: $(AFWD_LIB_SRCS:%.c=$(B)/%.o)
+	$(AR) rcs $@ $^
+
+$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafwd.a $(B)/libafw.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS) $(CRYPTO_LIBS)
 
 unit: $(UNIT_BINS)
 
