@@ -41,11 +41,13 @@ AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afw
 AFWD_LIB_SRCS := userspace/afwd/quic.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
 HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h) \
 	$(wildcard userspace/afwd/*.h tests/unit/*.h)
 
 .PHONY: all module userspace unit install install-module install-userspace \
-	dkms-install dkms-remove check vm-demo up deps clean pkgcheck
+	dkms-install dkms-remove check vm-demo up deps clean pkgcheck fuzz
 
 all: module userspace
 
@@ -85,6 +87,18 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafwd.a $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS) $(CRYPTO_LIBS)
 
 unit: $(UNIT_BINS)
+
+# libFuzzer targets, each built with the afwd library sources under the
+# sanitizers; tests/run's fuzz stage runs them for a bounded time.
+FUZZ_CC ?= clang
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Iuserspace/afwd -Itests/unit
+
+$(B)/fuzz/%: tests/fuzz/%.c $(AFWD_LIB_SRCS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(CRYPTO_CFLAGS) -o $@ $< $(AFWD_LIB_SRCS) $(CRYPTO_LIBS)
+
+fuzz: $(FUZZ_BINS)
 
 install: install-module install-userspace
 
