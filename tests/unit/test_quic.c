@@ -342,6 +342,23 @@ static void test_frames(struct afw_quic_ctx *ctx, int *failed)
 	CHECK(*failed, "a 33rd is refused (-ENOBUFS)", ret == -ENOBUFS);
 }
 
+/* Only an API caller, never UDP, can hand over more than 65527 bytes. */
+static void test_oversize(struct afw_quic_ctx *ctx, int *failed, const uint8_t *rfc)
+{
+	static uint8_t big[70000];
+	size_t l = sizeof(big) - 20;
+	const char *why = "";
+
+	memcpy(big, rfc, 16);
+	big[16] = 0x80 | l >> 24;
+	big[17] = l >> 16;
+	big[18] = l >> 8;
+	big[19] = l;
+	memcpy(big + 20, rfc + 18, 1200 - 18);
+	CHECK(*failed, "a 70000-byte Initial is refused (-EINVAL)",
+	      feed1(ctx, big, sizeof(big), &why) == -EINVAL && strstr(why, "larger than"));
+}
+
 static void test_headers(struct afw_quic_ctx *ctx, int *failed)
 {
 	static const uint8_t other[8] = { 7, 7, 7, 7, 7, 7, 7, 7 };
@@ -412,6 +429,8 @@ static void test_headers(struct afw_quic_ctx *ctx, int *failed)
 			  (const uint8_t *)"\x06\x00\x01\x01", 4, 500, pkt, sizeof(pkt));
 	CHECK(*failed, "an Initial in a 500-byte datagram is refused (-EPROTO)",
 	      n > 500 && feed1(ctx, pkt, n, &why) == -EPROTO);
+
+	test_oversize(ctx, failed, rfc);
 
 	/* Coalesced: Initial, a Handshake packet, a packet for another DCID, zeros. */
 	memcpy(hs, rfc, 1200);

@@ -278,6 +278,9 @@ int afw_quic_open(struct afw_quic_ctx *ctx, const struct afw_quic_keys *keys, in
 
 	if (pk->type != AFW_QUIC_INITIAL)
 		return afw_quic_fail(why, -EINVAL, "not an Initial packet");
+	/* Also keeps every length below handed to OpenSSL within an int. */
+	if (pk->size > AFW_QUIC_DGRAM_MAX)
+		return afw_quic_fail(why, -EINVAL, "packet larger than a UDP datagram");
 	/* The sample is taken as if the packet number were 4 bytes long. */
 	if (pk->size < pk->pn_offset + 4 + AFW_QUIC_SAMPLE_LEN)
 		return afw_quic_fail(why, -EINVAL, "packet too short to sample for header protection");
@@ -298,8 +301,6 @@ int afw_quic_open(struct afw_quic_ctx *ctx, const struct afw_quic_keys *keys, in
 
 	ct_off = pk->pn_offset + pn_len;
 	ct_len = pk->size - ct_off - AFW_QUIC_TAG_LEN;
-	if (ct_len > sizeof(ctx->plain))
-		return afw_quic_fail(why, -EINVAL, "packet larger than a UDP datagram");
 	memcpy(tag, pkt + ct_off + ct_len, sizeof(tag));
 	memcpy(nonce, keys->iv, sizeof(nonce));
 	for (i = 0; i < 8; i++)
