@@ -7,7 +7,8 @@
  *   2  decrypted Initial payloads (frames), each behind a 2-byte length
  *   3  the same payloads, sealed here into valid Initials and fed as
  *      datagrams, so that mutations reach the frame parser through the
- *      whole decryption path (QUIC v2 when bit 2 of the first byte is set)
+ *      whole decryption path (QUIC v2 when bit 2 of the first byte is set,
+ *      reserved header bits from bits 3 and 4)
  * all into one flow, in order.
  */
 
@@ -58,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *why;
 	size_t n, len;
 	uint64_t pn = 0;
+	unsigned int reserved;
 	uint32_t version;
 	int mode, ret;
 
@@ -70,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	mode = data[0] & 3;
 	version = data[0] & 4 ? AFW_QUIC_V2 : AFW_QUIC_V1;
+	reserved = (data[0] >> 3) & 3;
 	data++;
 	size--;
 	afw_quic_flow_init(&flow, buf, sizeof(buf));
@@ -88,8 +91,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ret = afw_quic_frames(&flow, piece, n, &why);
 			break;
 		default:
-			len = afw_test_seal(ctx, version, dcid, sizeof(dcid), pn, 1 + pn % 4, piece, n,
-					    n < 1200 ? 1200 : n, sealed, sizeof(sealed));
+			len = afw_test_seal_bits(ctx, version, dcid, sizeof(dcid), pn, 1 + pn % 4,
+						 piece, n, n < 1200 ? 1200 : n, reserved,
+						 sealed, sizeof(sealed));
 			ret = len ? afw_quic_feed(ctx, &flow, sealed, len, &why) : 0;
 			pn++;
 			break;

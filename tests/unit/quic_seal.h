@@ -15,12 +15,14 @@
 
 /*
  * Seals payload_len bytes (frames, then zero PADDING) into a client Initial
- * with no token and no Source Connection ID. Returns its size, 0 on error.
+ * with no token and no Source Connection ID, the reserved header bits set
+ * to the two bits of reserved. Returns its size, 0 on error.
  */
-static inline size_t afw_test_seal(struct afw_quic_ctx *ctx, uint32_t version,
-				   const uint8_t *dcid, size_t dcid_len, uint64_t pn,
-				   unsigned int pn_len, const uint8_t *frames, size_t frames_len,
-				   size_t payload_len, uint8_t *out, size_t cap)
+static inline size_t afw_test_seal_bits(struct afw_quic_ctx *ctx, uint32_t version,
+					const uint8_t *dcid, size_t dcid_len, uint64_t pn,
+					unsigned int pn_len, const uint8_t *frames,
+					size_t frames_len, size_t payload_len, unsigned int reserved,
+					uint8_t *out, size_t cap)
 {
 	struct afw_quic_keys keys;
 	EVP_CIPHER_CTX *c = NULL;
@@ -34,7 +36,8 @@ static inline size_t afw_test_seal(struct afw_quic_ctx *ctx, uint32_t version,
 	length = pn_len + payload_len + 16;
 	if (length > 0x3fff || 1 + 4 + 1 + dcid_len + 1 + 1 + 2 + length > cap)
 		return 0;
-	out[pos++] = 0xc0 | (version == AFW_QUIC_V2 ? 0x10 : 0x00) | (pn_len - 1);
+	out[pos++] = 0xc0 | (version == AFW_QUIC_V2 ? 0x10 : 0x00) | (reserved & 3) << 2 |
+		     (pn_len - 1);
 	out[pos++] = version >> 24;
 	out[pos++] = version >> 16;
 	out[pos++] = version >> 8;
@@ -74,6 +77,15 @@ static inline size_t afw_test_seal(struct afw_quic_ctx *ctx, uint32_t version,
 out:
 	EVP_CIPHER_CTX_free(c);
 	return ok ? pos + payload_len + 16 : 0;
+}
+
+static inline size_t afw_test_seal(struct afw_quic_ctx *ctx, uint32_t version,
+				   const uint8_t *dcid, size_t dcid_len, uint64_t pn,
+				   unsigned int pn_len, const uint8_t *frames, size_t frames_len,
+				   size_t payload_len, uint8_t *out, size_t cap)
+{
+	return afw_test_seal_bits(ctx, version, dcid, dcid_len, pn, pn_len, frames, frames_len,
+				  payload_len, 0, out, cap);
 }
 
 /* Appends a CRYPTO frame (8-byte varints for brevity of the code). */

@@ -425,6 +425,11 @@ static void test_headers(struct afw_quic_ctx *ctx, int *failed)
 	ret = afw_quic_feed(ctx, &flow, pkt, n, &why);
 	CHECK(*failed, "another DCID in the same flow is refused (-EPROTO)", ret == -EPROTO);
 
+	n = afw_test_seal_bits(ctx, AFW_QUIC_V1, other, 8, 0, 1,
+			       (const uint8_t *)"\x06\x00\x01\x01", 4, 1170, 2, pkt, sizeof(pkt));
+	CHECK(*failed, "an Initial with reserved bits set is refused (-EPROTO)",
+	      n >= 1200 && feed1(ctx, pkt, n, &why) == -EPROTO && strstr(why, "reserved"));
+
 	n = afw_test_seal(ctx, AFW_QUIC_V1, other, 8, 0, 1,
 			  (const uint8_t *)"\x06\x00\x01\x01", 4, 500, pkt, sizeof(pkt));
 	CHECK(*failed, "an Initial in a 500-byte datagram is refused (-EPROTO)",
