@@ -107,7 +107,10 @@ struct afw_quic_ctx;
 struct afw_quic_ctx *afw_quic_ctx_new(void);
 void afw_quic_ctx_free(struct afw_quic_ctx *ctx);
 
-/* buf holds the CRYPTO stream; 16 KiB fits any ClientHello seen so far. */
+/*
+ * buf holds the CRYPTO stream. 16 KiB is ample: Chromium's ClientHello, with
+ * an ML-KEM key share, is under 2 KiB.
+ */
 void afw_quic_flow_init(struct afw_quic_flow *flow, uint8_t *buf, size_t cap);
 
 /*
