@@ -39,10 +39,12 @@ AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afw
 	userspace/afwctl/flow.c
 # afwd's protocol parsers, a library of their own so tests and fuzzers link them.
 AFWD_LIB_SRCS := userspace/afwd/tls.c userspace/afwd/ja4.c userspace/afwd/http.c \
-	userspace/afwd/pkt.c userspace/afwd/reasm.c userspace/afwd/pcap.c
+	userspace/afwd/pkt.c userspace/afwd/reasm.c userspace/afwd/pcap.c \
+	userspace/afwd/quic.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
-HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h userspace/afwd/*.h)
+HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h) \
+	$(wildcard userspace/afwd/*.h tests/unit/*.h)
 
 .PHONY: all module userspace unit fuzz install install-module install-userspace \
 	dkms-install dkms-remove check vm-demo up deps clean pkgcheck
