@@ -29,7 +29,7 @@ PKG_CONFIG ?= pkg-config
 CC ?= cc
 CFLAGS ?= -O2 -g
 AFW_CFLAGS := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-DAFW_VERSION='"$(VERSION)"' -Iinclude/uapi -Iuserspace/lib
+	-DAFW_VERSION='"$(VERSION)"' -Iinclude/uapi -Iuserspace/lib -Iuserspace/afwd
 
 B := build
 LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c userspace/lib/rule.c \
@@ -37,12 +37,18 @@ LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c us
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c
+# afwd's analyzers and policy, a library the daemon, the unit tests and the fuzzers share.
+AFWD_LIB_SRCS := userspace/afwd/policy.c userspace/afwd/policy_match.c userspace/afwd/hostname.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
-HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h)
+HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h userspace/afwd/*.h)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_CC ?= clang
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
 .PHONY: all module userspace unit install install-module install-userspace \
-	dkms-install dkms-remove check vm-demo up deps clean pkgcheck
+	dkms-install dkms-remove check vm-demo up deps clean pkgcheck fuzz
 
 all: module userspace
 
@@ -52,7 +58,7 @@ module:
 		exit 1; fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-userspace: $(B)/afwctl
+userspace: $(B)/afwctl $(B)/libafwd.a
 
 pkgcheck:
 	@$(PKG_CONFIG) --exists libmnl || { \
@@ -69,14 +75,24 @@ $(B)/%.o: %.c $(HDRS) | pkgcheck
 $(B)/libafw.a: $(LIB_SRCS:%.c=$(B)/%.o)
 	$(AR) rcs $@ $^
 
+$(B)/libafwd.a: $(AFWD_LIB_SRCS:%.c=$(B)/%.o)
+	$(AR) rcs $@ $^
+
 $(B)/afwctl: $(AFWCTL_SRCS:%.c=$(B)/%.o) $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
 
-$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafw.a
+$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafw.a $(B)/libafwd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
 
 unit: $(UNIT_BINS)
+
+# libFuzzer targets; the sanitizers need the library built with them too.
+fuzz: $(FUZZ_BINS)
+
+$(B)/fuzz/%: tests/fuzz/%.c $(AFWD_LIB_SRCS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(AFW_CFLAGS) -o $@ $< $(AFWD_LIB_SRCS)
 
 install: install-module install-userspace
 
