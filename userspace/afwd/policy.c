@@ -470,6 +470,7 @@ static int afw_parse_line(struct afw_parse *ps, char *line)
 			if (!afw_parse_u32(v, &r->prio))
 				return afw_perr(ps, v, "priority must be 0 to 4294967295");
 			have_prio = true;
+			last = v;
 			continue;
 		}
 		for (k = 0; k < AFW_N(afw_keywords); k++)
@@ -484,6 +485,7 @@ static int afw_parse_line(struct afw_parse *ps, char *line)
 		v = afw_word(&pos);
 		if (!v || afw_verdict_parse(v) >= 0)
 			return afw_perr(ps, w, "missing its value");
+		last = v;
 		if (afw_kw_list(ps, r, k, v))
 			return -1;
 	}
