@@ -117,7 +117,8 @@ int afw_policy_index(struct afw_policy *p)
 	size_t i, j;
 	int ret = -1;
 
-	qsort(p->rules.a, p->rules.n, p->rules.size, afw_rule_cmp);
+	if (p->rules.n)
+		qsort(p->rules.a, p->rules.n, p->rules.size, afw_rule_cmp);
 	for (i = 0; i < p->rules.n; i++) {
 		r = AFW_AT(&p->rules, struct afw_prule, i);
 		if (!r->hosts.n) {
@@ -315,9 +316,11 @@ enum afw_verdict afw_policy_match(const struct afw_policy *p, const struct afw_f
 	uint32_t best;
 	int len;
 
-	c[n].cur = p->generic.a;
-	c[n].end = c[n].cur + p->generic.n;
-	n++;
+	if (p->generic.n) {
+		c[n].cur = p->generic.a;
+		c[n].end = c[n].cur + p->generic.n;
+		n++;
+	}
 	/* A name that is not a valid host name matches no host test. */
 	if (f->host.ptr && f->host.len &&
 	    (len = afw_hostname_norm(f->host.ptr, f->host.len, host, &why, &bad)) > 0) {
