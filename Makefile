@@ -123,7 +123,7 @@ dkms-remove:
 
 # A sub-make, so that headers installed by "make deps check" on a fresh
 # machine are seen: this make read KDIR before they existed.
-# STAGES limits tests/run (unit build host vm), e.g. make check STAGES=unit.
+# STAGES limits tests/run (unit fuzz build host vm), e.g. make check STAGES=unit.
 check:
 	$(MAKE) all unit
 	tests/run $(STAGES)
