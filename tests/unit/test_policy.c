@@ -416,8 +416,7 @@ static void test_reload_check(int *failed)
 	write_tmp(path, "default reject\nhost b.test allow\n");
 	CHECK(*failed, "a good file reloads", !afw_policy_reload(&cur, path, &err));
 	CHECK(*failed, "and the new policy decides",
-	      cur && line_of(cur, &f) == 1 && afw_policy_match(cur, &f, &(struct afw_policy_match){ 0 }) ==
-	      AFW_VERDICT_REJECT);
+	      cur && line_of(cur, &f) == 1 && afw_policy_match(cur, &f, NULL) == AFW_VERDICT_REJECT);
 	afw_policy_free(cur);
 	unlink(path);
 

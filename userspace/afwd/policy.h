@@ -68,8 +68,9 @@ void afw_policy_free(struct afw_policy *p);
 
 /*
  * Decides for @f: the rule with the lowest priority that matches, file
- * order breaking ties, else the default. Reads @p and @f only, allocates
- * nothing, and its cost does not grow with the number of host names.
+ * order breaking ties, else the default; @m, if not NULL, says which.
+ * Reads @p and @f only, allocates nothing, so threads may share @p, and
+ * its cost does not grow with the number of host names.
  */
 enum afw_verdict afw_policy_match(const struct afw_policy *p, const struct afw_facts *f,
 				  struct afw_policy_match *m);

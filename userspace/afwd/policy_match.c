@@ -342,10 +342,12 @@ enum afw_verdict afw_policy_match(const struct afw_policy *p, const struct afw_f
 				c[i].cur++;
 		r = AFW_AT(&p->rules, struct afw_prule, best);
 		if (afw_rule_rest(p, r, f)) {
-			*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0 };
+			if (m)
+				*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0 };
 			return r->verdict;
 		}
 	}
-	*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1 };
+	if (m)
+		*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1 };
 	return p->dflt;
 }
