@@ -44,9 +44,11 @@ static bool fails(const char *text, unsigned int line, unsigned int column, cons
 	else
 		snprintf(want, sizeof(want), "p.conf: ");
 	ok = err.line == line && (!column || err.column == column) &&
-	     (!token || !strcmp(err.token, token)) && strstr(err.msg, reason) && !strncmp(err.msg, want, strlen(want));
+	     (!token || !strcmp(err.token, token)) && strstr(err.msg, reason) &&
+	     !strncmp(err.msg, want, strlen(want));
 	if (!ok)
-		printf("# line %u column %u token '%s': %s\n", err.line, err.column, err.token, err.msg);
+		printf("# line %u column %u token '%s': %s\n", err.line, err.column, err.token,
+		       err.msg);
 	return ok;
 }
 
@@ -127,19 +129,20 @@ static void test_parse(int *failed)
 	CHECK(*failed, "prio not a number",
 	      fails("default deny\nprio -1 allow\n", 2, 6, "-1", "priority must be"));
 	CHECK(*failed, "prio too large",
-	      fails("default deny\nprio 4294967296 allow\n", 2, 6, "4294967296", "priority must be"));
+	      fails("default deny\nprio 4294967296 allow\n", 2, 6, "4294967296",
+		    "priority must be"));
 	CHECK(*failed, "empty list item",
 	      fails("default deny\nhost a.com,,b.com allow\n", 2, 6, "a.com,,b.com", "empty item"));
 	CHECK(*failed, "trailing comma",
 	      fails("default deny\nalpn h2, allow\n", 2, 6, "h2,", "empty item"));
 	CHECK(*failed, "the bad item of a list is named",
 	      fails("default deny\nhost a.com,b..com allow\n", 2, 12, "b..com", "empty label"));
-	CHECK(*failed, "host: leading dot", fails("default deny\nhost .a.com allow\n", 2, 6, ".a.com",
-						  "empty label"));
+	CHECK(*failed, "host: leading dot",
+	      fails("default deny\nhost .a.com allow\n", 2, 6, ".a.com", "empty label"));
 	CHECK(*failed, "host: a lone dot", fails("default deny\nhost . allow\n", 2, 6, ".",
 						 "empty host name"));
-	CHECK(*failed, "host: bad byte", fails("default deny\nhost a/b.com allow\n", 2, 6, "a/b.com",
-					       "only letters"));
+	CHECK(*failed, "host: bad byte",
+	      fails("default deny\nhost a/b.com allow\n", 2, 6, "a/b.com", "only letters"));
 	CHECK(*failed, "host: leading hyphen",
 	      fails("default deny\nhost -a.com allow\n", 2, 6, "-a.com", "start with '-'"));
 	CHECK(*failed, "host: trailing hyphen",
@@ -149,7 +152,8 @@ static void test_parse(int *failed)
 	CHECK(*failed, "host: a lone star",
 	      fails("default deny\nhost * allow\n", 2, 6, "*", "whole first label"));
 	CHECK(*failed, "host: star without dot",
-	      fails("default deny\nhost *example.com allow\n", 2, 6, "*example.com", "whole first"));
+	      fails("default deny\nhost *example.com allow\n", 2, 6, "*example.com",
+		    "whole first"));
 	CHECK(*failed, "host: star on an empty suffix",
 	      fails("default deny\nhost *. allow\n", 2, 6, "*.", "empty host name"));
 
@@ -175,7 +179,8 @@ static void test_parse(int *failed)
 	afw_policy_free(p);
 
 	CHECK(*failed, "app unknown value",
-	      fails("default deny\napp tls,ssh allow\n", 2, 9, "ssh", "tls, quic, http or unknown"));
+	      fails("default deny\napp tls,ssh allow\n", 2, 9, "ssh",
+		    "tls, quic, http or unknown"));
 	CHECK(*failed, "alpn with a control byte",
 	      fails("default deny\nalpn h2\x01 allow\n", 2, 6, "h2\x01", "printable"));
 	strcpy(big, "default deny\nalpn ");
@@ -416,7 +421,8 @@ static void test_reload_check(int *failed)
 	write_tmp(path, "default reject\nhost b.test allow\n");
 	CHECK(*failed, "a good file reloads", !afw_policy_reload(&cur, path, &err));
 	CHECK(*failed, "and the new policy decides",
-	      cur && line_of(cur, &f) == 1 && afw_policy_match(cur, &f, NULL) == AFW_VERDICT_REJECT);
+	      cur && line_of(cur, &f) == 1 &&
+	      afw_policy_match(cur, &f, NULL) == AFW_VERDICT_REJECT);
 	afw_policy_free(cur);
 	unlink(path);
 
@@ -569,8 +575,8 @@ static unsigned int ref_decide(const struct ref_rule *rules, unsigned int n, uns
 	return best ? best->line : dflt_line;
 }
 
-static void ref_list(char *buf, size_t len, const char *kw, unsigned int n, const char *const *names,
-		     const unsigned int *idx)
+static void ref_list(char *buf, size_t len, const char *kw, unsigned int n,
+		     const char *const *names, const unsigned int *idx)
 {
 	unsigned int i;
 
@@ -625,8 +631,8 @@ static void random_rule(unsigned int *seed, struct ref_rule *r, char *buf, size_
 		for (i = 0; i < r->n_port; i++) {
 			r->lo[i] = port_pool[rnd(seed, 5)];
 			r->hi[i] = r->lo[i] + rnd(seed, 2) * rnd(seed, 8000);
-			snprintf(buf + strlen(buf), len - strlen(buf), "%s%u-%u", i ? "," : " dport ",
-				 r->lo[i], r->hi[i]);
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%u-%u",
+				 i ? "," : " dport ", r->lo[i], r->hi[i]);
 		}
 	}
 	if (!rnd(seed, 4)) {
@@ -790,7 +796,8 @@ static void test_many(int *failed)
 		CHECK(*failed, "a suffix near the end wins by priority", line_of(p, &f) == n + 1);
 		snprintf(name, sizeof(name), "h%u.test", 3);
 		f = tls_flow(name);
-		CHECK(*failed, "a host-less rule with a lower priority wins", line_of(p, &f) == n + 2);
+		CHECK(*failed, "a host-less rule with a lower priority wins",
+		      line_of(p, &f) == n + 2);
 		f = tls_flow("h1.test");
 		CHECK(*failed, "a wildcard entry does not match its own apex",
 		      line_of(p, &f) == n + 2);

@@ -12,12 +12,11 @@ static int afw_hostname_fail(const char **why, const char *reason)
 	return -1;
 }
 
-int afw_hostname_norm(const char *in, size_t len, char *out, const char **why, size_t *bad_at)
+int afw_hostname_norm(const char *in, size_t len, char *out, const char **why)
 {
 	size_t i, label = 0;
 	char c;
 
-	*bad_at = 0;
 	/* "example.com." is the same name as "example.com"; "." alone is not a name. */
 	if (len && in[len - 1] == '.')
 		len--;
@@ -32,30 +31,23 @@ int afw_hostname_norm(const char *in, size_t len, char *out, const char **why, s
 		if (c == '.') {
 			if (!label)
 				return afw_hostname_fail(why, "empty label in host name");
-			if (out[i - 1] == '-') {
-				*bad_at = i - 1;
+			if (out[i - 1] == '-')
 				return afw_hostname_fail(why, "a label may not end with '-'");
-			}
 			label = 0;
 		} else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
 			   c == '-') {
-			if (c == '-' && !label) {
-				*bad_at = i;
+			if (c == '-' && !label)
 				return afw_hostname_fail(why, "a label may not start with '-'");
-			}
 			if (++label > 63)
 				return afw_hostname_fail(why, "label longer than 63 bytes");
 		} else {
-			*bad_at = i;
 			return afw_hostname_fail(why, "only letters, digits, '-', '_' and '.' may "
 						 "appear in a host name");
 		}
 		out[i] = c;
 	}
-	if (out[len - 1] == '-') {
-		*bad_at = len - 1;
+	if (out[len - 1] == '-')
 		return afw_hostname_fail(why, "a label may not end with '-'");
-	}
 	out[len] = '\0';
 	return (int)len;
 }

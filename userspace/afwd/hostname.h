@@ -11,10 +11,10 @@
 /*
  * Copies @in (@len bytes, not NUL-terminated) to @out in lower case
  * without a trailing dot, NUL-terminated; @out holds AFW_HOSTNAME_MAX + 1
- * bytes. Returns the new length, or -1 with the reason in *@why: empty labels, a label over 63 bytes, a name over 253 bytes, a
- * byte other than a letter, digit, '-' or '_', or '-' at either end of a
- * label. *@bad_at gets the offset of a bad byte where there is one.
+ * bytes. Returns the new length, or -1 with the reason in *@why: an empty
+ * label, a label over 63 bytes, a name over 253 bytes, a byte other than
+ * a letter, digit, '-' or '_', or '-' at either end of a label.
  */
-int afw_hostname_norm(const char *in, size_t len, char *out, const char **why, size_t *bad_at);
+int afw_hostname_norm(const char *in, size_t len, char *out, const char **why);
 
 #endif /* AFW_HOSTNAME_H */

@@ -158,7 +158,6 @@ static int afw_kw_host(struct afw_parse *ps, struct afw_prule *r, char *item)
 	char name[AFW_HOSTNAME_MAX + 1];
 	bool wild = false;
 	const char *why;
-	size_t bad;
 	int len;
 
 	if (!strncmp(item, "*.", 2)) {
@@ -168,7 +167,7 @@ static int afw_kw_host(struct afw_parse *ps, struct afw_prule *r, char *item)
 	if (strchr(item, '*'))
 		return afw_perr(ps, wild ? item - 2 : item,
 				"'*' is allowed only as a whole first label, as in *.example.com");
-	len = afw_hostname_norm(item, strlen(item), name, &why, &bad);
+	len = afw_hostname_norm(item, strlen(item), name, &why);
 	if (len < 0)
 		return afw_perr(ps, wild ? item - 2 : item, "%s", why);
 	return afw_add_str(ps, &r->hosts, name, (size_t)len, wild);
@@ -570,7 +569,8 @@ struct afw_policy *afw_policy_parse(const char *text, size_t len, const char *na
 	}
 	if (!ps.have_default) {
 		ps.line = 0;
-		afw_perr(&ps, NULL, "no 'default ACTION' line: say what flows that match no rule get");
+		afw_perr(&ps, NULL,
+			 "no 'default ACTION' line: say what flows that match no rule get");
 		goto fail;
 	}
 	if (afw_policy_index(ps.p)) {
@@ -605,8 +605,8 @@ struct afw_policy *afw_policy_load(const char *path, struct afw_policy_error *er
 			if (cap > AFW_POLICY_MAX_FILE + 1)
 				cap = AFW_POLICY_MAX_FILE + 1;
 			if (len == cap) {
-				snprintf(err->msg, sizeof(err->msg), "%s: larger than %u bytes", path,
-					 AFW_POLICY_MAX_FILE);
+				snprintf(err->msg, sizeof(err->msg), "%s: larger than %u bytes",
+					 path, AFW_POLICY_MAX_FILE);
 				goto out;
 			}
 			nbuf = realloc(buf, cap);

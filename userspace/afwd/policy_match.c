@@ -312,7 +312,6 @@ enum afw_verdict afw_policy_match(const struct afw_policy *p, const struct afw_f
 	const struct afw_prule *r;
 	unsigned int n = 0, i;
 	const char *why;
-	size_t bad;
 	uint32_t best;
 	int len;
 
@@ -323,7 +322,7 @@ enum afw_verdict afw_policy_match(const struct afw_policy *p, const struct afw_f
 	}
 	/* A name that is not a valid host name matches no host test. */
 	if (f->host.ptr && f->host.len &&
-	    (len = afw_hostname_norm(f->host.ptr, f->host.len, host, &why, &bad)) > 0) {
+	    (len = afw_hostname_norm(f->host.ptr, f->host.len, host, &why)) > 0) {
 		afw_cursor_add(c, &n, p, afw_hlookup(p, &p->exact, host, (size_t)len));
 		for (i = 0; i < (unsigned int)len; i++)
 			if (host[i] == '.')
