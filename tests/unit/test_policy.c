@@ -117,7 +117,10 @@ static void test_parse(int *failed)
 	CHECK(*failed, "keyword missing its value at the end",
 	      fails("default deny\nhost\n", 2, 1, "host", "missing its value"));
 	CHECK(*failed, "keyword followed by the action",
-	      fails("default deny\nhost allow\n", 2, 1, "host", "missing its value"));
+	      fails("default deny\nhost allow\n", 2, 6, "allow", "read as the value of 'host'"));
+	p = parse("default deny\nhost allow,deny. alpn reject inspect\n", &err);
+	CHECK(*failed, "a value may be spelt like an action", p && afw_policy_rules(p) == 1);
+	afw_policy_free(p);
 	CHECK(*failed, "no action",
 	      fails("default deny\n\thost a.com\n", 2, 7, "a.com", "no action"));
 	CHECK(*failed, "two actions",

@@ -426,7 +426,7 @@ static int afw_parse_default(struct afw_parse *ps, char *w, char **pos)
 
 static int afw_parse_line(struct afw_parse *ps, char *line)
 {
-	char *pos = line, *w, *v, *last = NULL, *hash;
+	char *pos = line, *w, *v, *last = NULL, *last_kw = NULL, *hash;
 	struct afw_prule *r;
 	unsigned int seen = 0;
 	bool have_prio = false;
@@ -470,6 +470,7 @@ static int afw_parse_line(struct afw_parse *ps, char *line)
 				return afw_perr(ps, v, "priority must be 0 to 4294967295");
 			have_prio = true;
 			last = v;
+			last_kw = NULL;
 			continue;
 		}
 		for (k = 0; k < AFW_N(afw_keywords); k++)
@@ -481,13 +482,18 @@ static int afw_parse_line(struct afw_parse *ps, char *line)
 			return afw_perr(ps, w, "given twice in one rule; list the values "
 					"with commas");
 		seen |= 1u << k;
+		/* The next word is the value even if it reads "allow": "host deny" may be a name. */
 		v = afw_word(&pos);
-		if (!v || afw_verdict_parse(v) >= 0)
+		if (!v)
 			return afw_perr(ps, w, "missing its value");
 		last = v;
+		last_kw = w;
 		if (afw_kw_list(ps, r, k, v))
 			return -1;
 	}
+	if (last_kw && afw_verdict_parse(last) >= 0)
+		return afw_perr(ps, last, "no action: this is read as the value of '%s'; end "
+				"the rule with allow, deny, reject or inspect", last_kw);
 	return afw_perr(ps, last, "no action: end the rule with allow, deny, reject or inspect");
 }
 
