@@ -186,6 +186,9 @@ static void test_parse(int *failed)
 		    "tls, quic, http or unknown"));
 	CHECK(*failed, "alpn with a control byte",
 	      fails("default deny\nalpn h2\x01 allow\n", 2, 6, "h2\x01", "printable"));
+	CHECK(*failed, "a control byte is spelt out in the message",
+	      fails("default deny\nalpn h2\x1b[2J allow\n", 2, 6, "h2\x1b[2J",
+		    "'h2\\x1b[2J': ALPN"));
 	strcpy(big, "default deny\nalpn ");
 	for (i = 0; i < 256; i++)
 		strcat(big, "x");

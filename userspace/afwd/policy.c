@@ -60,12 +60,26 @@ const char *afw_verdict_name(enum afw_verdict v)
 	return (unsigned int)v <= AFW_VERDICT_MAX ? afw_verdict_names[v] : "unknown";
 }
 
+/* @tok for a message: bytes that are not printable ASCII as \xNN, cut short with "...". */
+static void afw_quote(char *out, size_t len, const char *tok)
+{
+	size_t off = 0;
+
+	for (; *tok && off + 8 < len; tok++) {
+		if (*tok >= 0x20 && *tok < 0x7f)
+			out[off++] = *tok;
+		else
+			off += (size_t)snprintf(out + off, len - off, "\\x%02x", (uint8_t)*tok);
+	}
+	strcpy(out + off, *tok ? "..." : "");
+}
+
 /* Fills in the error; @tok, if any, points into the current line's copy. */
 __attribute__((format(printf, 3, 4)))
 static int afw_perr(struct afw_parse *ps, const char *tok, const char *fmt, ...)
 {
 	struct afw_policy_error *e = ps->err;
-	char reason[256];
+	char reason[256], quoted[80];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -74,9 +88,10 @@ static int afw_perr(struct afw_parse *ps, const char *tok, const char *fmt, ...)
 	e->line = ps->line;
 	e->column = tok ? (unsigned int)(tok - ps->lbuf) + 1 : 0;
 	snprintf(e->token, sizeof(e->token), "%s", tok ? tok : "");
+	afw_quote(quoted, sizeof(quoted), tok ? tok : "");
 	if (tok)
-		snprintf(e->msg, sizeof(e->msg), "%s:%u:%u: '%s%s': %s", ps->name, e->line,
-			 e->column, e->token, strlen(tok) >= sizeof(e->token) ? "..." : "", reason);
+		snprintf(e->msg, sizeof(e->msg), "%s:%u:%u: '%s': %s", ps->name, e->line,
+			 e->column, quoted, reason);
 	else if (e->line)
 		snprintf(e->msg, sizeof(e->msg), "%s:%u: %s", ps->name, e->line, reason);
 	else
