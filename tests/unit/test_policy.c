@@ -432,6 +432,14 @@ static void test_reload_check(int *failed)
 	afw_policy_free(cur);
 	unlink(path);
 
+	write_tmp(path, "");
+	CHECK(*failed, "an empty file has no default",
+	      !afw_policy_load(path, &err) && strstr(err.msg, "no 'default ACTION'"));
+	rc = truncate(path, AFW_POLICY_MAX_FILE + 1);
+	CHECK(*failed, "a file over the size limit is not read to its end",
+	      !rc && !afw_policy_load(path, &err) && strstr(err.msg, "larger than 16777216 bytes"));
+	unlink(path);
+
 	memset(out, 0, sizeof(out));
 	memset(errs, 0, sizeof(errs));
 	o = fmemopen(out, sizeof(out), "w");
