@@ -142,6 +142,8 @@ static void test_parse(int *failed)
 	      fails("default deny\nhost a.com,b..com allow\n", 2, 12, "b..com", "empty label"));
 	CHECK(*failed, "host: leading dot",
 	      fails("default deny\nhost .a.com allow\n", 2, 6, ".a.com", "empty label"));
+	CHECK(*failed, "host: two trailing dots",
+	      fails("default deny\nhost a.com.. allow\n", 2, 6, "a.com..", "empty label"));
 	CHECK(*failed, "host: a lone dot", fails("default deny\nhost . allow\n", 2, 6, ".",
 						 "empty host name"));
 	CHECK(*failed, "host: bad byte",
@@ -317,6 +319,8 @@ static void test_match(int *failed)
 	CHECK(*failed, "a name merely containing the suffix does not match", line_of(p, &f) == 5);
 	f = tls_flow("a..example.com");
 	CHECK(*failed, "an invalid flow name matches no host rule", line_of(p, &f) == 5);
+	f = tls_flow("example.com..");
+	CHECK(*failed, "two trailing dots are not one", line_of(p, &f) == 5);
 	f = tls_flow(NULL);
 	CHECK(*failed, "a flow without a name matches no host rule", line_of(p, &f) == 5);
 	afw_policy_free(p);

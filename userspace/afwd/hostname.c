@@ -46,6 +46,9 @@ int afw_hostname_norm(const char *in, size_t len, char *out, const char **why)
 		}
 		out[i] = c;
 	}
+	/* Only one trailing dot goes: "a.." has an empty last label. */
+	if (!label)
+		return afw_hostname_fail(why, "empty label in host name");
 	if (out[len - 1] == '-')
 		return afw_hostname_fail(why, "a label may not end with '-'");
 	out[len] = '\0';
