@@ -40,7 +40,8 @@ AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afw
 # afwd's protocol parsers, a library of their own so tests and fuzzers link them.
 AFWD_LIB_SRCS := userspace/afwd/tls.c userspace/afwd/ja4.c userspace/afwd/http.c \
 	userspace/afwd/pkt.c userspace/afwd/reasm.c userspace/afwd/pcap.c \
-	userspace/afwd/quic.c
+	userspace/afwd/quic.c userspace/afwd/policy.c userspace/afwd/policy_match.c \
+	userspace/afwd/hostname.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h) \
@@ -134,7 +135,7 @@ dkms-remove:
 
 # A sub-make, so that headers installed by "make deps check" on a fresh
 # machine are seen: this make read KDIR before they existed.
-# STAGES limits tests/run (unit build host vm), e.g. make check STAGES=unit.
+# STAGES limits tests/run (unit fuzz build host vm), e.g. make check STAGES=unit.
 check:
 	$(MAKE) all unit
 	tests/run $(STAGES)

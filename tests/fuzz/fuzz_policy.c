@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The policy parser on arbitrary bytes, then a few decisions with flows
+ * whose names and fingerprints are cut from the same bytes. A policy that
+ * loads must also print to text that loads and decides the same.
+ */
+
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "policy.h"
+
+static void afw_fuzz_facts(const uint8_t *data, size_t size, unsigned int k, struct afw_facts *f)
+{
+	size_t cut = size ? (k * 7919u) % size : 0;
+
+	memset(f, 0, sizeof(*f));
+	f->app = (enum afw_app)(k % (AFW_APP_MAX + 2));
+	f->host = (struct afw_span){ (const char *)data + cut, (size - cut) % 300 };
+	f->alpn[0] = (struct afw_span){ (const char *)data, size < 8 ? size : 8 };
+	f->alpn[1] = (struct afw_span){ "h2", 2 };
+	f->n_alpn = k % 2 ? 2 : AFW_FACTS_MAX_ALPN + 3;
+	f->ja4 = (struct afw_span){ (const char *)data + cut, size - cut < 36 ? size - cut : 36 };
+	f->family = k % 3 ? AF_INET : AF_INET6;
+	if (size >= 16)
+		memcpy(f->daddr, data + size - 16, 16);
+	f->dport = (uint16_t)(k * 443);
+	f->l4proto = k % 4 ? IPPROTO_TCP : IPPROTO_UDP;
+	f->has_uid = k % 2;
+	f->uid = k % 3 ? 1000 : 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct afw_policy_match m, m2;
+	struct afw_policy_error err;
+	struct afw_policy *p, *q;
+	struct afw_facts f;
+	char *text = NULL;
+	size_t len = 0;
+	unsigned int k;
+	FILE *out;
+
+	p = afw_policy_parse((const char *)data, size, "fuzz", &err);
+	if (!p) {
+		/* Every failure explains itself. */
+		if (!err.msg[0] || !strstr(err.msg, "fuzz"))
+			abort();
+		return 0;
+	}
+	out = open_memstream(&text, &len);
+	if (!out)
+		abort();
+	afw_policy_print(p, out);
+	fclose(out);
+	q = afw_policy_parse(text, len, "printed", &err);
+	if (!q)
+		abort();
+	for (k = 0; k < 8; k++) {
+		afw_fuzz_facts(data, size, k, &f);
+		afw_policy_match(p, &f, &m);
+		afw_policy_match(q, &f, &m2);
+		if (m.verdict != m2.verdict || m.prio != m2.prio || m.is_default != m2.is_default)
+			abort();
+	}
+	afw_policy_free(q);
+	afw_policy_free(p);
+	free(text);
+	return 0;
+}

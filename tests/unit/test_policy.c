@@ -1,0 +1,837 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The afwd policy: what parses, what every error names, what each rule
+ * field matches, and that the indexed matcher picks the same rule as a
+ * plain first-match scan over random policies and flows.
+ */
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "policy.h"
+
+#define FIXTURES "tests/fixtures/policy/"
+
+static struct afw_policy *parse(const char *text, struct afw_policy_error *err)
+{
+	return afw_policy_parse(text, strlen(text), "p.conf", err);
+}
+
+/*
+ * @text must fail with an error on @line naming @token (NULL: too long to
+ * spell out here) at @column (0: not checked) with @reason in the message.
+ */
+static bool fails(const char *text, unsigned int line, unsigned int column, const char *token,
+		  const char *reason)
+{
+	struct afw_policy_error err;
+	struct afw_policy *p = parse(text, &err);
+	char want[128];
+	bool ok;
+
+	if (p) {
+		afw_policy_free(p);
+		printf("# parsed, but should not have: %s\n", text);
+		return false;
+	}
+	if (line)
+		snprintf(want, sizeof(want), "p.conf:%u:", line);
+	else
+		snprintf(want, sizeof(want), "p.conf: ");
+	ok = err.line == line && (!column || err.column == column) &&
+	     (!token || !strcmp(err.token, token)) && strstr(err.msg, reason) &&
+	     !strncmp(err.msg, want, strlen(want));
+	if (!ok)
+		printf("# line %u column %u token '%s': %s\n", err.line, err.column, err.token,
+		       err.msg);
+	return ok;
+}
+
+static struct afw_facts tls_flow(const char *host)
+{
+	struct afw_facts f = { .app = AFW_APP_TLS, .family = AF_INET, .dport = 443,
+			       .l4proto = IPPROTO_TCP };
+
+	if (host)
+		f.host = (struct afw_span){ host, strlen(host) };
+	inet_pton(AF_INET, "203.0.113.5", f.daddr);
+	return f;
+}
+
+/* The line of the rule that decides @f, or of the default. */
+static unsigned int line_of(const struct afw_policy *p, const struct afw_facts *f)
+{
+	struct afw_policy_match m;
+
+	afw_policy_match(p, f, &m);
+	return m.line;
+}
+
+static void test_parse(int *failed)
+{
+	struct afw_policy_error err;
+	struct afw_policy *p;
+	char *big;
+	size_t i;
+
+	p = afw_policy_load(FIXTURES "good.conf", &err);
+	CHECK(*failed, "the documented example loads", p && afw_policy_rules(p) == 5);
+	afw_policy_free(p);
+	p = afw_policy_load(FIXTURES "bad.conf", &err);
+	CHECK(*failed, "a bad file names its line, column and word",
+	      !p && err.line == 4 && err.column == 14 && !strcmp(err.token, "exa$mple.com") &&
+	      !strcmp(err.msg, FIXTURES "bad.conf:4:14: 'exa$mple.com': only letters, digits, "
+		      "'-', '_' and '.' may appear in a host name"));
+	p = afw_policy_load(FIXTURES "no-such-file.conf", &err);
+	CHECK(*failed, "a missing file says so",
+	      !p && err.line == 0 && strstr(err.msg, "no-such-file.conf: No such file"));
+	p = afw_policy_load(FIXTURES, &err);
+	CHECK(*failed, "a directory is refused", !p && strstr(err.msg, "Is a directory"));
+
+	p = parse("  # only a comment\n\ndefault inspect # trailing comment\r\n", &err);
+	CHECK(*failed, "a default alone is a policy", p && afw_policy_rules(p) == 0);
+	afw_policy_free(p);
+	p = parse("default allow\nprio 4294967295 app tls,quic,http,unknown host a.b,*.c "
+		  "alpn h2 ja4 T13D1516H2_8DAAF6152771_E5627EFA2AB1 proto tcp,udp,132 "
+		  "dport 0,1-65535 to ::/0,192.0.2.0/24,2001:db8::/32 uid root,65534 deny", &err);
+	CHECK(*failed, "every keyword at once parses", p && afw_policy_rules(p) == 1);
+	afw_policy_free(p);
+
+	CHECK(*failed, "no default line", fails("prio 1 allow\n", 0, 0, "", "no 'default ACTION'"));
+	CHECK(*failed, "default twice names the first",
+	      fails("default deny\n\ndefault allow\n", 3, 1, "default", "first on line 1"));
+	CHECK(*failed, "default without action", fails("default\n", 1, 1, "default", "missing"));
+	CHECK(*failed, "default with a bad action",
+	      fails("default accept\n", 1, 9, "accept", "allow, deny, reject or inspect"));
+	CHECK(*failed, "words after the default",
+	      fails("default deny now\n", 1, 14, "now", "nothing may follow"));
+	CHECK(*failed, "default inside a rule",
+	      fails("default deny\nprio 1 default allow\n", 2, 8, "default", "line of its own"));
+	CHECK(*failed, "unknown word",
+	      fails("default deny\nprio 1 frob 3 allow\n", 2, 8, "frob", "unknown word"));
+	CHECK(*failed, "keyword missing its value at the end",
+	      fails("default deny\nhost\n", 2, 1, "host", "missing its value"));
+	CHECK(*failed, "keyword followed by the action",
+	      fails("default deny\nhost allow\n", 2, 6, "allow", "read as the value of 'host'"));
+	p = parse("default deny\nhost allow,deny. alpn reject inspect\n", &err);
+	CHECK(*failed, "a value may be spelt like an action", p && afw_policy_rules(p) == 1);
+	afw_policy_free(p);
+	CHECK(*failed, "no action",
+	      fails("default deny\n\thost a.com\n", 2, 7, "a.com", "no action"));
+	CHECK(*failed, "two actions",
+	      fails("default deny\nallow deny\n", 2, 7, "deny", "nothing may follow"));
+	CHECK(*failed, "keyword twice",
+	      fails("default deny\nhost a.com host b.com allow\n", 2, 12, "host", "given twice"));
+	CHECK(*failed, "prio twice",
+	      fails("default deny\nprio 1 prio 2 allow\n", 2, 8, "prio", "given twice"));
+	CHECK(*failed, "prio not a number",
+	      fails("default deny\nprio -1 allow\n", 2, 6, "-1", "priority must be"));
+	CHECK(*failed, "prio too large",
+	      fails("default deny\nprio 4294967296 allow\n", 2, 6, "4294967296",
+		    "priority must be"));
+	CHECK(*failed, "empty list item",
+	      fails("default deny\nhost a.com,,b.com allow\n", 2, 6, "a.com,,b.com", "empty item"));
+	CHECK(*failed, "trailing comma",
+	      fails("default deny\nalpn h2, allow\n", 2, 6, "h2,", "empty item"));
+	CHECK(*failed, "the bad item of a list is named",
+	      fails("default deny\nhost a.com,b..com allow\n", 2, 12, "b..com", "empty label"));
+	CHECK(*failed, "host: leading dot",
+	      fails("default deny\nhost .a.com allow\n", 2, 6, ".a.com", "empty label"));
+	CHECK(*failed, "host: two trailing dots",
+	      fails("default deny\nhost a.com.. allow\n", 2, 6, "a.com..", "empty label"));
+	CHECK(*failed, "host: a lone dot", fails("default deny\nhost . allow\n", 2, 6, ".",
+						 "empty host name"));
+	CHECK(*failed, "host: bad byte",
+	      fails("default deny\nhost a/b.com allow\n", 2, 6, "a/b.com", "only letters"));
+	CHECK(*failed, "host: leading hyphen",
+	      fails("default deny\nhost -a.com allow\n", 2, 6, "-a.com", "start with '-'"));
+	CHECK(*failed, "host: trailing hyphen",
+	      fails("default deny\nhost a-.com allow\n", 2, 6, "a-.com", "end with '-'"));
+	CHECK(*failed, "host: wildcard in the middle",
+	      fails("default deny\nhost a.*.com allow\n", 2, 6, "a.*.com", "whole first label"));
+	CHECK(*failed, "host: a lone star",
+	      fails("default deny\nhost * allow\n", 2, 6, "*", "whole first label"));
+	CHECK(*failed, "host: star without dot",
+	      fails("default deny\nhost *example.com allow\n", 2, 6, "*example.com",
+		    "whole first"));
+	CHECK(*failed, "host: star on an empty suffix",
+	      fails("default deny\nhost *. allow\n", 2, 6, "*.", "empty host name"));
+
+	big = malloc(AFW_POLICY_MAX_FILE + 2);
+	if (!big)
+		abort();
+	strcpy(big, "default deny\nhost ");
+	for (i = 0; i < 64; i++)
+		strcat(big, "a");
+	strcat(big, ".com allow\n");
+	CHECK(*failed, "host: label over 63 bytes", fails(big, 2, 6, NULL, "label longer"));
+	strcpy(big, "default deny\nhost ");
+	for (i = 0; i < 127; i++)
+		strcat(big, "ab.");
+	strcat(big, " allow\n");
+	CHECK(*failed, "host: name over 253 bytes", fails(big, 2, 6, NULL, "longer than 253"));
+	strcpy(big, "default deny\nhost ");
+	for (i = 0; i < 126; i++)
+		strcat(big, "a.");
+	strcat(big, "a. allow\n");
+	p = parse(big, &err);
+	CHECK(*failed, "host: 253 bytes and a trailing dot is fine", p != NULL);
+	afw_policy_free(p);
+
+	CHECK(*failed, "app unknown value",
+	      fails("default deny\napp tls,ssh allow\n", 2, 9, "ssh",
+		    "tls, quic, http or unknown"));
+	CHECK(*failed, "alpn with a control byte",
+	      fails("default deny\nalpn h2\x01 allow\n", 2, 6, "h2\x01", "printable"));
+	CHECK(*failed, "a control byte is spelt out in the message",
+	      fails("default deny\nalpn h2\x1b[2J allow\n", 2, 6, "h2\x1b[2J",
+		    "'h2\\x1b[2J': ALPN"));
+	strcpy(big, "default deny\nalpn ");
+	for (i = 0; i < 256; i++)
+		strcat(big, "x");
+	strcat(big, " allow\n");
+	CHECK(*failed, "alpn over 255 bytes", fails(big, 2, 6, NULL, "1-255 bytes"));
+	CHECK(*failed, "ja4 too short",
+	      fails("default deny\nja4 t13d1516h2_8daaf6152771 deny\n", 2, 5,
+		    "t13d1516h2_8daaf6152771", "10, 12 and 12"));
+	CHECK(*failed, "ja4 with a non-hex hash",
+	      fails("default deny\nja4 t13d1516h2_8daaf615277g_e5627efa2ab1 deny\n", 2, 5,
+		    "t13d1516h2_8daaf615277g_e5627efa2ab1", "hexadecimal"));
+	CHECK(*failed, "proto 0", fails("default deny\nproto 0 deny\n", 2, 7, "0", "1-255"));
+	CHECK(*failed, "proto name", fails("default deny\nproto tcp,gre deny\n", 2, 11, "gre",
+					   "not a protocol"));
+	CHECK(*failed, "dport above 65535",
+	      fails("default deny\ndport 70000 deny\n", 2, 7, "70000", "0-65535"));
+	CHECK(*failed, "dport empty range",
+	      fails("default deny\ndport 443,90-80 deny\n", 2, 11, "90-80", "range is empty"));
+	CHECK(*failed, "dport open range",
+	      fails("default deny\ndport 80- deny\n", 2, 7, "80-", "LO-HI"));
+	CHECK(*failed, "dport not a number",
+	      fails("default deny\ndport https deny\n", 2, 7, "https", "0-65535"));
+	CHECK(*failed, "to: host bits beyond the prefix",
+	      fails("default deny\nto 10.0.0.1/8 deny\n", 2, 4, "10.0.0.1/8", "beyond the prefix"));
+	CHECK(*failed, "to: prefix too long",
+	      fails("default deny\nto 10.0.0.0/33 deny\n", 2, 4, "10.0.0.0/33", "0 to 32"));
+	CHECK(*failed, "to: IPv6 prefix too long",
+	      fails("default deny\nto 2001:db8::/129 deny\n", 2, 4, "2001:db8::/129", "0 to 128"));
+	CHECK(*failed, "to: not an address",
+	      fails("default deny\nto example.com deny\n", 2, 4, "example.com", "not an IPv4"));
+	CHECK(*failed, "uid: unknown user",
+	      fails("default deny\nuid 0,no-such-user-afw deny\n", 2, 7, "no-such-user-afw",
+		    "no such user"));
+	CHECK(*failed, "uid: too large",
+	      fails("default deny\nuid 4294967296 deny\n", 2, 5, "4294967296", "0-4294967295"));
+
+	CHECK(*failed, "a NUL byte is refused",
+	      !afw_policy_parse("default deny\nal\0low\n", 20, "p.conf", &err) && err.line == 2 &&
+	      strstr(err.msg, "p.conf:2: NUL byte at column 3"));
+	memset(big, ' ', AFW_POLICY_MAX_LINE + 14);
+	memcpy(big, "default deny\n", 13);
+	big[AFW_POLICY_MAX_LINE + 14] = '\0';
+	CHECK(*failed, "a line over the limit is refused",
+	      fails(big, 2, 0, "", "line longer than 4096 bytes"));
+	big[AFW_POLICY_MAX_LINE + 13] = '\0';
+	p = parse(big, &err);
+	CHECK(*failed, "a line at the limit is fine", p != NULL);
+	afw_policy_free(p);
+	strcpy(big, "default deny\n");
+	for (i = 0; i <= AFW_POLICY_MAX_RULES; i++)
+		memcpy(big + 13 + i * 6, "allow\n", 7);
+	CHECK(*failed, "more rules than the limit are refused",
+	      fails(big, AFW_POLICY_MAX_RULES + 2, 0, "", "more than 200000 rules"));
+	memset(big, '#', AFW_POLICY_MAX_FILE + 1);
+	CHECK(*failed, "a file over the size limit is refused",
+	      !afw_policy_parse(big, AFW_POLICY_MAX_FILE + 1, "p.conf", &err) &&
+	      !strcmp(err.msg, "p.conf: larger than 16777216 bytes"));
+	free(big);
+}
+
+static void test_match(int *failed)
+{
+	struct afw_policy_error err;
+	struct afw_policy_match m;
+	struct afw_facts f;
+	struct afw_policy *p;
+
+	p = afw_policy_load(FIXTURES "good.conf", &err);
+	if (!p) {
+		CHECK(*failed, "good.conf loads", 0);
+		return;
+	}
+	f = tls_flow("www.example.com");
+	f.alpn[0] = (struct afw_span){ "h3", 2 };
+	f.alpn[1] = (struct afw_span){ "http/1.1", 8 };
+	f.n_alpn = 2;
+	CHECK(*failed, "a wildcard rule with its ALPN allows",
+	      afw_policy_match(p, &f, &m) == AFW_VERDICT_ALLOW && m.line == 4 && m.prio == 10 &&
+	      !m.is_default);
+	f.n_alpn = 1;
+	CHECK(*failed, "the same flow without a listed ALPN gets the default",
+	      afw_policy_match(p, &f, &m) == AFW_VERDICT_DENY && m.is_default && m.line == 2);
+	f = tls_flow("Ads.Example.NET.");
+	CHECK(*failed, "reject by exact name, any case, trailing dot",
+	      afw_policy_match(p, &f, &m) == AFW_VERDICT_REJECT && m.line == 5);
+	f = tls_flow(NULL);
+	f.app = AFW_APP_UNKNOWN;
+	inet_pton(AF_INET, "10.20.30.40", f.daddr);
+	f.has_uid = true;
+	f.uid = 1000;
+	CHECK(*failed, "app, port, prefix and uid together inspect",
+	      afw_policy_match(p, &f, &m) == AFW_VERDICT_INSPECT && m.line == 7);
+	f.uid = 1001;
+	CHECK(*failed, "another uid does not", line_of(p, &f) == 2);
+	f.uid = 1000;
+	f.has_uid = false;
+	CHECK(*failed, "an unknown uid does not", line_of(p, &f) == 2);
+	f = tls_flow("example.org");
+	f.app = AFW_APP_HTTP;
+	f.dport = 8050;
+	CHECK(*failed, "a port range of a list", line_of(p, &f) == 8);
+	f.dport = 8100;
+	CHECK(*failed, "a port past the range", line_of(p, &f) == 2);
+	afw_policy_free(p);
+
+	p = parse("default allow\n"
+		  "prio 5 host *.example.com deny\n"
+		  "prio 5 host example.com reject\n"
+		  "prio 1 host deep.a.example.com inspect\n"
+		  "prio 9 deny\n", &err);
+	if (!p) {
+		CHECK(*failed, "wildcard policy parses", 0);
+		return;
+	}
+	f = tls_flow("a.example.com");
+	CHECK(*failed, "*.example.com matches a sub-domain", line_of(p, &f) == 2);
+	f = tls_flow("x.y.z.EXAMPLE.com");
+	CHECK(*failed, "*.example.com matches a deeper sub-domain", line_of(p, &f) == 2);
+	f = tls_flow("example.com");
+	CHECK(*failed, "*.example.com does not match example.com itself", line_of(p, &f) == 3);
+	f = tls_flow("badexample.com");
+	CHECK(*failed, "*.example.com does not match badexample.com", line_of(p, &f) == 5);
+	f = tls_flow("deep.a.example.com.");
+	CHECK(*failed, "a lower priority wins over file order", line_of(p, &f) == 4);
+	f = tls_flow("example.com.evil.net");
+	CHECK(*failed, "a name merely containing the suffix does not match", line_of(p, &f) == 5);
+	f = tls_flow("a..example.com");
+	CHECK(*failed, "an invalid flow name matches no host rule", line_of(p, &f) == 5);
+	f = tls_flow("example.com..");
+	CHECK(*failed, "two trailing dots are not one", line_of(p, &f) == 5);
+	f = tls_flow(NULL);
+	CHECK(*failed, "a flow without a name matches no host rule", line_of(p, &f) == 5);
+	afw_policy_free(p);
+
+	p = parse("default deny\n"
+		  "prio 3 host same.test inspect\n"
+		  "prio 3 host same.test allow\n"
+		  "prio 3 allow\n"
+		  "prio 2 app quic proto udp reject\n"
+		  "prio 2 alpn H2 deny\n"
+		  "prio 2 ja4 t13d1516h2_8daaf6152771_e5627efa2ab1 allow\n"
+		  "prio 2 to 2001:db8::/32 inspect\n", &err);
+	if (!p) {
+		CHECK(*failed, "tie policy parses", 0);
+		return;
+	}
+	f = tls_flow("same.test");
+	CHECK(*failed, "equal priority keeps file order", line_of(p, &f) == 2);
+	f = tls_flow("other.test");
+	CHECK(*failed, "a rule without conditions matches anything", line_of(p, &f) == 4);
+	f.app = AFW_APP_QUIC;
+	f.l4proto = IPPROTO_UDP;
+	CHECK(*failed, "app and proto", line_of(p, &f) == 5);
+	f.l4proto = IPPROTO_TCP;
+	CHECK(*failed, "app without its proto", line_of(p, &f) == 4);
+	f.alpn[0] = (struct afw_span){ "h2", 2 };
+	f.n_alpn = 1;
+	CHECK(*failed, "ALPN compares case-sensitively", line_of(p, &f) == 4);
+	f.alpn[0] = (struct afw_span){ "H2", 2 };
+	CHECK(*failed, "ALPN matches", line_of(p, &f) == 6);
+	f = tls_flow("other.test");
+	f.ja4 = (struct afw_span){ "T13D1516H2_8DAAF6152771_E5627EFA2AB1", 36 };
+	CHECK(*failed, "JA4 compares without case", line_of(p, &f) == 7);
+	f.ja4.len = 35;
+	CHECK(*failed, "a JA4 prefix does not match", line_of(p, &f) == 4);
+	f = tls_flow("other.test");
+	f.family = AF_INET6;
+	inet_pton(AF_INET6, "2001:db8:ffff::1", f.daddr);
+	CHECK(*failed, "an IPv6 prefix matches", line_of(p, &f) == 8);
+	inet_pton(AF_INET6, "2001:db9::1", f.daddr);
+	CHECK(*failed, "outside the IPv6 prefix", line_of(p, &f) == 4);
+	afw_policy_free(p);
+
+	p = parse("default allow\nto 32.0.0.0/3 deny\nto 0.0.0.0/0 dport 22 reject\n", &err);
+	f = tls_flow(NULL);
+	inet_pton(AF_INET, "63.255.255.255", f.daddr);
+	CHECK(*failed, "a prefix ending inside a byte", p && line_of(p, &f) == 2);
+	inet_pton(AF_INET, "64.0.0.0", f.daddr);
+	CHECK(*failed, "just past that prefix", p && line_of(p, &f) == 1);
+	f.family = AF_INET6;
+	memset(f.daddr, 0, sizeof(f.daddr));
+	f.dport = 22;
+	CHECK(*failed, "an IPv4 prefix does not match IPv6", p && line_of(p, &f) == 1);
+	f.family = AF_INET;
+	f.l4proto = IPPROTO_ICMP;
+	CHECK(*failed, "dport does not match a protocol without ports", p && line_of(p, &f) == 1);
+	afw_policy_free(p);
+}
+
+/* A temporary file holding @text; returns its path in @path. */
+static bool write_tmp(char *path, const char *text)
+{
+	FILE *f;
+	int fd;
+
+	strcpy(path, "/tmp/afw-policy-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return false;
+	f = fdopen(fd, "w");
+	if (!f)
+		return false;
+	fputs(text, f);
+	return !fclose(f);
+}
+
+static void test_reload_check(int *failed)
+{
+	struct afw_policy_error err;
+	struct afw_policy *cur = NULL;
+	char path[64], out[512], errs[512];
+	struct afw_facts f = tls_flow("a.test");
+	FILE *o, *e;
+	int rc;
+
+	if (!write_tmp(path, "default deny\nhost a.test allow\n")) {
+		CHECK(*failed, "a temporary file", 0);
+		return;
+	}
+	CHECK(*failed, "reload into an empty slot", !afw_policy_reload(&cur, path, &err) && cur);
+	CHECK(*failed, "the loaded policy decides", cur && line_of(cur, &f) == 2);
+	unlink(path);
+	write_tmp(path, "default deny\nhost a.test alow\n");
+	CHECK(*failed, "a bad file fails to reload",
+	      afw_policy_reload(&cur, path, &err) == -1 && err.line == 2 && cur);
+	CHECK(*failed, "and the old policy stays", cur && line_of(cur, &f) == 2);
+
+	memset(out, 0, sizeof(out));
+	memset(errs, 0, sizeof(errs));
+	o = fmemopen(out, sizeof(out), "w");
+	e = fmemopen(errs, sizeof(errs), "w");
+	rc = afw_policy_check(path, o, e);
+	fclose(o);
+	fclose(e);
+	CHECK(*failed, "--check names the line of a bad file",
+	      rc == 1 && !out[0] && strstr(errs, ":2:13: 'alow': unknown word"));
+	unlink(path);
+	write_tmp(path, "default reject\nhost b.test allow\n");
+	CHECK(*failed, "a good file reloads", !afw_policy_reload(&cur, path, &err));
+	CHECK(*failed, "and the new policy decides",
+	      cur && line_of(cur, &f) == 1 &&
+	      afw_policy_match(cur, &f, NULL) == AFW_VERDICT_REJECT);
+	afw_policy_free(cur);
+	unlink(path);
+
+	write_tmp(path, "");
+	CHECK(*failed, "an empty file has no default",
+	      !afw_policy_load(path, &err) && strstr(err.msg, "no 'default ACTION'"));
+	rc = truncate(path, AFW_POLICY_MAX_FILE + 1);
+	CHECK(*failed, "a file over the size limit is not read to its end",
+	      !rc && !afw_policy_load(path, &err) && strstr(err.msg, "larger than 16777216 bytes"));
+	unlink(path);
+
+	memset(out, 0, sizeof(out));
+	memset(errs, 0, sizeof(errs));
+	o = fmemopen(out, sizeof(out), "w");
+	e = fmemopen(errs, sizeof(errs), "w");
+	rc = afw_policy_check(FIXTURES "good.conf", o, e);
+	fclose(o);
+	fclose(e);
+	CHECK(*failed, "--check passes a good file",
+	      rc == 0 && !errs[0] && !strcmp(out, FIXTURES "good.conf: 5 rules, default deny\n"));
+}
+
+/*
+ * The reference: rules as plain data and a first-match scan, written
+ * without the library's help.
+ */
+static const char *const host_pool[] = {
+	"example.com", "*.example.com", "a.example.com", "*.a.example.com", "B.Example.ORG.",
+	"*.org", "x.y.z.net", "*.z.net", "*.y.z.net", "other.test",
+};
+static const char *const flow_hosts[] = {
+	"example.com", "a.example.com", "A.Example.COM.", "b.a.example.com", "c.b.example.org",
+	"b.example.org", "org", "x.y.z.net", "z.net", "w.x.y.z.net", "other.test", "bad..name",
+	NULL,
+};
+static const char *const alpn_pool[] = { "h2", "http/1.1", "h3" };
+static const char *const ja4_pool[] = {
+	"t13d1516h2_8daaf6152771_e5627efa2ab1", "q13d0310h3_55b375c5d22e_cd85d2d88918",
+};
+static const struct {
+	const char *text;
+	int family;
+	unsigned int len;
+} net_pool[] = {
+	{ "10.0.0.0/8", AF_INET, 8 }, { "10.1.0.0/16", AF_INET, 16 },
+	{ "192.0.2.0/24", AF_INET, 24 }, { "0.0.0.0/0", AF_INET, 0 },
+	{ "2001:db8::/32", AF_INET6, 32 }, { "::/0", AF_INET6, 0 },
+};
+static const char *const addr_pool[] = {
+	"10.1.2.3", "10.2.0.1", "192.0.2.9", "8.8.8.8", "2001:db8::1", "2001:db9::1",
+};
+static const unsigned int port_pool[] = { 22, 80, 443, 8080, 8443 };
+static const char *const app_names[] = { "unknown", "tls", "quic", "http" };
+
+struct ref_rule {
+	unsigned int prio, line, verdict, apps;
+	unsigned int n_host, host[3], n_alpn, alpn[2], n_ja4, ja4, n_proto, proto[2];
+	unsigned int n_port, lo[2], hi[2], n_net, net[2], n_uid, uid[2];
+};
+
+static unsigned int rnd(unsigned int *seed, unsigned int n)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return (*seed >> 8) % n;
+}
+
+static void lower_nodot(const char *in, char *out)
+{
+	size_t i, len = strlen(in);
+
+	if (len && in[len - 1] == '.')
+		len--;
+	for (i = 0; i < len; i++)
+		out[i] = (char)(in[i] >= 'A' && in[i] <= 'Z' ? in[i] - 'A' + 'a' : in[i]);
+	out[len] = '\0';
+}
+
+static bool ref_host(const char *pat, const char *host)
+{
+	char p[64], h[64];
+	size_t hl, pl;
+
+	if (!host || strstr(host, ".."))
+		return false;
+	lower_nodot(pat, p);
+	lower_nodot(host, h);
+	if (p[0] != '*')
+		return !strcmp(p, h);
+	hl = strlen(h);
+	pl = strlen(p + 1);
+	return hl > pl && !strcmp(h + hl - pl, p + 1);
+}
+
+static bool ref_net(unsigned int n, const struct afw_facts *f)
+{
+	uint8_t a[16] = { 0 };
+	unsigned int i;
+	char buf[64];
+
+	if (net_pool[n].family != f->family)
+		return false;
+	snprintf(buf, sizeof(buf), "%s", net_pool[n].text);
+	*strchr(buf, '/') = '\0';
+	inet_pton(f->family, buf, a);
+	for (i = 0; i < net_pool[n].len; i++)
+		if ((a[i / 8] ^ f->daddr[i / 8]) & (0x80 >> (i % 8)))
+			return false;
+	return true;
+}
+
+static bool ref_matches(const struct ref_rule *r, const struct afw_facts *f)
+{
+	unsigned int i, j;
+	bool hit;
+
+	if (r->apps && !(r->apps & (1u << f->app)))
+		return false;
+	for (hit = !r->n_host, i = 0; i < r->n_host; i++)
+		hit |= ref_host(host_pool[r->host[i]], f->host.ptr);
+	if (!hit)
+		return false;
+	for (hit = !r->n_alpn, i = 0; i < r->n_alpn; i++)
+		for (j = 0; j < f->n_alpn; j++)
+			hit |= !strcmp(alpn_pool[r->alpn[i]], f->alpn[j].ptr);
+	if (!hit)
+		return false;
+	if (r->n_ja4 && !(f->ja4.ptr && !strcmp(ja4_pool[r->ja4], f->ja4.ptr)))
+		return false;
+	for (hit = !r->n_proto, i = 0; i < r->n_proto; i++)
+		hit |= r->proto[i] == f->l4proto;
+	if (!hit)
+		return false;
+	for (hit = !r->n_port, i = 0; i < r->n_port; i++)
+		hit |= (f->l4proto == IPPROTO_TCP || f->l4proto == IPPROTO_UDP) &&
+		       f->dport >= r->lo[i] && f->dport <= r->hi[i];
+	if (!hit)
+		return false;
+	for (hit = !r->n_net, i = 0; i < r->n_net; i++)
+		hit |= ref_net(r->net[i], f);
+	if (!hit)
+		return false;
+	for (hit = !r->n_uid, i = 0; i < r->n_uid; i++)
+		hit |= f->has_uid && r->uid[i] == f->uid;
+	return hit;
+}
+
+static unsigned int ref_decide(const struct ref_rule *rules, unsigned int n, unsigned int dflt_line,
+			       const struct afw_facts *f)
+{
+	const struct ref_rule *best = NULL;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (ref_matches(&rules[i], f) &&
+		    (!best || rules[i].prio < best->prio ||
+		     (rules[i].prio == best->prio && rules[i].line < best->line)))
+			best = &rules[i];
+	return best ? best->line : dflt_line;
+}
+
+static void ref_list(char *buf, size_t len, const char *kw, unsigned int n,
+		     const char *const *names, const unsigned int *idx)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? "," : kw, names[idx[i]]);
+}
+
+/* Writes a random rule into @r and its text into @buf. */
+static void random_rule(unsigned int *seed, struct ref_rule *r, char *buf, size_t len)
+{
+	static const char *const verdicts[] = { "allow", "deny", "reject", "inspect" };
+	static const char *const protos[] = { "tcp", "udp" };
+	const char *net_names[6];
+	unsigned int i, pidx[2];
+
+	for (i = 0; i < 6; i++)
+		net_names[i] = net_pool[i].text;
+	r->prio = rnd(seed, 6);
+	snprintf(buf, len, "prio %u", r->prio);
+	if (!rnd(seed, 4)) {
+		r->apps = 1 + rnd(seed, 15);
+		for (i = 0; i < 4; i++)
+			if (r->apps & (1u << i))
+				snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+					 r->apps & ((1u << i) - 1) ? "," : " app ", app_names[i]);
+	}
+	if (rnd(seed, 3)) {
+		r->n_host = 1 + rnd(seed, 3);
+		for (i = 0; i < r->n_host; i++)
+			r->host[i] = rnd(seed, sizeof(host_pool) / sizeof(host_pool[0]));
+		ref_list(buf, len, " host ", r->n_host, host_pool, r->host);
+	}
+	if (!rnd(seed, 4)) {
+		r->n_alpn = 1 + rnd(seed, 2);
+		for (i = 0; i < r->n_alpn; i++)
+			r->alpn[i] = rnd(seed, 3);
+		ref_list(buf, len, " alpn ", r->n_alpn, alpn_pool, r->alpn);
+	}
+	if (!rnd(seed, 5)) {
+		r->n_ja4 = 1;
+		r->ja4 = rnd(seed, 2);
+		ref_list(buf, len, " ja4 ", 1, ja4_pool, &r->ja4);
+	}
+	if (!rnd(seed, 4)) {
+		r->n_proto = 1;
+		pidx[0] = rnd(seed, 2);
+		r->proto[0] = pidx[0] ? IPPROTO_UDP : IPPROTO_TCP;
+		ref_list(buf, len, " proto ", 1, protos, pidx);
+	}
+	if (!rnd(seed, 4)) {
+		r->n_port = 1 + rnd(seed, 2);
+		for (i = 0; i < r->n_port; i++) {
+			r->lo[i] = port_pool[rnd(seed, 5)];
+			r->hi[i] = r->lo[i] + rnd(seed, 2) * rnd(seed, 8000);
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%u-%u",
+				 i ? "," : " dport ", r->lo[i], r->hi[i]);
+		}
+	}
+	if (!rnd(seed, 4)) {
+		r->n_net = 1 + rnd(seed, 2);
+		for (i = 0; i < r->n_net; i++)
+			r->net[i] = rnd(seed, 6);
+		ref_list(buf, len, " to ", r->n_net, net_names, r->net);
+	}
+	if (!rnd(seed, 5)) {
+		r->n_uid = 1 + rnd(seed, 2);
+		for (i = 0; i < r->n_uid; i++) {
+			r->uid[i] = 1000 + rnd(seed, 3);
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%u", i ? "," : " uid ",
+				 r->uid[i]);
+		}
+	}
+	r->verdict = rnd(seed, 4);
+	snprintf(buf + strlen(buf), len - strlen(buf), " %s\n", verdicts[r->verdict]);
+}
+
+static void random_facts(unsigned int *seed, struct afw_facts *f)
+{
+	const char *host, *addr;
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	f->app = (enum afw_app)rnd(seed, 4);
+	host = flow_hosts[rnd(seed, sizeof(flow_hosts) / sizeof(flow_hosts[0]))];
+	if (host)
+		f->host = (struct afw_span){ host, strlen(host) };
+	f->n_alpn = rnd(seed, 3);
+	for (i = 0; i < f->n_alpn; i++)
+		f->alpn[i] = (struct afw_span){ alpn_pool[rnd(seed, 3)], 0 };
+	for (i = 0; i < f->n_alpn; i++)
+		f->alpn[i].len = strlen(f->alpn[i].ptr);
+	if (rnd(seed, 2)) {
+		f->ja4.ptr = ja4_pool[rnd(seed, 2)];
+		f->ja4.len = strlen(f->ja4.ptr);
+	}
+	addr = addr_pool[rnd(seed, 6)];
+	f->family = strchr(addr, ':') ? AF_INET6 : AF_INET;
+	inet_pton(f->family, addr, f->daddr);
+	f->dport = (uint16_t)(port_pool[rnd(seed, 5)] + rnd(seed, 2) * rnd(seed, 9000));
+	f->l4proto = (uint8_t)(rnd(seed, 3) == 0 ? IPPROTO_UDP : rnd(seed, 4) ? IPPROTO_TCP :
+			       IPPROTO_ICMP);
+	f->has_uid = rnd(seed, 3);
+	f->uid = 1000 + rnd(seed, 3);
+}
+
+static void test_random(int *failed)
+{
+	unsigned int seed = 20261130, round, i, line, n, mismatches = 0, decided = 0, dflt_line;
+	unsigned int printed_round = 0, reprinted = 0;
+	static struct ref_rule rules[80];
+	struct afw_policy_error err;
+	struct afw_policy *p, *q;
+	struct afw_facts f;
+	char *text, *out;
+	size_t cap = 80 * 512, outlen;
+	FILE *o;
+
+	text = malloc(cap);
+	if (!text)
+		abort();
+	for (round = 0; round < 300; round++) {
+		n = 1 + rnd(&seed, 80);
+		memset(rules, 0, sizeof(rules));
+		text[0] = '\0';
+		line = 0;
+		dflt_line = 0;
+		for (i = 0; i < n; i++) {
+			/* Comments, blank lines and the default anywhere shift the line numbers. */
+			while (!rnd(&seed, 5)) {
+				strcat(text, rnd(&seed, 2) ? "# comment\n" : "\n");
+				line++;
+			}
+			if (!dflt_line && !rnd(&seed, 8)) {
+				strcat(text, "default deny\n");
+				dflt_line = ++line;
+			}
+			rules[i].line = ++line;
+			random_rule(&seed, &rules[i], text + strlen(text), cap - strlen(text));
+		}
+		if (!dflt_line) {
+			strcat(text, "default deny\n");
+			dflt_line = ++line;
+		}
+		p = afw_policy_parse(text, strlen(text), "random", &err);
+		if (!p) {
+			printf("# %s\n%s", err.msg, text);
+			mismatches++;
+			continue;
+		}
+		/* The printed policy must decide the same. */
+		out = NULL;
+		o = open_memstream(&out, &outlen);
+		afw_policy_print(p, o);
+		fclose(o);
+		q = afw_policy_parse(out, outlen, "printed", &err);
+		printed_round += q != NULL;
+		for (i = 0; i < 400; i++) {
+			struct afw_policy_match mp, mq;
+			unsigned int want;
+
+			random_facts(&seed, &f);
+			want = ref_decide(rules, n, dflt_line, &f);
+			afw_policy_match(p, &f, &mp);
+			if (mp.line != want) {
+				if (mismatches++ < 5)
+					printf("# round %u facts %u: got line %u, want %u\n",
+					       round, i, mp.line, want);
+			}
+			decided += !mp.is_default;
+			if (q) {
+				afw_policy_match(q, &f, &mq);
+				/* Printing renumbers lines; the verdict and priority stay. */
+				reprinted += mq.verdict != mp.verdict || mq.prio != mp.prio ||
+					     mq.is_default != mp.is_default;
+			}
+		}
+		afw_policy_free(q);
+		free(out);
+		afw_policy_free(p);
+	}
+	free(text);
+	printf("# %u of %u flows matched a rule\n", decided, 300 * 400);
+	CHECK(*failed, "the indexed matcher agrees with a linear scan on 120000 random flows",
+	      mismatches == 0);
+	CHECK(*failed, "the random flows exercise both rules and the default",
+	      decided > 300 * 400 / 4 && decided < 300 * 400);
+	CHECK(*failed, "printed policies parse back", printed_round == 300);
+	CHECK(*failed, "printed policies decide the same", reprinted == 0);
+}
+
+/* Many host names: the right one still wins, in either table. */
+static void test_many(int *failed)
+{
+	unsigned int i, n = 50000;
+	struct afw_policy_error err;
+	struct afw_policy *p;
+	struct afw_facts f;
+	char *text, name[64];
+	size_t off;
+
+	text = malloc((size_t)n * 64 + 64);
+	if (!text)
+		abort();
+	off = (size_t)sprintf(text, "default allow\n");
+	for (i = 0; i < n; i++)
+		off += (size_t)sprintf(text + off, "prio %u host %sh%u.test deny\n", n - i,
+				       i % 2 ? "*." : "", i);
+	off += (size_t)sprintf(text + off, "prio 25000 dport 443 reject\n");
+	p = afw_policy_parse(text, off, "many", &err);
+	CHECK(*failed, "50000 host rules load", p && afw_policy_rules(p) == n + 1);
+	if (p) {
+		snprintf(name, sizeof(name), "h%u.test", n - 2);
+		f = tls_flow(name);
+		CHECK(*failed, "an exact name near the end wins by priority", line_of(p, &f) == n);
+		snprintf(name, sizeof(name), "x.h%u.test", n - 1);
+		f = tls_flow(name);
+		CHECK(*failed, "a suffix near the end wins by priority", line_of(p, &f) == n + 1);
+		snprintf(name, sizeof(name), "h%u.test", 3);
+		f = tls_flow(name);
+		CHECK(*failed, "a host-less rule with a lower priority wins",
+		      line_of(p, &f) == n + 2);
+		f = tls_flow("h1.test");
+		CHECK(*failed, "a wildcard entry does not match its own apex",
+		      line_of(p, &f) == n + 2);
+	}
+	afw_policy_free(p);
+	free(text);
+}
+
+int main(void)
+{
+	int failed = 0;
+
+	test_parse(&failed);
+	test_match(&failed);
+	test_reload_check(&failed);
+	test_random(&failed);
+	test_many(&failed);
+	return failed;
+}

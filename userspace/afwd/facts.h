@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What afwd knows about a flow when it decides: the analyzers fill this in
+ * and the policy matcher reads it. It only points into the caller's
+ * buffers (the reassembled ClientHello, the HTTP request...), so it costs
+ * nothing to build and must not outlive them.
+ */
+#ifndef AFW_FACTS_H
+#define AFW_FACTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The application protocol the analyzers recognised. */
+enum afw_app {
+	AFW_APP_UNKNOWN,
+	AFW_APP_TLS,
+	AFW_APP_QUIC,
+	AFW_APP_HTTP,
+	__AFW_APP_MAX
+};
+#define AFW_APP_MAX (__AFW_APP_MAX - 1)
+
+/* Bytes that are not NUL-terminated. len == 0 means absent. */
+struct afw_span {
+	const char *ptr;
+	size_t len;
+};
+
+/* ALPN values beyond this many are not looked at. */
+#define AFW_FACTS_MAX_ALPN 16
+
+struct afw_facts {
+	enum afw_app app;
+	/*
+	 * The TLS or QUIC SNI, or the HTTP Host without its ":port", as sent:
+	 * the matcher ignores case and one trailing dot.
+	 */
+	struct afw_span host;
+	/* The ALPN protocols the client offers, in its order. */
+	struct afw_span alpn[AFW_FACTS_MAX_ALPN];
+	unsigned int n_alpn;
+	struct afw_span ja4;		/* e.g. "t13d1516h2_8daaf6152771_e5627efa2ab1" */
+	int family;			/* AF_INET or AF_INET6 */
+	uint8_t daddr[16];		/* network order; the first 4 bytes for AF_INET */
+	uint16_t dport;			/* host order; meaningful for port protocols only */
+	uint8_t l4proto;		/* IPPROTO_TCP, IPPROTO_UDP, ... */
+	bool has_uid;			/* false for forwarded traffic and unknown owners */
+	uint32_t uid;
+};
+
+#endif /* AFW_FACTS_H */

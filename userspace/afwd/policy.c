@@ -1,0 +1,743 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The policy file: reading it, checking every word, and printing it back.
+ * The file is read whole into memory (it is bounded), split into lines,
+ * and each line into words in a private copy, so that every error can
+ * name its line, column and word.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "hostname.h"
+#include "policy_impl.h"
+
+static const char *const afw_verdict_names[] = {
+	[AFW_VERDICT_ALLOW] = "allow",
+	[AFW_VERDICT_DENY] = "deny",
+	[AFW_VERDICT_REJECT] = "reject",
+	[AFW_VERDICT_INSPECT] = "inspect",
+};
+
+static const char *const afw_app_names[] = {
+	[AFW_APP_UNKNOWN] = "unknown",
+	[AFW_APP_TLS] = "tls",
+	[AFW_APP_QUIC] = "quic",
+	[AFW_APP_HTTP] = "http",
+};
+
+static const struct {
+	const char *name;
+	uint8_t num;
+} afw_pol_protos[] = {
+	{ "icmp", 1 }, { "tcp", 6 }, { "udp", 17 }, { "dccp", 33 },
+	{ "icmpv6", 58 }, { "sctp", 132 }, { "udplite", 136 },
+};
+
+#define AFW_N(a) (sizeof(a) / sizeof((a)[0]))
+
+#define AFW_JA4_LEN 36
+
+struct afw_parse {
+	struct afw_policy *p;
+	const char *name;
+	struct afw_policy_error *err;
+	uint32_t line;
+	const char *lbuf;	/* the current line's copy, for columns */
+	bool have_default;
+};
+
+const char *afw_verdict_name(enum afw_verdict v)
+{
+	return (unsigned int)v <= AFW_VERDICT_MAX ? afw_verdict_names[v] : "unknown";
+}
+
+/* @tok for a message: bytes that are not printable ASCII as \xNN, cut short with "...". */
+static void afw_quote(char *out, size_t len, const char *tok)
+{
+	size_t off = 0;
+
+	for (; *tok && off + 8 < len; tok++) {
+		if (*tok >= 0x20 && *tok < 0x7f)
+			out[off++] = *tok;
+		else
+			off += (size_t)snprintf(out + off, len - off, "\\x%02x", (uint8_t)*tok);
+	}
+	strcpy(out + off, *tok ? "..." : "");
+}
+
+/* Fills in the error; @tok, if any, points into the current line's copy. */
+__attribute__((format(printf, 3, 4)))
+static int afw_perr(struct afw_parse *ps, const char *tok, const char *fmt, ...)
+{
+	struct afw_policy_error *e = ps->err;
+	char reason[256], quoted[80];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	e->line = ps->line;
+	e->column = tok ? (unsigned int)(tok - ps->lbuf) + 1 : 0;
+	snprintf(e->token, sizeof(e->token), "%s", tok ? tok : "");
+	afw_quote(quoted, sizeof(quoted), tok ? tok : "");
+	if (tok)
+		snprintf(e->msg, sizeof(e->msg), "%s:%u:%u: '%s': %s", ps->name, e->line,
+			 e->column, quoted, reason);
+	else if (e->line)
+		snprintf(e->msg, sizeof(e->msg), "%s:%u: %s", ps->name, e->line, reason);
+	else
+		snprintf(e->msg, sizeof(e->msg), "%s: %s", ps->name, reason);
+	return -1;
+}
+
+static int afw_oom(struct afw_parse *ps)
+{
+	return afw_perr(ps, NULL, "out of memory");
+}
+
+static bool afw_parse_u32(const char *s, uint32_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	return true;
+}
+
+static int afw_verdict_parse(const char *w)
+{
+	size_t i;
+
+	for (i = 0; i < AFW_N(afw_verdict_names); i++)
+		if (!strcmp(w, afw_verdict_names[i]))
+			return (int)i;
+	return -1;
+}
+
+/* Adds @len bytes to the string pool and a value naming them to strs. */
+static int afw_add_str(struct afw_parse *ps, struct afw_range *rg, const char *s, size_t len,
+		       bool wild)
+{
+	struct afw_str *v;
+	size_t off = ps->p->pool.n, i;
+	char *c;
+
+	for (i = 0; i < len; i++) {
+		c = afw_vec_push(&ps->p->pool);
+		if (!c)
+			return afw_oom(ps);
+		*c = s[i];
+	}
+	v = afw_vec_push(&ps->p->strs);
+	if (!v)
+		return afw_oom(ps);
+	*v = (struct afw_str){ (uint32_t)off, (uint32_t)len, wild };
+	if (!rg->n)
+		rg->off = (uint32_t)(ps->p->strs.n - 1);
+	rg->n++;
+	return 0;
+}
+
+/* Claims the next slot of @v for range @rg. */
+static void *afw_add(struct afw_parse *ps, struct afw_vec *v, struct afw_range *rg)
+{
+	void *slot = afw_vec_push(v);
+
+	if (!slot) {
+		afw_oom(ps);
+		return NULL;
+	}
+	if (!rg->n)
+		rg->off = (uint32_t)(v->n - 1);
+	rg->n++;
+	return slot;
+}
+
+static int afw_kw_host(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	char name[AFW_HOSTNAME_MAX + 1];
+	bool wild = false;
+	const char *why;
+	int len;
+
+	if (!strncmp(item, "*.", 2)) {
+		wild = true;
+		item += 2;
+	}
+	if (strchr(item, '*'))
+		return afw_perr(ps, wild ? item - 2 : item,
+				"'*' is allowed only as a whole first label, as in *.example.com");
+	len = afw_hostname_norm(item, strlen(item), name, &why);
+	if (len < 0)
+		return afw_perr(ps, wild ? item - 2 : item, "%s", why);
+	return afw_add_str(ps, &r->hosts, name, (size_t)len, wild);
+}
+
+static int afw_kw_alpn(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	size_t len = strlen(item), i;
+
+	/* Commas separate the list and '#' starts a comment, so neither can be in a value. */
+	for (i = 0; i < len; i++)
+		if (item[i] < 0x21 || item[i] > 0x7e)
+			return afw_perr(ps, item, "ALPN protocol ids here are printable ASCII");
+	if (len > 255)
+		return afw_perr(ps, item, "ALPN protocol ids are 1-255 bytes");
+	return afw_add_str(ps, &r->alpn, item, len, false);
+}
+
+static int afw_kw_ja4(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	size_t i, len = strlen(item);
+	char c;
+
+	if (len != AFW_JA4_LEN || item[10] != '_' || item[23] != '_')
+		return afw_perr(ps, item, "a JA4 fingerprint is 10, 12 and 12 characters joined "
+				"by '_', as in t13d1516h2_8daaf6152771_e5627efa2ab1");
+	for (i = 0; i < len; i++) {
+		if (i == 10 || i == 23)
+			continue;
+		c = item[i];
+		if (c >= 'A' && c <= 'Z')
+			item[i] = c = (char)(c - 'A' + 'a');
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && (i < 10 ? c <= 'z' : c <= 'f'))))
+			return afw_perr(ps, item, "a JA4 fingerprint has letters and digits, then "
+					"two hexadecimal hashes");
+	}
+	return afw_add_str(ps, &r->ja4, item, len, false);
+}
+
+static int afw_kw_app(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	size_t i;
+
+	for (i = 0; i < AFW_N(afw_app_names); i++) {
+		if (!strcmp(item, afw_app_names[i])) {
+			r->apps |= (uint8_t)(1u << i);
+			return 0;
+		}
+	}
+	return afw_perr(ps, item, "app is tls, quic, http or unknown");
+}
+
+static int afw_kw_proto(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	uint8_t *slot, num = 0;
+	uint32_t n;
+	size_t i;
+
+	for (i = 0; i < AFW_N(afw_pol_protos); i++)
+		if (!strcmp(item, afw_pol_protos[i].name))
+			num = afw_pol_protos[i].num;
+	if (!num) {
+		if (!afw_parse_u32(item, &n) || n < 1 || n > 255)
+			return afw_perr(ps, item, "not a protocol name or number 1-255");
+		num = (uint8_t)n;
+	}
+	slot = afw_add(ps, &ps->p->protos, &r->protos);
+	if (!slot)
+		return -1;
+	*slot = num;
+	return 0;
+}
+
+static int afw_kw_dport(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	char *dash = strchr(item, '-');
+	struct afw_ports *pr;
+	uint32_t lo, hi;
+	bool ok;
+
+	if (dash)
+		*dash = '\0';
+	ok = afw_parse_u32(item, &lo) && lo <= 65535;
+	hi = lo;
+	if (ok && dash)
+		ok = afw_parse_u32(dash + 1, &hi) && hi <= 65535;
+	if (dash)
+		*dash = '-';
+	if (!ok)
+		return afw_perr(ps, item, "a port is 0-65535, a range LO-HI");
+	if (lo > hi)
+		return afw_perr(ps, item, "range is empty, low port above high");
+	pr = afw_add(ps, &ps->p->ports, &r->ports);
+	if (!pr)
+		return -1;
+	*pr = (struct afw_ports){ (uint16_t)lo, (uint16_t)hi };
+	return 0;
+}
+
+static int afw_kw_to(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	char *slash = strchr(item, '/');
+	struct afw_net n = { 0 }, *slot;
+	unsigned int bits, i;
+	uint32_t len;
+	int ok;
+
+	if (slash)
+		*slash = '\0';
+	if (inet_pton(AF_INET, item, n.addr) == 1)
+		n.family = AF_INET;
+	else if (inet_pton(AF_INET6, item, n.addr) == 1)
+		n.family = AF_INET6;
+	if (slash)
+		*slash = '/';
+	if (!n.family)
+		return afw_perr(ps, item, "not an IPv4 or IPv6 address or prefix");
+	bits = n.family == AF_INET6 ? 128 : 32;
+	len = bits;
+	ok = !slash || (afw_parse_u32(slash + 1, &len) && len <= bits);
+	if (!ok)
+		return afw_perr(ps, item, "prefix length must be 0 to %u", bits);
+	for (i = len; i < bits; i++)
+		if (n.addr[i / 8] & (0x80 >> (i % 8)))
+			return afw_perr(ps, item, "address has bits set beyond the prefix length");
+	n.len = (uint8_t)len;
+	slot = afw_add(ps, &ps->p->nets, &r->nets);
+	if (!slot)
+		return -1;
+	*slot = n;
+	return 0;
+}
+
+static int afw_user_uid(const char *name, uint32_t *uid)
+{
+	struct passwd pw, *res = NULL;
+	size_t size = 1024;
+	char *buf = NULL, *nbuf;
+	int ret;
+
+	/* Large NSS entries need a larger buffer; stop at 1 MiB. */
+	do {
+		nbuf = realloc(buf, size);
+		if (!nbuf) {
+			ret = ENOMEM;
+			break;
+		}
+		buf = nbuf;
+		ret = getpwnam_r(name, &pw, buf, size, &res);
+		size *= 2;
+	} while (ret == ERANGE && size <= (1u << 20));
+	if (!ret && res)
+		*uid = (uint32_t)res->pw_uid;
+	free(buf);
+	return ret ? -1 : res ? 0 : 1;
+}
+
+static int afw_kw_uid(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	uint32_t *slot, uid;
+	int ret;
+
+	if (item[0] >= '0' && item[0] <= '9') {
+		if (!afw_parse_u32(item, &uid))
+			return afw_perr(ps, item, "a uid is a number 0-4294967295 or a user name");
+	} else {
+		ret = afw_user_uid(item, &uid);
+		if (ret < 0)
+			return afw_perr(ps, item, "could not look the user up");
+		if (ret > 0)
+			return afw_perr(ps, item, "no such user");
+	}
+	slot = afw_add(ps, &ps->p->uids, &r->uids);
+	if (!slot)
+		return -1;
+	*slot = uid;
+	return 0;
+}
+
+static const struct {
+	const char *word;
+	int (*item)(struct afw_parse *ps, struct afw_prule *r, char *item);
+} afw_keywords[] = {
+	{ "app", afw_kw_app },
+	{ "host", afw_kw_host },
+	{ "alpn", afw_kw_alpn },
+	{ "ja4", afw_kw_ja4 },
+	{ "proto", afw_kw_proto },
+	{ "dport", afw_kw_dport },
+	{ "to", afw_kw_to },
+	{ "uid", afw_kw_uid },
+};
+
+/* Calls the keyword's parser for each item of the comma list @v. */
+static int afw_kw_list(struct afw_parse *ps, struct afw_prule *r, size_t kw, char *v)
+{
+	char *item = v, *comma;
+
+	for (;;) {
+		comma = strchr(item, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*item) {
+			if (comma)
+				*comma = ',';
+			return afw_perr(ps, v, "empty item in a comma list");
+		}
+		if (afw_keywords[kw].item(ps, r, item))
+			return -1;
+		if (!comma)
+			return 0;
+		*comma = ',';
+		item = comma + 1;
+	}
+}
+
+/* The next word of the line at *@pos, NUL-terminated in place; NULL at the end. */
+static char *afw_word(char **pos)
+{
+	char *s = *pos, *w;
+
+	while (*s == ' ' || *s == '\t' || *s == '\r')
+		s++;
+	if (!*s)
+		return NULL;
+	w = s;
+	while (*s && *s != ' ' && *s != '\t' && *s != '\r')
+		s++;
+	if (*s)
+		*s++ = '\0';
+	*pos = s;
+	return w;
+}
+
+static int afw_parse_default(struct afw_parse *ps, char *w, char **pos)
+{
+	char *v = afw_word(pos), *extra;
+	int verdict;
+
+	if (ps->have_default)
+		return afw_perr(ps, w, "the default is given twice (first on line %" PRIu32 ")",
+				ps->p->dflt_line);
+	if (!v)
+		return afw_perr(ps, w, "missing its action: allow, deny, reject or inspect");
+	verdict = afw_verdict_parse(v);
+	if (verdict < 0)
+		return afw_perr(ps, v, "the default action is allow, deny, reject or inspect");
+	extra = afw_word(pos);
+	if (extra)
+		return afw_perr(ps, extra, "nothing may follow the default action");
+	ps->have_default = true;
+	ps->p->dflt = (enum afw_verdict)verdict;
+	ps->p->dflt_line = ps->line;
+	return 0;
+}
+
+static int afw_parse_line(struct afw_parse *ps, char *line)
+{
+	char *pos = line, *w, *v, *last = NULL, *last_kw = NULL, *hash;
+	struct afw_prule *r;
+	unsigned int seen = 0;
+	bool have_prio = false;
+	int verdict;
+	size_t k;
+
+	hash = strchr(line, '#');
+	if (hash)
+		*hash = '\0';
+	w = afw_word(&pos);
+	if (!w)
+		return 0;
+	if (!strcmp(w, "default"))
+		return afw_parse_default(ps, w, &pos);
+	if (ps->p->rules.n >= AFW_POLICY_MAX_RULES)
+		return afw_perr(ps, NULL, "more than %u rules", AFW_POLICY_MAX_RULES);
+	r = afw_vec_push(&ps->p->rules);
+	if (!r)
+		return afw_oom(ps);
+	r->line = ps->line;
+	for (; w; w = afw_word(&pos)) {
+		last = w;
+		verdict = afw_verdict_parse(w);
+		if (verdict >= 0) {
+			v = afw_word(&pos);
+			if (v)
+				return afw_perr(ps, v, "nothing may follow the action");
+			r->verdict = (enum afw_verdict)verdict;
+			return 0;
+		}
+		if (!strcmp(w, "default"))
+			return afw_perr(ps, w, "the default goes on a line of its own: "
+					"default ACTION");
+		if (!strcmp(w, "prio")) {
+			if (have_prio)
+				return afw_perr(ps, w, "given twice in one rule");
+			v = afw_word(&pos);
+			if (!v)
+				return afw_perr(ps, w, "missing its value");
+			if (!afw_parse_u32(v, &r->prio))
+				return afw_perr(ps, v, "priority must be 0 to 4294967295");
+			have_prio = true;
+			last = v;
+			last_kw = NULL;
+			continue;
+		}
+		for (k = 0; k < AFW_N(afw_keywords); k++)
+			if (!strcmp(w, afw_keywords[k].word))
+				break;
+		if (k == AFW_N(afw_keywords))
+			return afw_perr(ps, w, "unknown word");
+		if (seen & (1u << k))
+			return afw_perr(ps, w, "given twice in one rule; list the values "
+					"with commas");
+		seen |= 1u << k;
+		/* The next word is the value even if it reads "allow": "host deny" may be a name. */
+		v = afw_word(&pos);
+		if (!v)
+			return afw_perr(ps, w, "missing its value");
+		last = v;
+		last_kw = w;
+		if (afw_kw_list(ps, r, k, v))
+			return -1;
+	}
+	if (last_kw && afw_verdict_parse(last) >= 0)
+		return afw_perr(ps, last, "no action: this is read as the value of '%s'; end "
+				"the rule with allow, deny, reject or inspect", last_kw);
+	return afw_perr(ps, last, "no action: end the rule with allow, deny, reject or inspect");
+}
+
+void afw_policy_free(struct afw_policy *p)
+{
+	if (!p)
+		return;
+	afw_policy_index_free(p);
+	afw_vec_free(&p->rules);
+	afw_vec_free(&p->pool);
+	afw_vec_free(&p->strs);
+	afw_vec_free(&p->protos);
+	afw_vec_free(&p->ports);
+	afw_vec_free(&p->nets);
+	afw_vec_free(&p->uids);
+	free(p);
+}
+
+static struct afw_policy *afw_policy_new(void)
+{
+	struct afw_policy *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->rules = (struct afw_vec)AFW_VEC(struct afw_prule);
+	p->pool = (struct afw_vec)AFW_VEC(char);
+	p->strs = (struct afw_vec)AFW_VEC(struct afw_str);
+	p->protos = (struct afw_vec)AFW_VEC(uint8_t);
+	p->ports = (struct afw_vec)AFW_VEC(struct afw_ports);
+	p->nets = (struct afw_vec)AFW_VEC(struct afw_net);
+	p->uids = (struct afw_vec)AFW_VEC(uint32_t);
+	p->generic = (struct afw_vec)AFW_VEC(uint32_t);
+	p->idx = (struct afw_vec)AFW_VEC(uint32_t);
+	p->exact.keys = (struct afw_vec)AFW_VEC(struct afw_hkey);
+	p->suffix.keys = (struct afw_vec)AFW_VEC(struct afw_hkey);
+	return p;
+}
+
+struct afw_policy *afw_policy_parse(const char *text, size_t len, const char *name,
+				    struct afw_policy_error *err)
+{
+	struct afw_parse ps = { .name = name, .err = err };
+	char *line = NULL;
+	size_t start = 0, end;
+	const char *nul;
+
+	memset(err, 0, sizeof(*err));
+	ps.p = afw_policy_new();
+	line = malloc(AFW_POLICY_MAX_LINE + 1);
+	if (!ps.p || !line) {
+		afw_oom(&ps);
+		goto fail;
+	}
+	if (len > AFW_POLICY_MAX_FILE) {
+		afw_perr(&ps, NULL, "larger than %u bytes", AFW_POLICY_MAX_FILE);
+		goto fail;
+	}
+	while (start < len) {
+		const char *nl = memchr(text + start, '\n', len - start);
+
+		end = nl ? (size_t)(nl - text) : len;
+		ps.line++;
+		ps.lbuf = line;
+		if (end - start > AFW_POLICY_MAX_LINE) {
+			afw_perr(&ps, NULL, "line longer than %u bytes", AFW_POLICY_MAX_LINE);
+			goto fail;
+		}
+		memcpy(line, text + start, end - start);
+		line[end - start] = '\0';
+		nul = memchr(text + start, '\0', end - start);
+		if (nul) {
+			afw_perr(&ps, NULL, "NUL byte at column %zu; is this a text file?",
+				 (size_t)(nul - (text + start)) + 1);
+			goto fail;
+		}
+		if (afw_parse_line(&ps, line))
+			goto fail;
+		start = end + 1;
+	}
+	if (!ps.have_default) {
+		ps.line = 0;
+		afw_perr(&ps, NULL,
+			 "no 'default ACTION' line: say what flows that match no rule get");
+		goto fail;
+	}
+	if (afw_policy_index(ps.p)) {
+		ps.line = 0;
+		afw_oom(&ps);
+		goto fail;
+	}
+	free(line);
+	return ps.p;
+fail:
+	free(line);
+	afw_policy_free(ps.p);
+	return NULL;
+}
+
+struct afw_policy *afw_policy_load(const char *path, struct afw_policy_error *err)
+{
+	struct afw_policy *p = NULL;
+	size_t len = 0, cap = 0;
+	char *buf = NULL, *nbuf;
+	ssize_t n;
+	int fd;
+
+	memset(err, 0, sizeof(*err));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto sys_err;
+	/* Read to EOF rather than trust st_size, which a pipe or a growing file lacks. */
+	for (;;) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 65536;
+			if (cap > AFW_POLICY_MAX_FILE + 1)
+				cap = AFW_POLICY_MAX_FILE + 1;
+			if (len == cap) {
+				snprintf(err->msg, sizeof(err->msg), "%s: larger than %u bytes",
+					 path, AFW_POLICY_MAX_FILE);
+				goto out;
+			}
+			nbuf = realloc(buf, cap);
+			if (!nbuf) {
+				errno = ENOMEM;
+				goto sys_err;
+			}
+			buf = nbuf;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto sys_err;
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	p = afw_policy_parse(buf, len, path, err);
+	goto out;
+sys_err:
+	snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return p;
+}
+
+int afw_policy_reload(struct afw_policy **slot, const char *path, struct afw_policy_error *err)
+{
+	struct afw_policy *p = afw_policy_load(path, err);
+
+	if (!p)
+		return -1;
+	afw_policy_free(*slot);
+	*slot = p;
+	return 0;
+}
+
+size_t afw_policy_rules(const struct afw_policy *p)
+{
+	return p->rules.n;
+}
+
+static void afw_print_strs(const struct afw_policy *p, FILE *out, const char *kw,
+			   struct afw_range rg)
+{
+	const struct afw_str *s;
+	uint32_t i;
+
+	for (i = 0; i < rg.n; i++) {
+		s = AFW_AT(&p->strs, struct afw_str, rg.off + i);
+		fprintf(out, "%s%s%.*s", i ? "," : kw, s->wild ? "*." : "", (int)s->len,
+			(const char *)p->pool.a + s->off);
+	}
+}
+
+void afw_policy_print(const struct afw_policy *p, FILE *out)
+{
+	char addr[INET6_ADDRSTRLEN];
+	const struct afw_prule *r;
+	const struct afw_ports *pr;
+	const struct afw_net *n;
+	size_t i;
+	uint32_t j;
+
+	fprintf(out, "default %s\n", afw_verdict_name(p->dflt));
+	for (i = 0; i < p->rules.n; i++) {
+		r = AFW_AT(&p->rules, struct afw_prule, i);
+		fprintf(out, "prio %" PRIu32, r->prio);
+		for (j = 0; j <= AFW_APP_MAX; j++)
+			if (r->apps & (1u << j))
+				fprintf(out, "%s%s", r->apps & ((1u << j) - 1) ? "," : " app ",
+					afw_app_names[j]);
+		afw_print_strs(p, out, " host ", r->hosts);
+		afw_print_strs(p, out, " alpn ", r->alpn);
+		afw_print_strs(p, out, " ja4 ", r->ja4);
+		for (j = 0; j < r->protos.n; j++)
+			fprintf(out, "%s%u", j ? "," : " proto ",
+				*AFW_AT(&p->protos, uint8_t, r->protos.off + j));
+		for (j = 0; j < r->ports.n; j++) {
+			pr = AFW_AT(&p->ports, struct afw_ports, r->ports.off + j);
+			fprintf(out, "%s%u", j ? "," : " dport ", pr->lo);
+			if (pr->hi != pr->lo)
+				fprintf(out, "-%u", pr->hi);
+		}
+		for (j = 0; j < r->nets.n; j++) {
+			n = AFW_AT(&p->nets, struct afw_net, r->nets.off + j);
+			fprintf(out, "%s%s/%u", j ? "," : " to ",
+				inet_ntop(n->family, n->addr, addr, sizeof(addr)), n->len);
+		}
+		for (j = 0; j < r->uids.n; j++)
+			fprintf(out, "%s%" PRIu32, j ? "," : " uid ",
+				*AFW_AT(&p->uids, uint32_t, r->uids.off + j));
+		fprintf(out, " %s\n", afw_verdict_name(r->verdict));
+	}
+}
+
+int afw_policy_check(const char *path, FILE *out, FILE *errout)
+{
+	struct afw_policy_error err;
+	struct afw_policy *p = afw_policy_load(path, &err);
+
+	if (!p) {
+		fprintf(errout, "afwd: %s\n", err.msg);
+		return 1;
+	}
+	fprintf(out, "%s: %zu rules, default %s\n", path, afw_policy_rules(p),
+		afw_verdict_name(p->dflt));
+	afw_policy_free(p);
+	return 0;
+}

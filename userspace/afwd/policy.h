@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The afwd policy file: which verdict a flow gets from what the analyzers
+ * learned about it (facts.h). docs/policy.md describes the syntax:
+ *
+ *   default allow|deny|reject|inspect
+ *   [prio N] [app LIST] [host LIST] [alpn LIST] [ja4 LIST] [proto LIST]
+ *   [dport LIST] [to LIST] [uid LIST] allow|deny|reject|inspect
+ *
+ * A loaded policy is immutable and owns all its memory, so readers need no
+ * lock. Reloading is: load the new file; if that fails keep the old policy
+ * and log the error; else swap the pointer and free the old one once no
+ * reader holds it (afw_policy_reload does this for a single thread).
+ */
+#ifndef AFW_POLICY_H
+#define AFW_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "facts.h"
+
+enum afw_verdict {
+	AFW_VERDICT_ALLOW,
+	AFW_VERDICT_DENY,	/* drop silently */
+	AFW_VERDICT_REJECT,	/* TCP RST, else ICMP port unreachable */
+	AFW_VERDICT_INSPECT,	/* keep the flow queued to afwd */
+	__AFW_VERDICT_MAX
+};
+#define AFW_VERDICT_MAX (__AFW_VERDICT_MAX - 1)
+
+/* Bounds on what a load accepts; beyond them it fails with a clear error. */
+#define AFW_POLICY_MAX_FILE	(16u << 20)
+#define AFW_POLICY_MAX_LINE	4096u
+#define AFW_POLICY_MAX_RULES	200000u
+
+struct afw_policy;
+
+struct afw_policy_error {
+	unsigned int line;	/* 1-based; 0 when the error is not about one line */
+	unsigned int column;	/* 1-based byte column of @token; 0 if none */
+	char token[64];		/* the offending word, possibly cut short */
+	char msg[400];		/* "FILE:LINE:COL: 'token': reason", ready to print */
+};
+
+/* The outcome of a match. */
+struct afw_policy_match {
+	enum afw_verdict verdict;
+	unsigned int line;	/* of the matching rule, or of the default line */
+	uint32_t prio;		/* of the matching rule; 0 for the default */
+	int is_default;
+};
+
+/*
+ * Reads and checks the file @path. Returns a new policy, or NULL with @err
+ * filled in (including when memory runs out). User names in "uid" are
+ * resolved here, so a user added later needs a reload.
+ */
+struct afw_policy *afw_policy_load(const char *path, struct afw_policy_error *err);
+
+/* The same from memory; @name stands for the file name in messages. */
+struct afw_policy *afw_policy_parse(const char *text, size_t len, const char *name,
+				    struct afw_policy_error *err);
+
+/* Frees @p; NULL is fine. */
+void afw_policy_free(struct afw_policy *p);
+
+/*
+ * Decides for @f: the rule with the lowest priority that matches, file
+ * order breaking ties, else the default; @m, if not NULL, says which.
+ * Reads @p and @f only, allocates nothing, so threads may share @p, and
+ * its cost does not grow with the number of host names.
+ */
+enum afw_verdict afw_policy_match(const struct afw_policy *p, const struct afw_facts *f,
+				  struct afw_policy_match *m);
+
+/*
+ * Loads @path and, only if that succeeds, frees *@slot and stores the new
+ * policy there; otherwise *@slot stays as it was. For single-threaded
+ * callers such as a SIGHUP handled in the main loop. Returns 0 or -1.
+ */
+int afw_policy_reload(struct afw_policy **slot, const char *path, struct afw_policy_error *err);
+
+/* Number of rules, not counting the default. */
+size_t afw_policy_rules(const struct afw_policy *p);
+
+/*
+ * Writes the policy in evaluation order, the default line first, one rule
+ * per line in the file syntax with user names as numbers. Parsing the
+ * output gives a policy that decides the same.
+ */
+void afw_policy_print(const struct afw_policy *p, FILE *out);
+
+/*
+ * "afwd --check FILE": loads @path, prints "FILE: N rules, default ACTION"
+ * to @out or the error to @errout, and returns the exit status (0 or 1).
+ */
+int afw_policy_check(const char *path, FILE *out, FILE *errout);
+
+const char *afw_verdict_name(enum afw_verdict v);
+
+#endif /* AFW_POLICY_H */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The inside of a loaded policy, shared by the parser (policy.c) and the
+ * matcher (policy_match.c). Every list a rule has is a range of one of
+ * the policy-wide arrays, so a policy is a handful of allocations however
+ * many rules it has.
+ */
+#ifndef AFW_POLICY_IMPL_H
+#define AFW_POLICY_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+/* A growable array; @size is the element size. */
+struct afw_vec {
+	void *a;
+	size_t n, cap, size;
+};
+
+#define AFW_VEC(type) { NULL, 0, 0, sizeof(type) }
+#define AFW_AT(v, type, i) (&((type *)(v)->a)[i])
+
+/* A range of one of the value arrays; n == 0: the rule does not test it. */
+struct afw_range {
+	uint32_t off, n;
+};
+
+/* A string in the policy's string pool. */
+struct afw_str {
+	uint32_t off, len;
+	bool wild;		/* a host "*.suffix"; off/len name the suffix */
+};
+
+struct afw_ports {
+	uint16_t lo, hi;
+};
+
+struct afw_net {
+	int family;		/* AF_INET or AF_INET6 */
+	uint8_t len;
+	uint8_t addr[16];
+};
+
+struct afw_prule {
+	uint32_t prio;
+	uint32_t line;
+	enum afw_verdict verdict;
+	uint8_t apps;		/* 1 << AFW_APP_*; 0: any */
+	struct afw_range hosts, alpn, ja4;	/* into strs */
+	struct afw_range protos;		/* into protos */
+	struct afw_range ports;			/* into ports */
+	struct afw_range nets;			/* into nets */
+	struct afw_range uids;			/* into uids */
+};
+
+/* A host name or suffix and the rules (indexes in evaluation order) naming it. */
+struct afw_hkey {
+	uint64_t hash;
+	uint32_t str, len;	/* into pool */
+	uint32_t idx_off, idx_n;	/* into idx */
+};
+
+/* Open addressing; slot holds a key number + 1, 0 is empty. */
+struct afw_htable {
+	uint32_t *slots;
+	uint32_t mask;
+	struct afw_vec keys;	/* struct afw_hkey */
+};
+
+struct afw_policy {
+	enum afw_verdict dflt;
+	uint32_t dflt_line;
+	struct afw_vec rules;	/* struct afw_prule, in evaluation order once loaded */
+	struct afw_vec pool;	/* char */
+	struct afw_vec strs;	/* struct afw_str */
+	struct afw_vec protos;	/* uint8_t */
+	struct afw_vec ports;	/* struct afw_ports */
+	struct afw_vec nets;	/* struct afw_net */
+	struct afw_vec uids;	/* uint32_t */
+	/* The host index, built once all rules are read. */
+	struct afw_vec generic;	/* uint32_t: rules without a host test */
+	struct afw_vec idx;	/* uint32_t */
+	struct afw_htable exact, suffix;
+};
+
+void *afw_vec_push(struct afw_vec *v);
+void afw_vec_free(struct afw_vec *v);
+
+uint64_t afw_policy_hash(const char *s, size_t len);
+
+/* Sorts the rules into evaluation order and builds the host index. */
+int afw_policy_index(struct afw_policy *p);
+void afw_policy_index_free(struct afw_policy *p);
+
+#endif /* AFW_POLICY_IMPL_H */

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Deciding a flow. Rules are kept in evaluation order, so "first match"
+ * is "lowest rule index that matches". Rules that test the host are not
+ * scanned: a hash table maps each exact name, and another each "*.suffix",
+ * to the ascending list of rules that name it. A flow's candidates are the
+ * rules without a host test, the rules naming its host, and those naming
+ * any of its parent domains; walking these sorted lists in step yields them
+ * in evaluation order, so the first one whose other tests pass is the one a
+ * linear scan would have found.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "hostname.h"
+#include "policy_impl.h"
+
+void *afw_vec_push(struct afw_vec *v)
+{
+	void *a, *slot;
+	size_t cap;
+
+	if (v->n == v->cap) {
+		cap = v->cap ? v->cap * 2 : 16;
+		a = realloc(v->a, cap * v->size);
+		if (!a)
+			return NULL;
+		v->a = a;
+		v->cap = cap;
+	}
+	slot = (char *)v->a + v->n++ * v->size;
+	memset(slot, 0, v->size);
+	return slot;
+}
+
+void afw_vec_free(struct afw_vec *v)
+{
+	free(v->a);
+	v->a = NULL;
+	v->n = v->cap = 0;
+}
+
+/* FNV-1a: the keys come from the administrator's file, not from the network. */
+uint64_t afw_policy_hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (uint8_t)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static int afw_rule_cmp(const void *a, const void *b)
+{
+	const struct afw_prule *x = a, *y = b;
+
+	if (x->prio != y->prio)
+		return x->prio < y->prio ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+struct afw_hent {
+	uint32_t str, len, rule;
+	bool wild;
+};
+
+static int afw_hent_cmp(const void *a, const void *b, void *pool)
+{
+	const struct afw_hent *x = a, *y = b;
+	const char *s = pool;
+	int c;
+
+	if (x->wild != y->wild)
+		return x->wild ? 1 : -1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	c = memcmp(s + x->str, s + y->str, x->len);
+	if (c)
+		return c;
+	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+static int afw_htable_fill(struct afw_htable *t)
+{
+	const struct afw_hkey *k;
+	uint32_t cap = 16, i, j;
+
+	while (cap < 2 * t->keys.n)
+		cap *= 2;
+	t->slots = calloc(cap, sizeof(*t->slots));
+	if (!t->slots)
+		return -1;
+	t->mask = cap - 1;
+	for (i = 0; i < t->keys.n; i++) {
+		k = AFW_AT(&t->keys, struct afw_hkey, i);
+		for (j = (uint32_t)k->hash & t->mask; t->slots[j]; j = (j + 1) & t->mask)
+			;
+		t->slots[j] = i + 1;
+	}
+	return 0;
+}
+
+int afw_policy_index(struct afw_policy *p)
+{
+	struct afw_vec ents = AFW_VEC(struct afw_hent);
+	const struct afw_str *s;
+	struct afw_prule *r;
+	struct afw_hent *e, *g;
+	struct afw_hkey *k;
+	struct afw_htable *t;
+	uint32_t *slot;
+	size_t i, j;
+	int ret = -1;
+
+	if (p->rules.n)
+		qsort(p->rules.a, p->rules.n, p->rules.size, afw_rule_cmp);
+	for (i = 0; i < p->rules.n; i++) {
+		r = AFW_AT(&p->rules, struct afw_prule, i);
+		if (!r->hosts.n) {
+			slot = afw_vec_push(&p->generic);
+			if (!slot)
+				goto out;
+			*slot = (uint32_t)i;
+			continue;
+		}
+		for (j = 0; j < r->hosts.n; j++) {
+			s = AFW_AT(&p->strs, struct afw_str, r->hosts.off + j);
+			e = afw_vec_push(&ents);
+			if (!e)
+				goto out;
+			*e = (struct afw_hent){ s->off, s->len, (uint32_t)i, s->wild };
+		}
+	}
+	if (ents.n)
+		qsort_r(ents.a, ents.n, ents.size, afw_hent_cmp, p->pool.a);
+	for (i = 0; i < ents.n; i = j) {
+		g = AFW_AT(&ents, struct afw_hent, i);
+		t = g->wild ? &p->suffix : &p->exact;
+		k = afw_vec_push(&t->keys);
+		if (!k)
+			goto out;
+		k->str = g->str;
+		k->len = g->len;
+		k->hash = afw_policy_hash((const char *)p->pool.a + g->str, g->len);
+		k->idx_off = (uint32_t)p->idx.n;
+		for (j = i; j < ents.n; j++) {
+			e = AFW_AT(&ents, struct afw_hent, j);
+			if (e->wild != g->wild || e->len != g->len ||
+			    memcmp((char *)p->pool.a + e->str, (char *)p->pool.a + g->str, g->len))
+				break;
+			/* A rule naming the same host twice is listed once. */
+			if (j > i && e->rule == AFW_AT(&ents, struct afw_hent, j - 1)->rule)
+				continue;
+			slot = afw_vec_push(&p->idx);
+			if (!slot)
+				goto out;
+			*slot = e->rule;
+			k->idx_n++;
+		}
+	}
+	if (afw_htable_fill(&p->exact) || afw_htable_fill(&p->suffix))
+		goto out;
+	ret = 0;
+out:
+	afw_vec_free(&ents);
+	return ret;
+}
+
+void afw_policy_index_free(struct afw_policy *p)
+{
+	afw_vec_free(&p->generic);
+	afw_vec_free(&p->idx);
+	afw_vec_free(&p->exact.keys);
+	afw_vec_free(&p->suffix.keys);
+	free(p->exact.slots);
+	free(p->suffix.slots);
+	p->exact.slots = p->suffix.slots = NULL;
+}
+
+static const struct afw_hkey *afw_hlookup(const struct afw_policy *p, const struct afw_htable *t,
+					  const char *s, size_t len)
+{
+	const struct afw_hkey *k;
+	uint64_t h;
+	uint32_t i;
+
+	if (!t->keys.n)
+		return NULL;
+	h = afw_policy_hash(s, len);
+	for (i = (uint32_t)h & t->mask; t->slots[i]; i = (i + 1) & t->mask) {
+		k = AFW_AT(&t->keys, struct afw_hkey, t->slots[i] - 1);
+		if (k->hash == h && k->len == len && !memcmp((char *)p->pool.a + k->str, s, len))
+			return k;
+	}
+	return NULL;
+}
+
+static bool afw_span_is(const struct afw_policy *p, const struct afw_str *s,
+			const struct afw_span *v, bool nocase)
+{
+	const char *a = (const char *)p->pool.a + s->off;
+
+	if (v->len != s->len || !v->ptr)
+		return false;
+	return nocase ? !strncasecmp(a, v->ptr, s->len) : !memcmp(a, v->ptr, s->len);
+}
+
+static bool afw_has_ports(uint8_t proto)
+{
+	return proto == 6 || proto == 17 || proto == 33 || proto == 132 || proto == 136;
+}
+
+static bool afw_net_has(const struct afw_net *n, const struct afw_facts *f)
+{
+	unsigned int full = n->len / 8, rest = n->len % 8;
+
+	if (n->family != f->family)
+		return false;
+	if (memcmp(n->addr, f->daddr, full))
+		return false;
+	return !rest || !((n->addr[full] ^ f->daddr[full]) & (0xff00 >> rest));
+}
+
+/* Every test of @r except the host, which the index has already done. */
+static bool afw_rule_rest(const struct afw_policy *p, const struct afw_prule *r,
+			  const struct afw_facts *f)
+{
+	unsigned int n_alpn = f->n_alpn < AFW_FACTS_MAX_ALPN ? f->n_alpn : AFW_FACTS_MAX_ALPN;
+	uint32_t i, j;
+	bool hit;
+
+	if (r->apps && ((unsigned int)f->app > AFW_APP_MAX || !(r->apps & (1u << f->app))))
+		return false;
+	if (r->protos.n) {
+		for (hit = false, i = 0; i < r->protos.n && !hit; i++)
+			hit = *AFW_AT(&p->protos, uint8_t, r->protos.off + i) == f->l4proto;
+		if (!hit)
+			return false;
+	}
+	if (r->ports.n) {
+		const struct afw_ports *pr;
+
+		if (!afw_has_ports(f->l4proto))
+			return false;
+		for (hit = false, i = 0; i < r->ports.n && !hit; i++) {
+			pr = AFW_AT(&p->ports, struct afw_ports, r->ports.off + i);
+			hit = f->dport >= pr->lo && f->dport <= pr->hi;
+		}
+		if (!hit)
+			return false;
+	}
+	if (r->nets.n) {
+		for (hit = false, i = 0; i < r->nets.n && !hit; i++)
+			hit = afw_net_has(AFW_AT(&p->nets, struct afw_net, r->nets.off + i), f);
+		if (!hit)
+			return false;
+	}
+	if (r->uids.n) {
+		if (!f->has_uid)
+			return false;
+		for (hit = false, i = 0; i < r->uids.n && !hit; i++)
+			hit = *AFW_AT(&p->uids, uint32_t, r->uids.off + i) == f->uid;
+		if (!hit)
+			return false;
+	}
+	if (r->ja4.n) {
+		for (hit = false, i = 0; i < r->ja4.n && !hit; i++)
+			hit = afw_span_is(p, AFW_AT(&p->strs, struct afw_str, r->ja4.off + i),
+					  &f->ja4, true);
+		if (!hit)
+			return false;
+	}
+	if (r->alpn.n) {
+		for (hit = false, i = 0; i < r->alpn.n && !hit; i++)
+			for (j = 0; j < n_alpn && !hit; j++)
+				hit = afw_span_is(p, AFW_AT(&p->strs, struct afw_str,
+							    r->alpn.off + i),
+						  &f->alpn[j], false);
+		if (!hit)
+			return false;
+	}
+	return true;
+}
+
+struct afw_cursor {
+	const uint32_t *cur, *end;
+};
+
+/* One list per label of the longest name, plus the exact name and the host-less rules. */
+#define AFW_MAX_CURSORS (AFW_HOSTNAME_MAX / 2 + 3)
+
+static void afw_cursor_add(struct afw_cursor *c, unsigned int *n, const struct afw_policy *p,
+			   const struct afw_hkey *k)
+{
+	if (!k)
+		return;
+	c[*n].cur = (const uint32_t *)p->idx.a + k->idx_off;
+	c[*n].end = c[*n].cur + k->idx_n;
+	(*n)++;
+}
+
+enum afw_verdict afw_policy_match(const struct afw_policy *p, const struct afw_facts *f,
+				  struct afw_policy_match *m)
+{
+	struct afw_cursor c[AFW_MAX_CURSORS];
+	char host[AFW_HOSTNAME_MAX + 1];
+	const struct afw_prule *r;
+	unsigned int n = 0, i;
+	const char *why;
+	uint32_t best;
+	int len;
+
+	if (p->generic.n) {
+		c[n].cur = p->generic.a;
+		c[n].end = c[n].cur + p->generic.n;
+		n++;
+	}
+	/* A name that is not a valid host name matches no host test. */
+	if (f->host.ptr && f->host.len &&
+	    (len = afw_hostname_norm(f->host.ptr, f->host.len, host, &why)) > 0) {
+		afw_cursor_add(c, &n, p, afw_hlookup(p, &p->exact, host, (size_t)len));
+		for (i = 0; i < (unsigned int)len; i++)
+			if (host[i] == '.')
+				afw_cursor_add(c, &n, p, afw_hlookup(p, &p->suffix, host + i + 1,
+								     (size_t)len - i - 1));
+	}
+	for (;;) {
+		best = UINT32_MAX;
+		for (i = 0; i < n; i++)
+			if (c[i].cur < c[i].end && *c[i].cur < best)
+				best = *c[i].cur;
+		if (best == UINT32_MAX)
+			break;
+		for (i = 0; i < n; i++)
+			if (c[i].cur < c[i].end && *c[i].cur == best)
+				c[i].cur++;
+		r = AFW_AT(&p->rules, struct afw_prule, best);
+		if (afw_rule_rest(p, r, f)) {
+			if (m)
+				*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0 };
+			return r->verdict;
+		}
+	}
+	if (m)
+		*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1 };
+	return p->dflt;
+}
