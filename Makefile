@@ -42,6 +42,9 @@ AFWD_LIB_SRCS := userspace/afwd/tls.c userspace/afwd/ja4.c userspace/afwd/http.c
 	userspace/afwd/pkt.c userspace/afwd/reasm.c userspace/afwd/pcap.c \
 	userspace/afwd/quic.c userspace/afwd/policy.c userspace/afwd/policy_match.c \
 	userspace/afwd/hostname.c
+AFWD_SRCS := userspace/afwd/afwd.c userspace/afwd/worker.c userspace/afwd/queue.c \
+	userspace/afwd/kernel.c userspace/afwd/engine.c userspace/afwd/report.c \
+	userspace/afwd/offline.c userspace/afwd/ctl.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h) \
@@ -58,7 +61,7 @@ module:
 		exit 1; fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-userspace: $(B)/afwctl $(B)/libafwd.a
+userspace: $(B)/afwctl $(B)/afwd
 
 pkgcheck:
 	@$(PKG_CONFIG) --exists libmnl || { \
@@ -67,7 +70,12 @@ pkgcheck:
 	@$(PKG_CONFIG) --exists libcrypto || { \
 		echo "afw: libcrypto not found by pkg-config; install libssl-dev (or run 'make deps')" >&2; \
 		exit 1; }
+	@$(PKG_CONFIG) --exists libnetfilter_queue || { \
+		echo "afw: libnetfilter_queue not found by pkg-config; install libnetfilter-queue-dev (or run 'make deps')" >&2; \
+		exit 1; }
 
+NFQ_CFLAGS = $(shell $(PKG_CONFIG) --cflags libnetfilter_queue)
+NFQ_LIBS = $(shell $(PKG_CONFIG) --libs libnetfilter_queue)
 MNL_CFLAGS = $(shell $(PKG_CONFIG) --cflags libmnl)
 MNL_LIBS = $(shell $(PKG_CONFIG) --libs libmnl)
 CRYPTO_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcrypto)
@@ -75,7 +83,7 @@ CRYPTO_LIBS = $(shell $(PKG_CONFIG) --libs libcrypto)
 
 $(B)/%.o: %.c $(HDRS) | pkgcheck
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) $(CRYPTO_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) $(NFQ_CFLAGS) $(CRYPTO_CFLAGS) -c -o $@ $<
 
 $(B)/libafw.a: $(LIB_SRCS:%.c=$(B)/%.o)
 	$(AR) rcs $@ $^
@@ -85,6 +93,9 @@ $(B)/libafwd.a: $(AFWD_LIB_SRCS:%.c=$(B)/%.o)
 
 $(B)/afwctl: $(AFWCTL_SRCS:%.c=$(B)/%.o) $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
+
+$(B)/afwd: $(AFWD_SRCS:%.c=$(B)/%.o) $(B)/libafwd.a $(B)/libafw.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(NFQ_LIBS) $(MNL_LIBS) $(CRYPTO_LIBS)
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafw.a $(B)/libafwd.a
 	@mkdir -p $(dir $@)
@@ -112,9 +123,20 @@ install-module: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 
+SYSTEMDUNITDIR ?= /lib/systemd/system
+SYSCONFDIR ?= /etc
+
 install-userspace: userspace
 	install -D -m 0755 $(B)/afwctl $(DESTDIR)$(SBINDIR)/afwctl
+	install -D -m 0755 $(B)/afwd $(DESTDIR)$(SBINDIR)/afwd
 	install -D -m 0644 docs/afwctl.8 $(DESTDIR)$(MANDIR)/man8/afwctl.8
+	install -D -m 0644 docs/afwd.8 $(DESTDIR)$(MANDIR)/man8/afwd.8
+	install -D -m 0644 docs/afwd-policy.5 $(DESTDIR)$(MANDIR)/man5/afwd-policy.5
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/afwd.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/afwd.service
+	@# A policy the admin has written is never overwritten.
+	@if [ ! -e $(DESTDIR)$(SYSCONFDIR)/afw/policy.conf ]; then \
+		install -D -m 0644 dist/policy.conf $(DESTDIR)$(SYSCONFDIR)/afw/policy.conf; fi
 
 # dkms builds from a copy of the kernel sources under /usr/src.
 DKMS_SRC := $(DESTDIR)/usr/src/afw-$(VERSION)

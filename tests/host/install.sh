@@ -19,4 +19,16 @@ check_grep "depmod indexed it" '^(extra|updates)/afw\.ko' \
 	"$(cat "$root/lib/modules/$kver/modules.dep" 2>/dev/null)"
 check "afwctl lands in /usr/local/sbin" test -x "$root/usr/local/sbin/afwctl"
 check "afwctl(8) lands in the man path" test -f "$root/usr/local/share/man/man8/afwctl.8"
+check "afwd lands in /usr/local/sbin" test -x "$root/usr/local/sbin/afwd"
+check "afwd(8) and afwd-policy(5) land in the man path" \
+	test -f "$root/usr/local/share/man/man8/afwd.8" -a -f "$root/usr/local/share/man/man5/afwd-policy.5"
+check_grep "the systemd unit runs the installed afwd" '^ExecStart=/usr/local/sbin/afwd ' \
+	"$(cat "$root/lib/systemd/system/afwd.service" 2>/dev/null)"
+check_grep "with CAP_NET_ADMIN only and a read-only system" \
+	'CapabilityBoundingSet=CAP_NET_ADMIN.*ProtectSystem=strict' \
+	"$(tr '\n' ' ' < "$root/lib/systemd/system/afwd.service" 2>/dev/null)"
+check "a starting policy lands in /etc/afw" "$root/usr/local/sbin/afwd" --check "$root/etc/afw/policy.conf"
+echo "default deny" > "$root/etc/afw/policy.conf"
+make -s -C "$src" install-userspace DESTDIR="$root" > /dev/null 2>&1
+check_eq "and a second install keeps the admin's policy" "default deny" "$(cat "$root/etc/afw/policy.conf")"
 exit $AFW_FAILED

@@ -22,8 +22,11 @@ enum afw_app {
 };
 #define AFW_APP_MAX (__AFW_APP_MAX - 1)
 
-/* Bytes that are not NUL-terminated. len == 0 means absent. */
-struct afw_span {
+/*
+ * Text from the network, not NUL-terminated; len == 0 means absent. The
+ * parsers' spans (span.h) are the same bytes, seen as uint8_t.
+ */
+struct afw_text {
 	const char *ptr;
 	size_t len;
 };
@@ -37,11 +40,11 @@ struct afw_facts {
 	 * The TLS or QUIC SNI, or the HTTP Host without its ":port", as sent:
 	 * the matcher ignores case and one trailing dot.
 	 */
-	struct afw_span host;
+	struct afw_text host;
 	/* The ALPN protocols the client offers, in its order. */
-	struct afw_span alpn[AFW_FACTS_MAX_ALPN];
+	struct afw_text alpn[AFW_FACTS_MAX_ALPN];
 	unsigned int n_alpn;
-	struct afw_span ja4;		/* e.g. "t13d1516h2_8daaf6152771_e5627efa2ab1" */
+	struct afw_text ja4;		/* e.g. "t13d1516h2_8daaf6152771_e5627efa2ab1" */
 	int family;			/* AF_INET or AF_INET6 */
 	uint8_t daddr[16];		/* network order; the first 4 bytes for AF_INET */
 	uint16_t dport;			/* host order; meaningful for port protocols only */

@@ -20,11 +20,11 @@
 #include "hostname.h"
 #include "policy_impl.h"
 
-static const char *const afw_verdict_names[] = {
-	[AFW_VERDICT_ALLOW] = "allow",
-	[AFW_VERDICT_DENY] = "deny",
-	[AFW_VERDICT_REJECT] = "reject",
-	[AFW_VERDICT_INSPECT] = "inspect",
+static const char *const afw_decision_names[] = {
+	[AFW_DECIDE_ALLOW] = "allow",
+	[AFW_DECIDE_DENY] = "deny",
+	[AFW_DECIDE_REJECT] = "reject",
+	[AFW_DECIDE_INSPECT] = "inspect",
 };
 
 static const char *const afw_app_names[] = {
@@ -55,9 +55,9 @@ struct afw_parse {
 	bool have_default;
 };
 
-const char *afw_verdict_name(enum afw_verdict v)
+const char *afw_decision_name(enum afw_decision v)
 {
-	return (unsigned int)v <= AFW_VERDICT_MAX ? afw_verdict_names[v] : "unknown";
+	return (unsigned int)v <= AFW_DECIDE_MAX ? afw_decision_names[v] : "unknown";
 }
 
 /* @tok for a message: bytes that are not printable ASCII as \xNN, cut short with "...". */
@@ -119,12 +119,12 @@ static bool afw_parse_u32(const char *s, uint32_t *v)
 	return true;
 }
 
-static int afw_verdict_parse(const char *w)
+static int afw_decision_parse(const char *w)
 {
 	size_t i;
 
-	for (i = 0; i < AFW_N(afw_verdict_names); i++)
-		if (!strcmp(w, afw_verdict_names[i]))
+	for (i = 0; i < AFW_N(afw_decision_names); i++)
+		if (!strcmp(w, afw_decision_names[i]))
 			return (int)i;
 	return -1;
 }
@@ -427,14 +427,14 @@ static int afw_parse_default(struct afw_parse *ps, char *w, char **pos)
 				ps->p->dflt_line);
 	if (!v)
 		return afw_perr(ps, w, "missing its action: allow, deny, reject or inspect");
-	verdict = afw_verdict_parse(v);
+	verdict = afw_decision_parse(v);
 	if (verdict < 0)
 		return afw_perr(ps, v, "the default action is allow, deny, reject or inspect");
 	extra = afw_word(pos);
 	if (extra)
 		return afw_perr(ps, extra, "nothing may follow the default action");
 	ps->have_default = true;
-	ps->p->dflt = (enum afw_verdict)verdict;
+	ps->p->dflt = (enum afw_decision)verdict;
 	ps->p->dflt_line = ps->line;
 	return 0;
 }
@@ -464,12 +464,12 @@ static int afw_parse_line(struct afw_parse *ps, char *line)
 	r->line = ps->line;
 	for (; w; w = afw_word(&pos)) {
 		last = w;
-		verdict = afw_verdict_parse(w);
+		verdict = afw_decision_parse(w);
 		if (verdict >= 0) {
 			v = afw_word(&pos);
 			if (v)
 				return afw_perr(ps, v, "nothing may follow the action");
-			r->verdict = (enum afw_verdict)verdict;
+			r->verdict = (enum afw_decision)verdict;
 			return 0;
 		}
 		if (!strcmp(w, "default"))
@@ -506,7 +506,7 @@ static int afw_parse_line(struct afw_parse *ps, char *line)
 		if (afw_kw_list(ps, r, k, v))
 			return -1;
 	}
-	if (last_kw && afw_verdict_parse(last) >= 0)
+	if (last_kw && afw_decision_parse(last) >= 0)
 		return afw_perr(ps, last, "no action: this is read as the value of '%s'; end "
 				"the rule with allow, deny, reject or inspect", last_kw);
 	return afw_perr(ps, last, "no action: end the rule with allow, deny, reject or inspect");
@@ -695,7 +695,7 @@ void afw_policy_print(const struct afw_policy *p, FILE *out)
 	size_t i;
 	uint32_t j;
 
-	fprintf(out, "default %s\n", afw_verdict_name(p->dflt));
+	fprintf(out, "default %s\n", afw_decision_name(p->dflt));
 	for (i = 0; i < p->rules.n; i++) {
 		r = AFW_AT(&p->rules, struct afw_prule, i);
 		fprintf(out, "prio %" PRIu32, r->prio);
@@ -723,7 +723,7 @@ void afw_policy_print(const struct afw_policy *p, FILE *out)
 		for (j = 0; j < r->uids.n; j++)
 			fprintf(out, "%s%" PRIu32, j ? "," : " uid ",
 				*AFW_AT(&p->uids, uint32_t, r->uids.off + j));
-		fprintf(out, " %s\n", afw_verdict_name(r->verdict));
+		fprintf(out, " %s\n", afw_decision_name(r->verdict));
 	}
 }
 
@@ -737,7 +737,7 @@ int afw_policy_check(const char *path, FILE *out, FILE *errout)
 		return 1;
 	}
 	fprintf(out, "%s: %zu rules, default %s\n", path, afw_policy_rules(p),
-		afw_verdict_name(p->dflt));
+		afw_decision_name(p->dflt));
 	afw_policy_free(p);
 	return 0;
 }

@@ -21,14 +21,14 @@
 
 #include "facts.h"
 
-enum afw_verdict {
-	AFW_VERDICT_ALLOW,
-	AFW_VERDICT_DENY,	/* drop silently */
-	AFW_VERDICT_REJECT,	/* TCP RST, else ICMP port unreachable */
-	AFW_VERDICT_INSPECT,	/* keep the flow queued to afwd */
-	__AFW_VERDICT_MAX
+enum afw_decision {
+	AFW_DECIDE_ALLOW,
+	AFW_DECIDE_DENY,	/* drop silently */
+	AFW_DECIDE_REJECT,	/* TCP RST, else ICMP port unreachable */
+	AFW_DECIDE_INSPECT,	/* keep the flow queued to afwd */
+	__AFW_DECIDE_MAX
 };
-#define AFW_VERDICT_MAX (__AFW_VERDICT_MAX - 1)
+#define AFW_DECIDE_MAX (__AFW_DECIDE_MAX - 1)
 
 /* Bounds on what a load accepts; beyond them it fails with a clear error. */
 #define AFW_POLICY_MAX_FILE	(16u << 20)
@@ -46,7 +46,7 @@ struct afw_policy_error {
 
 /* The outcome of a match. */
 struct afw_policy_match {
-	enum afw_verdict verdict;
+	enum afw_decision verdict;
 	unsigned int line;	/* of the matching rule, or of the default line */
 	uint32_t prio;		/* of the matching rule; 0 for the default */
 	int is_default;
@@ -72,7 +72,7 @@ void afw_policy_free(struct afw_policy *p);
  * Reads @p and @f only, allocates nothing, so threads may share @p, and
  * its cost does not grow with the number of host names.
  */
-enum afw_verdict afw_policy_match(const struct afw_policy *p, const struct afw_facts *f,
+enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_facts *f,
 				  struct afw_policy_match *m);
 
 /*
@@ -98,6 +98,6 @@ void afw_policy_print(const struct afw_policy *p, FILE *out);
  */
 int afw_policy_check(const char *path, FILE *out, FILE *errout);
 
-const char *afw_verdict_name(enum afw_verdict v);
+const char *afw_decision_name(enum afw_decision v);
 
 #endif /* AFW_POLICY_H */

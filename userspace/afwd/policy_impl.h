@@ -47,7 +47,7 @@ struct afw_net {
 struct afw_prule {
 	uint32_t prio;
 	uint32_t line;
-	enum afw_verdict verdict;
+	enum afw_decision verdict;
 	uint8_t apps;		/* 1 << AFW_APP_*; 0: any */
 	struct afw_range hosts, alpn, ja4;	/* into strs */
 	struct afw_range protos;		/* into protos */
@@ -71,7 +71,7 @@ struct afw_htable {
 };
 
 struct afw_policy {
-	enum afw_verdict dflt;
+	enum afw_decision dflt;
 	uint32_t dflt_line;
 	struct afw_vec rules;	/* struct afw_prule, in evaluation order once loaded */
 	struct afw_vec pool;	/* char */

@@ -201,7 +201,7 @@ static const struct afw_hkey *afw_hlookup(const struct afw_policy *p, const stru
 }
 
 static bool afw_span_is(const struct afw_policy *p, const struct afw_str *s,
-			const struct afw_span *v, bool nocase)
+			const struct afw_text *v, bool nocase)
 {
 	const char *a = (const char *)p->pool.a + s->off;
 
@@ -304,7 +304,7 @@ static void afw_cursor_add(struct afw_cursor *c, unsigned int *n, const struct a
 	(*n)++;
 }
 
-enum afw_verdict afw_policy_match(const struct afw_policy *p, const struct afw_facts *f,
+enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_facts *f,
 				  struct afw_policy_match *m)
 {
 	struct afw_cursor c[AFW_MAX_CURSORS];

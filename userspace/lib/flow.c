@@ -116,7 +116,7 @@ int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int nee
 	return 0;
 }
 
-static void afw_flow_put(struct nlmsghdr *nlh, const struct afw_flow_spec *f, int with_verdict)
+void afw_flow_put(struct nlmsghdr *nlh, const struct afw_flow_spec *f, int with_verdict)
 {
 	size_t alen = f->family == AFW_FAMILY_IPV6 ? 16 : 4;
 	struct nlattr *nest = mnl_attr_nest_start(nlh, AFW_A_FLOW);

@@ -30,6 +30,8 @@ int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int nee
 			 char *err, size_t errlen);
 const char *afw_verdict_name(uint8_t verdict);
 
+/* The AFW_A_FLOW nest of @f, key and (with @with_verdict) verdict and timeout. */
+void afw_flow_put(struct nlmsghdr *nlh, const struct afw_flow_spec *f, int with_verdict);
 int afw_flow_add(struct afw_nl *nl, const struct afw_flow_spec *f);
 int afw_flow_del(struct afw_nl *nl, const struct afw_flow_spec *f);
 int afw_flow_flush(struct afw_nl *nl);

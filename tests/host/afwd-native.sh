@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# afwd on this host's own kernel, without the module: behind an iptables
+# NFQUEUE rule in a network namespace, with conntrack marks (docs/afwd.md).
+# Real curl against a real TLS server; the server logs every handshake.
+src=$(cd "$(dirname "$0")/../.." && pwd)
+. "$src/tests/lib/tap.sh"
+AFW_PREFIX="[host afwd] "
+afwd=$src/build/afwd
+work=$(mktemp -d)
+C=afwdt-c-$$
+S=afwdt-s-$$
+CA=10.199.0.1
+SA=10.199.0.2
+apid=
+
+cleanup() {
+	[ -n "$apid" ] && kill "$apid" 2> /dev/null
+	ip netns pids $S 2> /dev/null | xargs -r kill 2> /dev/null
+	ip netns del $C 2> /dev/null
+	ip netns del $S 2> /dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+for tool in ip iptables curl openssl python3; do
+	command -v $tool > /dev/null || { not_ok "$tool is installed" "run 'make deps'"; exit 1; }
+done
+[ -x "$afwd" ] || { not_ok "afwd is built" "run 'make'"; exit 1; }
+
+ip netns add $C && ip netns add $S &&
+ip -n $C link add veth0 type veth peer name veth0 netns $S &&
+ip -n $C addr add $CA/24 dev veth0 && ip -n $S addr add $SA/24 dev veth0 &&
+ip -n $C link set veth0 up && ip -n $S link set veth0 up &&
+ip -n $C link set lo up && ip -n $S link set lo up ||
+	{ not_ok "two network namespaces on a veth pair" "ip failed"; exit 1; }
+# afwd guards the server's namespace (INPUT). The server offers a small MSS,
+# so the client's ClientHello of about 500 bytes arrives in several segments,
+# and with GRO off each is queued on its own: afwd must reassemble them.
+ip -n $S route change 10.199.0.0/24 dev veth0 advmss 120
+if command -v ethtool > /dev/null; then
+	ip netns exec $C ethtool -K veth0 tso off gso off > /dev/null 2>&1
+	ip netns exec $S ethtool -K veth0 tso off gso off gro off > /dev/null 2>&1
+fi
+
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=afw-test \
+	-addext "subjectAltName=DNS:allowed.test,DNS:denied.test,DNS:x.rej.test" \
+	-keyout $work/key.pem -out $work/cert.pem 2> /dev/null ||
+	{ not_ok "a test certificate" "openssl req failed"; exit 1; }
+ip netns exec $S python3 "$src/tests/tools/tlsserver.py" $SA 443 $work/cert.pem $work/key.pem \
+	$work/server.log &
+for i in $(seq 50); do
+	ip netns exec $S ss -ltn | grep -q ":443 " && break
+	sleep 0.1
+done
+
+# fetch NAME: curl in the client namespace; prints the body.
+fetch() {
+	ip netns exec $C curl -sS --max-time 4 --resolve "$1:443:$SA" --cacert $work/cert.pem \
+		"https://$1/${2:-}"
+}
+handshakes() { grep -c "^handshake $1 " $work/server.log 2> /dev/null; }
+
+# The chain of docs/afwd.md, for this test's TLS traffic only.
+chain() {
+	local bypass=$1 ipt="ip netns exec $S iptables"
+	$ipt -F INPUT
+	$ipt -F afw 2> /dev/null || $ipt -N afw
+	$ipt -A afw -m mark ! --mark 0x0/0xff -j CONNMARK --save-mark --nfmask 0xff --ctmask 0xff
+	$ipt -A afw -m connmark --mark 0xa1/0xff -j ACCEPT
+	$ipt -A afw -m connmark --mark 0xa2/0xff -j DROP
+	$ipt -A afw -p tcp -m connmark --mark 0xa3/0xff -j REJECT --reject-with tcp-reset
+	$ipt -A afw -j NFQUEUE --queue-num 0 $bypass
+	$ipt -A INPUT -p tcp --dport 443 -j afw
+}
+check "iptables NFQUEUE chain in the server namespace" chain ""
+
+cat > $work/policy.conf << 'POLICY'
+default deny
+prio 10 host allowed.test app tls allow
+prio 20 host *.rej.test reject
+POLICY
+
+start_afwd() {
+	: > $work/afwd.log
+	ip netns exec $S "$afwd" -q 0 -p $work/policy.conf --ctl $work/afwd.sock -j \
+		2> $work/afwd.log &
+	apid=$!
+	for i in $(seq 50); do
+		grep -q 'afwd: ready' $work/afwd.log && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "afwd starts on queue 0" start_afwd
+check_grep "and says it runs without the module" "afw module not used" "$(cat $work/afwd.log)"
+
+check_eq "curl to an allowed name gets the page" "ok" "$(fetch allowed.test)"
+check_eq "the server completed that handshake" 1 "$(handshakes allowed.test)"
+out=$(fetch denied.test 2>&1)
+check_eq "curl to a denied name fails" "" "$(fetch denied.test 2> /dev/null)"
+check_eq "the server never completed a handshake for it" 0 "$(handshakes denied.test)"
+out=$(fetch x.rej.test 2>&1)
+check_grep "a rejected name is refused by a reset" "reset" "$out"
+check_eq "the server never completed a handshake for that either" 0 "$(handshakes x.rej.test)"
+
+log=$(cat $work/afwd.log)
+check_grep "the decision log names the allowed flow, its SNI and rule" \
+	'"proto":"tls".*"sni":"allowed.test".*"verdict":"allow","reason":"tls, policy line 2"' "$log"
+check_grep "and the denied flow, by the default" '"sni":"denied.test".*"verdict":"deny","reason":"tls, default' "$log"
+check_grep "and offers the client's ALPN and a JA4" '"alpn":\["h2","http/1.1"\].*"ja4":"t13d' "$log"
+check_grep "the allowed ClientHello arrived in several segments" \
+	'"sni":"allowed.test".*"packets":([5-9]|[1-9][0-9])' "$log"
+stats=$("$afwd" --stats --ctl $work/afwd.sock)
+check_grep "afwd --stats reports the packets it saw" '"packets":[1-9]' "$stats"
+check_grep "and its system calls per packet" '"syscalls_per_packet":[0-9.]*' "$stats"
+
+# Reload: a broken file keeps the old policy; a good one takes over.
+cp $work/policy.conf $work/good.conf
+echo "prio 5 host denied.test alow" >> $work/policy.conf
+out=$("$afwd" --reload --ctl $work/afwd.sock)
+check_eq "a reload of a broken file fails" 1 $?
+check_grep "and names the line" "policy.conf:4:" "$out"
+check_eq "the old policy still denies" "" "$(fetch denied.test 2> /dev/null)"
+{ echo "prio 5 host denied.test allow"; cat $work/good.conf; } > $work/policy.conf
+kill -HUP $apid
+for i in $(seq 30); do grep -q "reloaded" $work/afwd.log && break; sleep 0.1; done
+check_eq "after SIGHUP with a good file the name is allowed" "ok" "$(fetch denied.test)"
+cp $work/good.conf $work/policy.conf
+kill -HUP $apid
+
+# Stopped daemon: fail-closed without --queue-bypass, fail-open with it.
+kill -KILL $apid
+wait $apid 2> /dev/null
+apid=
+check_eq "with afwd killed, fail-closed: curl fails" "" "$(fetch allowed.test 2> /dev/null)"
+chain --queue-bypass
+check_eq "with afwd killed, fail-open (--queue-bypass): curl passes" "ok" "$(fetch allowed.test)"
+chain ""
+check "a restarted afwd" start_afwd
+check_eq "decides again: allowed passes" "ok" "$(fetch allowed.test)"
+check_eq "and denied fails" "" "$(fetch denied.test 2> /dev/null)"
+
+out=$("$afwd" --check $work/policy.conf)
+check_eq "afwd --check accepts the policy" 0 $?
+printf 'default deny\nprio x host a.test allow\n' > $work/bad.conf
+out=$("$afwd" --check $work/bad.conf 2>&1)
+check_eq "afwd --check refuses a bad file" 1 $?
+check_grep "naming FILE:LINE" "bad.conf:2:" "$out"
+exit $AFW_FAILED

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Control requests are rare and small; they are served by the main thread,
+ * never by a worker, so they cannot delay a packet.
+ */
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "ctl.h"
+
+int afw_ctl_listen(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[sizeof(sa.sun_path)], *slash;
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, errlen, "control socket path too long: %s", path);
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
+			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+			return -1;
+		}
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "control socket: %s", strerror(errno));
+		return -1;
+	}
+	/* A socket left by a daemon that died is stale: nobody listens on it. */
+	unlink(path);
+	/* Only root may ask: stats name flows, and reload changes policy. */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0600) < 0 ||
+	    listen(fd, 8) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
+{
+	struct afw_worker_snapshot s;
+	uint64_t pkts = 0, calls = 0;
+	unsigned int i, k;
+
+	fprintf(out, "{\"module\":%s,\"queues\":[", d->use_module ? "true" : "false");
+	for (i = 0; i < d->nworkers; i++) {
+		afw_worker_snapshot(&d->workers[i], &s);
+		pkts += s.queue.packets;
+		calls += s.queue.syscalls + s.kern.syscalls;
+		fprintf(out, "%s{\"queue\":%u,\"packets\":%llu,\"batches\":%llu,"
+			"\"verdict_msgs\":%llu,\"syscalls\":%llu,\"polls\":%llu,\"errors\":%llu,"
+			"\"analyzing\":%u,\"flows\":%llu,\"bounds\":%llu,\"evasions\":%llu,"
+			"\"table_full\":%llu,\"installed\":%llu,\"install_failed\":%llu",
+			i ? "," : "", d->workers[i].qnum,
+			(unsigned long long)s.queue.packets, (unsigned long long)s.queue.batches,
+			(unsigned long long)s.queue.verdict_msgs,
+			(unsigned long long)(s.queue.syscalls + s.kern.syscalls),
+			(unsigned long long)s.polls, (unsigned long long)s.queue.errors,
+			s.analyzing, (unsigned long long)s.engine.flows,
+			(unsigned long long)s.engine.bounds, (unsigned long long)s.engine.evasions,
+			(unsigned long long)s.engine.table_full,
+			(unsigned long long)s.kern.installed, (unsigned long long)s.kern.failed);
+		for (k = 0; k <= AFW_DECIDE_MAX; k++)
+			fprintf(out, ",\"%s\":%llu", afw_decision_name(k),
+				(unsigned long long)s.engine.decided[k]);
+		fputc('}', out);
+	}
+	fprintf(out, "],\"packets\":%llu,\"syscalls\":%llu,\"syscalls_per_packet\":%.4f}\n",
+		(unsigned long long)pkts, (unsigned long long)calls,
+		pkts ? (double)calls / (double)pkts : 0.0);
+}
+
+void afw_ctl_serve(int lfd, struct afw_daemon *d,
+		   int (*reload)(struct afw_daemon *d, char *msg, size_t len))
+{
+	char line[64] = "", msg[512];
+	struct pollfd pfd;
+	size_t len = 0;
+	ssize_t n;
+	FILE *out;
+	int fd;
+
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* A client that says nothing does not hold the main thread. */
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (poll(&pfd, 1, 1000) != 1) {
+		close(fd);
+		return;
+	}
+	/* One line, however the client's bytes were cut up on the way. */
+	while (len < sizeof(line) - 1) {
+		n = read(fd, line + len, sizeof(line) - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (memchr(line, '\n', len) || poll(&pfd, 1, 1000) != 1)
+			break;
+	}
+	if (!len) {
+		close(fd);
+		return;
+	}
+	line[len] = '\0';
+	line[strcspn(line, "\r\n")] = '\0';
+	out = fdopen(fd, "w");
+	if (!out) {
+		close(fd);
+		return;
+	}
+	if (!strcmp(line, "stats"))
+		afw_ctl_stats_json(d, out);
+	else if (!strcmp(line, "reload"))
+		fprintf(out, "%s %s\n", reload(d, msg, sizeof(msg)) ? "error" : "ok", msg);
+	else
+		fprintf(out, "error unknown request \"%.20s\": say stats or reload\n", line);
+	fclose(out);
+}
+
+int afw_ctl_request(const char *path, const char *cmd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[4096];
+	int fd, ok = 1;
+	ssize_t n;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "afwd: control socket path too long: %s\n", path);
+		return 1;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		fprintf(stderr, "afwd: %s: %s (is afwd running?)\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	snprintf(buf, sizeof(buf), "%s\n", cmd);
+	if (send(fd, buf, strlen(buf), MSG_NOSIGNAL) < 0) {
+		fprintf(stderr, "afwd: %s: %s\n", path, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (ok == 1 && !strncmp(buf, "error", 5))
+			ok = 0;
+		fwrite(buf, 1, (size_t)n, stdout);
+		if (ok == 1)
+			ok = 2;
+	}
+	close(fd);
+	return ok ? 0 : 1;
+}

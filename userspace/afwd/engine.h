@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The analysis of new flows, the same for live queues and for captures:
+ * packets in, one decision per flow out. Reassembly, the TLS, QUIC and HTTP
+ * readers and the policy meet here.
+ *
+ * While a flow is being analyzed its packets pass (they are accepted and
+ * the flow stays queued); the packet that completes the ClientHello or the
+ * request head is the one that gets the decision, so a denied flow's server
+ * never receives a complete ClientHello. docs/afwd.md says why.
+ */
+#ifndef AFW_ENGINE_H
+#define AFW_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "facts.h"
+#include "pkt.h"
+#include "policy.h"
+
+struct afw_engine_opts {
+	unsigned int max_flows;		/* flows under analysis at once */
+	uint32_t max_bytes;		/* client bytes reassembled per flow */
+	unsigned int max_packets;	/* packets per flow, both directions */
+	uint64_t max_ns;		/* analysis time per flow */
+	uint64_t linger_ns;		/* a decided flow answers late packets this long */
+};
+
+/* What happens to one packet. */
+enum afw_pass {
+	AFW_PASS_ACCEPT,
+	AFW_PASS_DROP,
+	AFW_PASS_REJECT,		/* drop and answer: RST or ICMP unreachable */
+};
+
+#define AFW_RESULT_HOST 256
+#define AFW_RESULT_ALPN 256
+
+/* One decided flow: what was seen, what was decided and why. */
+struct afw_result {
+	int family;			/* AF_INET or AF_INET6 */
+	uint8_t l4proto;
+	uint8_t src[16], dst[16];	/* client, server */
+	uint16_t sport, dport;
+	enum afw_app app;
+	char host[AFW_RESULT_HOST];	/* SNI or HTTP Host; "" if none */
+	char alpn[AFW_RESULT_ALPN];	/* offered protocols, comma-separated */
+	unsigned int n_alpn;
+	char ja4[40];
+	uint16_t tls_version;		/* 0 if not TLS or QUIC */
+	char http_method[17];
+	enum afw_decision decision;
+	unsigned int rule_line;		/* policy line that decided; 0 for none */
+	bool is_default;
+	char reason[128];		/* why, in words */
+	bool has_uid;
+	uint32_t uid;
+	uint64_t packets;		/* seen before the decision */
+};
+
+struct afw_engine_stats {
+	uint64_t packets;
+	uint64_t flows;			/* flows that started analysis */
+	uint64_t decided[__AFW_DECIDE_MAX];
+	uint64_t bounds;		/* decided because a bound was hit */
+	uint64_t evasions;		/* conflicting data: dropped */
+	uint64_t malformed;		/* packets that could not be decoded */
+	uint64_t table_full;		/* new flows decided at once: no room */
+};
+
+struct afw_engine;
+
+struct afw_engine *afw_engine_new(const struct afw_engine_opts *o);
+void afw_engine_free(struct afw_engine *e);
+
+/*
+ * One packet of @p, sent at @now (ns) by a socket of @uid when @has_uid.
+ * Returns what to do with it. When this packet decided its flow, *@res is
+ * filled and *@decided set; the caller logs it and installs the flow.
+ */
+enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *pol,
+				const struct afw_pkt *p, bool has_uid, uint32_t uid,
+				uint64_t now, struct afw_result *res, bool *decided);
+
+typedef void (*afw_result_fn)(const struct afw_result *res, void *data);
+
+/*
+ * Decides the flows whose analysis time ran out by @now, and forgets decided
+ * flows past their linger time. With @all, decides and forgets every flow
+ * (the end of a capture). Calls @fn for each decision.
+ */
+void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint64_t now, bool all,
+		       afw_result_fn fn, void *data);
+
+/* When afw_engine_expire() next has work, in ns; UINT64_MAX for never. */
+uint64_t afw_engine_next_deadline(const struct afw_engine *e);
+
+const struct afw_engine_stats *afw_engine_stats(const struct afw_engine *e);
+unsigned int afw_engine_flows(const struct afw_engine *e);
+
+const char *afw_pass_name(enum afw_pass pass);
+const char *afw_app_name(enum afw_app app);
+
+#endif /* AFW_ENGINE_H */

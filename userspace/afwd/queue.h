@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One NFQUEUE, read and answered in batches: many packets per receive
+ * call, and one send carrying the verdicts of a whole batch, runs of equal
+ * verdicts folded into one batch verdict.
+ */
+#ifndef AFW_QUEUE_H
+#define AFW_QUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+/* Packets taken from the socket per receive call, and at most per batch. */
+#define AFW_QUEUE_BATCH 64
+
+struct afw_queue_opts {
+	uint32_t maxlen;		/* packets the kernel holds for us */
+	uint32_t rcvbuf;		/* socket receive buffer, bytes */
+	bool fail_open;			/* NFQA_CFG_F_FAIL_OPEN */
+};
+
+/* One queued packet; data points into the queue's receive buffer. */
+struct afw_qpkt {
+	uint32_t id;
+	uint16_t hw_proto;		/* ETH_P_IP or ETH_P_IPV6, host order */
+	uint8_t hook;
+	bool has_uid;
+	uint32_t uid, gid;
+	uint32_t mark;
+	const uint8_t *data;		/* from the IP header */
+	uint32_t len;			/* bytes at data */
+	uint32_t orig_len;		/* the packet's length, when truncated */
+};
+
+struct afw_queue_stats {
+	uint64_t packets;		/* packet messages received */
+	uint64_t batches;		/* receive rounds that found packets */
+	uint64_t verdict_msgs;		/* verdict messages sent */
+	uint64_t syscalls;		/* every call into the kernel for this queue */
+	uint64_t errors;		/* malformed messages, failed sends */
+};
+
+struct afw_queue;
+
+/* Binds queue @num. Returns NULL with errno set and a message in @err. */
+struct afw_queue *afw_queue_open(uint16_t num, const struct afw_queue_opts *o,
+				 char *err, size_t errlen);
+void afw_queue_close(struct afw_queue *q);
+int afw_queue_fd(const struct afw_queue *q);
+
+/*
+ * Takes up to @max (at most AFW_QUEUE_BATCH) packets that are waiting,
+ * without blocking. Returns their number, 0 when none wait, or -1 on an
+ * error other than "nothing to read". The packets stay valid until the
+ * next call.
+ */
+int afw_queue_recv(struct afw_queue *q, struct afw_qpkt *pkts, unsigned int max);
+
+/*
+ * Appends a verdict (NF_ACCEPT, NF_DROP, NF_REPEAT) for packet @id. Verdicts
+ * must come in the order the packets were received, one per packet.
+ */
+void afw_queue_verdict(struct afw_queue *q, uint32_t id, uint32_t verdict, uint32_t mark,
+		       bool set_mark);
+
+/* Sends every appended verdict in one call. Returns 0 or -1. */
+int afw_queue_flush(struct afw_queue *q);
+
+const struct afw_queue_stats *afw_queue_stats(const struct afw_queue *q);
+
+/* Counts a call made on the queue's behalf elsewhere, e.g. poll(). */
+void afw_queue_count_syscall(struct afw_queue *q);
+
+#endif /* AFW_QUEUE_H */

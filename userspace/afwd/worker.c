@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One thread per queue. The module sends both directions of a flow to the
+ * same queue, so each worker owns its flows outright and shares nothing on
+ * the packet path.
+ *
+ * Each round handles packets first and local work after, the order that
+ * keeps system calls per packet low under load:
+ *  1. take every waiting packet, up to a batch, in one call;
+ *  2. decide the whole batch;
+ *  3. install the decided flows in the module, in one call, before the
+ *     verdicts (a re-injected packet must find its flow there);
+ *  4. send all verdicts in one call;
+ *  5. only then run timers, read refusals, publish counters.
+ * A full batch means more is waiting, so the next round skips poll().
+ */
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <linux/afw.h>
+#include <linux/netfilter.h>
+
+#include "daemon.h"
+#include "pkt.h"
+
+static uint64_t afw_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint8_t afw_decision_verdict(enum afw_decision d)
+{
+	switch (d) {
+	case AFW_DECIDE_DENY:
+		return AFW_VERDICT_DROP;
+	case AFW_DECIDE_REJECT:
+		return AFW_VERDICT_REJECT;
+	case AFW_DECIDE_INSPECT:
+		return AFW_VERDICT_INSPECT;
+	default:
+		return AFW_VERDICT_ACCEPT;
+	}
+}
+
+/* Logs a decision and hands the flow to the module. */
+static void afw_worker_decided(struct afw_worker *w, const struct afw_result *r)
+{
+	struct afw_flow_spec f = { 0 };
+
+	afw_daemon_log(w->d, r);
+	if (!w->kern)
+		return;
+	f.family = r->family == AF_INET6 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4;
+	f.proto = r->l4proto;
+	memcpy(f.src, r->src, 16);
+	memcpy(f.dst, r->dst, 16);
+	f.sport = r->sport;
+	f.dport = r->dport;
+	f.verdict = afw_decision_verdict(r->decision);
+	f.timeout = w->d->cfg->flow_timeout;
+	afw_kern_add(w->kern, &f);
+}
+
+static void afw_worker_expired(const struct afw_result *r, void *data)
+{
+	afw_worker_decided(data, r);
+}
+
+/*
+ * The packet's verdict. With the module, a rejected flow's deciding packet
+ * is re-injected so that the module, which now knows the flow, answers it.
+ * Without, decided flows are marked and re-injected: the firewall's own
+ * rules save the mark to conntrack and act on it (docs/afwd.md).
+ */
+static void afw_worker_verdict(struct afw_worker *w, const struct afw_qpkt *qp,
+			       enum afw_pass pass, bool decided, enum afw_decision d)
+{
+	uint32_t mark, base = w->d->cfg->mark_base;
+
+	if (w->kern || !decided) {
+		if (pass == AFW_PASS_REJECT && w->kern)
+			afw_queue_verdict(w->q, qp->id, NF_REPEAT, 0, false);
+		else
+			afw_queue_verdict(w->q, qp->id, pass == AFW_PASS_ACCEPT ? NF_ACCEPT : NF_DROP,
+					  0, false);
+		return;
+	}
+	if (d == AFW_DECIDE_INSPECT) {
+		afw_queue_verdict(w->q, qp->id, NF_ACCEPT, 0, false);
+		return;
+	}
+	mark = (qp->mark & ~(uint32_t)AFW_MARK_MASK) | base |
+	       (d == AFW_DECIDE_ALLOW ? AFW_MARK_ALLOW :
+		d == AFW_DECIDE_DENY ? AFW_MARK_DENY : AFW_MARK_REJECT);
+	afw_queue_verdict(w->q, qp->id, NF_REPEAT, mark, true);
+}
+
+static void afw_worker_publish(struct afw_worker *w, uint64_t polls)
+{
+	pthread_mutex_lock(&w->lock);
+	w->snap.queue = *afw_queue_stats(w->q);
+	w->snap.engine = *afw_engine_stats(w->engine);
+	if (w->kern)
+		w->snap.kern = w->kern->stats;
+	w->snap.analyzing = afw_engine_flows(w->engine);
+	w->snap.polls = polls;
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void *afw_worker_main(void *arg)
+{
+	struct afw_worker *w = arg;
+	struct afw_daemon *d = w->d;
+	struct afw_qpkt pkts[AFW_QUEUE_BATCH];
+	struct pollfd pfd[3];
+	const struct afw_policy *pol;
+	struct afw_result res;
+	uint64_t now, next, polls = 0, counter;
+	bool decided, more = false;
+	enum afw_pass pass;
+	struct afw_pkt p;
+	int n, i, timeout, nfds = 2;
+
+	pfd[0] = (struct pollfd){ .fd = afw_queue_fd(w->q), .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = w->wake_fd, .events = POLLIN };
+	if (w->kern) {
+		pfd[2] = (struct pollfd){ .fd = afw_kern_fd(w->kern), .events = POLLIN };
+		nfds = 3;
+	}
+	while (!atomic_load(&d->stop)) {
+		pfd[0].revents = pfd[1].revents = pfd[2].revents = 0;
+		if (!more) {
+			next = afw_engine_next_deadline(w->engine);
+			now = afw_now_ns();
+			timeout = next == UINT64_MAX ? 1000 :
+				  next <= now ? 0 : (int)((next - now) / 1000000 + 1);
+			if (timeout > 1000)
+				timeout = 1000;
+			polls++;
+			afw_queue_count_syscall(w->q);
+			if (poll(pfd, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
+				break;
+		}
+		pol = atomic_load(&d->policy);
+		now = afw_now_ns();
+
+		/* 1-4: the packets. */
+		n = afw_queue_recv(w->q, pkts, AFW_QUEUE_BATCH);
+		more = n == AFW_QUEUE_BATCH;
+		for (i = 0; i < n; i++) {
+			/* What the kernel queued but afwd cannot read passes on. */
+			if (afw_pkt_decode(&p, AFW_LINK_RAW, pkts[i].data, pkts[i].len) != AFW_PKT_OK) {
+				afw_queue_verdict(w->q, pkts[i].id, NF_ACCEPT, 0, false);
+				continue;
+			}
+			pass = afw_engine_packet(w->engine, pol, &p, pkts[i].has_uid, pkts[i].uid,
+						 now, &res, &decided);
+			if (decided)
+				afw_worker_decided(w, &res);
+			afw_worker_verdict(w, &pkts[i], pass, decided, res.decision);
+		}
+		if (w->kern)
+			afw_kern_flush(w->kern);
+		afw_queue_flush(w->q);
+
+		/* 5: local work, only after the packets. */
+		if (pfd[1].revents & POLLIN)
+			(void)!read(w->wake_fd, &counter, sizeof(counter));
+		afw_engine_expire(w->engine, pol, now, false, afw_worker_expired, w);
+		if (w->kern) {
+			afw_kern_flush(w->kern);
+			if (pfd[2].revents & POLLIN && afw_kern_read_errors(w->kern)) {
+				pthread_mutex_lock(&d->log_lock);
+				fprintf(stderr, "afwd: queue %u: the module refused a flow: %s\n",
+					w->qnum, w->kern->last_error);
+				pthread_mutex_unlock(&d->log_lock);
+			}
+		}
+		/* The old policy may go once every worker has passed this point. */
+		atomic_store(&w->seen_gen, atomic_load(&d->policy_gen));
+		afw_worker_publish(w, polls);
+	}
+	afw_worker_publish(w, polls);
+	return NULL;
+}
+
+int afw_worker_start(struct afw_worker *w, char *err, size_t errlen)
+{
+	struct afw_daemon *d = w->d;
+	int ret;
+
+	pthread_mutex_init(&w->lock, NULL);
+	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (w->wake_fd < 0) {
+		snprintf(err, errlen, "eventfd: %s", strerror(errno));
+		return -1;
+	}
+	w->engine = afw_engine_new(&d->cfg->engine);
+	if (!w->engine) {
+		snprintf(err, errlen, "queue %u: out of memory", w->qnum);
+		return -1;
+	}
+	if (d->use_module) {
+		w->kern = calloc(1, sizeof(*w->kern));
+		if (!w->kern) {
+			snprintf(err, errlen, "queue %u: out of memory", w->qnum);
+			return -1;
+		}
+		ret = afw_kern_open(w->kern);
+		if (ret < 0) {
+			snprintf(err, errlen, "queue %u: afw module: %s", w->qnum, strerror(-ret));
+			free(w->kern);
+			w->kern = NULL;
+			return -1;
+		}
+	}
+	w->q = afw_queue_open(w->qnum, &d->cfg->queue, err, errlen);
+	if (!w->q)
+		return -1;
+	atomic_store(&w->seen_gen, atomic_load(&d->policy_gen));
+	ret = pthread_create(&w->thread, NULL, afw_worker_main, w);
+	if (ret) {
+		snprintf(err, errlen, "queue %u: thread: %s", w->qnum, strerror(ret));
+		return -1;
+	}
+	w->started = true;
+	return 0;
+}
+
+void afw_worker_wake(struct afw_worker *w)
+{
+	uint64_t one = 1;
+
+	if (w->wake_fd >= 0)
+		(void)!write(w->wake_fd, &one, sizeof(one));
+}
+
+void afw_worker_join(struct afw_worker *w)
+{
+	if (w->started)
+		pthread_join(w->thread, NULL);
+	w->started = false;
+	afw_queue_close(w->q);
+	w->q = NULL;
+	if (w->kern) {
+		afw_kern_close(w->kern);
+		free(w->kern);
+		w->kern = NULL;
+	}
+	afw_engine_free(w->engine);
+	w->engine = NULL;
+	if (w->wake_fd >= 0)
+		close(w->wake_fd);
+	w->wake_fd = -1;
+	pthread_mutex_destroy(&w->lock);
+}
+
+void afw_worker_snapshot(struct afw_worker *w, struct afw_worker_snapshot *s)
+{
+	pthread_mutex_lock(&w->lock);
+	*s = w->snap;
+	pthread_mutex_unlock(&w->lock);
+}
