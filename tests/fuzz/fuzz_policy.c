@@ -20,11 +20,11 @@ static void afw_fuzz_facts(const uint8_t *data, size_t size, unsigned int k, str
 
 	memset(f, 0, sizeof(*f));
 	f->app = (enum afw_app)(k % (AFW_APP_MAX + 2));
-	f->host = (struct afw_span){ (const char *)data + cut, (size - cut) % 300 };
-	f->alpn[0] = (struct afw_span){ (const char *)data, size < 8 ? size : 8 };
-	f->alpn[1] = (struct afw_span){ "h2", 2 };
+	f->host = (struct afw_text){ (const char *)data + cut, (size - cut) % 300 };
+	f->alpn[0] = (struct afw_text){ (const char *)data, size < 8 ? size : 8 };
+	f->alpn[1] = (struct afw_text){ "h2", 2 };
 	f->n_alpn = k % 2 ? 2 : AFW_FACTS_MAX_ALPN + 3;
-	f->ja4 = (struct afw_span){ (const char *)data + cut, size - cut < 36 ? size - cut : 36 };
+	f->ja4 = (struct afw_text){ (const char *)data + cut, size - cut < 36 ? size - cut : 36 };
 	f->family = k % 3 ? AF_INET : AF_INET6;
 	if (size >= 16)
 		memcpy(f->daddr, data + size - 16, 16);

@@ -58,7 +58,7 @@ static struct afw_facts tls_flow(const char *host)
 			       .l4proto = IPPROTO_TCP };
 
 	if (host)
-		f.host = (struct afw_span){ host, strlen(host) };
+		f.host = (struct afw_text){ host, strlen(host) };
 	inet_pton(AF_INET, "203.0.113.5", f.daddr);
 	return f;
 }
@@ -264,25 +264,25 @@ static void test_match(int *failed)
 		return;
 	}
 	f = tls_flow("www.example.com");
-	f.alpn[0] = (struct afw_span){ "h3", 2 };
-	f.alpn[1] = (struct afw_span){ "http/1.1", 8 };
+	f.alpn[0] = (struct afw_text){ "h3", 2 };
+	f.alpn[1] = (struct afw_text){ "http/1.1", 8 };
 	f.n_alpn = 2;
 	CHECK(*failed, "a wildcard rule with its ALPN allows",
-	      afw_policy_match(p, &f, &m) == AFW_VERDICT_ALLOW && m.line == 4 && m.prio == 10 &&
+	      afw_policy_match(p, &f, &m) == AFW_DECIDE_ALLOW && m.line == 4 && m.prio == 10 &&
 	      !m.is_default);
 	f.n_alpn = 1;
 	CHECK(*failed, "the same flow without a listed ALPN gets the default",
-	      afw_policy_match(p, &f, &m) == AFW_VERDICT_DENY && m.is_default && m.line == 2);
+	      afw_policy_match(p, &f, &m) == AFW_DECIDE_DENY && m.is_default && m.line == 2);
 	f = tls_flow("Ads.Example.NET.");
 	CHECK(*failed, "reject by exact name, any case, trailing dot",
-	      afw_policy_match(p, &f, &m) == AFW_VERDICT_REJECT && m.line == 5);
+	      afw_policy_match(p, &f, &m) == AFW_DECIDE_REJECT && m.line == 5);
 	f = tls_flow(NULL);
 	f.app = AFW_APP_UNKNOWN;
 	inet_pton(AF_INET, "10.20.30.40", f.daddr);
 	f.has_uid = true;
 	f.uid = 1000;
 	CHECK(*failed, "app, port, prefix and uid together inspect",
-	      afw_policy_match(p, &f, &m) == AFW_VERDICT_INSPECT && m.line == 7);
+	      afw_policy_match(p, &f, &m) == AFW_DECIDE_INSPECT && m.line == 7);
 	f.uid = 1001;
 	CHECK(*failed, "another uid does not", line_of(p, &f) == 2);
 	f.uid = 1000;
@@ -346,13 +346,13 @@ static void test_match(int *failed)
 	CHECK(*failed, "app and proto", line_of(p, &f) == 5);
 	f.l4proto = IPPROTO_TCP;
 	CHECK(*failed, "app without its proto", line_of(p, &f) == 4);
-	f.alpn[0] = (struct afw_span){ "h2", 2 };
+	f.alpn[0] = (struct afw_text){ "h2", 2 };
 	f.n_alpn = 1;
 	CHECK(*failed, "ALPN compares case-sensitively", line_of(p, &f) == 4);
-	f.alpn[0] = (struct afw_span){ "H2", 2 };
+	f.alpn[0] = (struct afw_text){ "H2", 2 };
 	CHECK(*failed, "ALPN matches", line_of(p, &f) == 6);
 	f = tls_flow("other.test");
-	f.ja4 = (struct afw_span){ "T13D1516H2_8DAAF6152771_E5627EFA2AB1", 36 };
+	f.ja4 = (struct afw_text){ "T13D1516H2_8DAAF6152771_E5627EFA2AB1", 36 };
 	CHECK(*failed, "JA4 compares without case", line_of(p, &f) == 7);
 	f.ja4.len = 35;
 	CHECK(*failed, "a JA4 prefix does not match", line_of(p, &f) == 4);
@@ -432,7 +432,7 @@ static void test_reload_check(int *failed)
 	CHECK(*failed, "a good file reloads", !afw_policy_reload(&cur, path, &err));
 	CHECK(*failed, "and the new policy decides",
 	      cur && line_of(cur, &f) == 1 &&
-	      afw_policy_match(cur, &f, NULL) == AFW_VERDICT_REJECT);
+	      afw_policy_match(cur, &f, NULL) == AFW_DECIDE_REJECT);
 	afw_policy_free(cur);
 	unlink(path);
 
@@ -680,10 +680,10 @@ static void random_facts(unsigned int *seed, struct afw_facts *f)
 	f->app = (enum afw_app)rnd(seed, 4);
 	host = flow_hosts[rnd(seed, sizeof(flow_hosts) / sizeof(flow_hosts[0]))];
 	if (host)
-		f->host = (struct afw_span){ host, strlen(host) };
+		f->host = (struct afw_text){ host, strlen(host) };
 	f->n_alpn = rnd(seed, 3);
 	for (i = 0; i < f->n_alpn; i++)
-		f->alpn[i] = (struct afw_span){ alpn_pool[rnd(seed, 3)], 0 };
+		f->alpn[i] = (struct afw_text){ alpn_pool[rnd(seed, 3)], 0 };
 	for (i = 0; i < f->n_alpn; i++)
 		f->alpn[i].len = strlen(f->alpn[i].ptr);
 	if (rnd(seed, 2)) {
