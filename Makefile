@@ -106,7 +106,7 @@ unit: $(UNIT_BINS)
 # libFuzzer targets: each fuzzer is built from its source and the parsers' sources,
 # all instrumented, with clang.
 FUZZ_CC ?= clang
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Itests/unit
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
 
