@@ -43,6 +43,7 @@ struct afw_eflow {
 	uint8_t state;
 	enum afw_pass pass;			/* once decided */
 	unsigned int packets;
+	unsigned int idle;			/* packets that brought no new client bytes */
 	bool has_uid;
 	uint32_t uid;
 	uint8_t *buf;				/* client bytes; only while analyzing */
@@ -388,9 +389,13 @@ static bool afw_engine_udp(struct afw_engine *e, const struct afw_policy *pol,
 	return false;
 }
 
+/*
+ * Packets that bring new client bytes are bounded by max_bytes: a ClientHello
+ * sent a byte per segment is still read. The packet bound counts the rest.
+ */
 static bool afw_engine_bound(const struct afw_engine *e, const struct afw_eflow *f)
 {
-	return f->packets >= e->o.max_packets ||
+	return f->idle >= e->o.max_packets ||
 	       (f->key.proto == IPPROTO_TCP && f->buf && f->reasm.have >= e->o.max_bytes);
 }
 
@@ -484,17 +489,22 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 						  "evasion: retransmitted bytes differ from the first copy");
 				goto decide;
 			}
+			if (!(st & (AFW_REASM_ADVANCED | AFW_REASM_HELD)))
+				f->idle++;
 			if ((st & AFW_REASM_ADVANCED) && afw_engine_tcp(e, pol, f, res, &facts))
 				goto decide;
 		} else if (p->proto == IPPROTO_UDP) {
+			f->idle++;
 			if (afw_engine_udp(e, pol, f, p, res, &facts))
 				goto decide;
 		} else {
 			afw_engine_judge(pol, &facts, res, "not TCP or UDP");
 			goto decide;
 		}
-	} else if (p->proto == IPPROTO_TCP && side == f->client && !f->buf &&
-		   (p->tcp_flags & AFW_TCP_SYN)) {
+	} else if (!(p->proto == IPPROTO_TCP && side == f->client && !f->buf &&
+		     (p->tcp_flags & AFW_TCP_SYN))) {
+		f->idle++;
+	} else {
 		/* The SYN fixes where the stream starts, before any data. */
 		f->buf = malloc(e->o.max_bytes);
 		if (f->buf) {
@@ -505,7 +515,9 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 	if (afw_engine_bound(e, f)) {
 		e->stats.bounds++;
 		afw_engine_describe(f, res, &facts);
-		afw_engine_judge(pol, &facts, res, "bound: no ClientHello or request head in time");
+		afw_engine_judge(pol, &facts, res, f->idle >= e->o.max_packets ?
+				 "bound: packets without new client bytes" :
+				 "bound: client bytes without a ClientHello or request head");
 		goto decide;
 	}
 	return AFW_PASS_ACCEPT;
@@ -527,7 +539,7 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 		e->stats.bounds++;
 		afw_engine_describe(f, &res, &facts);
 		afw_engine_judge(pol, &facts, &res, all ? "end of capture before a decision" :
-					 "bound: no ClientHello or request head in time");
+					 "bound: analysis time");
 		afw_engine_settle(e, f, &res, now);
 		fn(&res, data);
 	}
