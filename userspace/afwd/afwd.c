@@ -47,7 +47,7 @@ static void afw_usage(FILE *out)
 		"                         N+3 reject in the low byte (default 0xa0)\n"
 		"      --max-flows N      flows under analysis at once (default 65536)\n"
 		"      --max-bytes N      client bytes read per flow (default 16384)\n"
-		"      --max-packets N    packets per flow before deciding (default 32)\n"
+		"      --max-packets N    packets per flow without new client bytes (default 32)\n"
 		"      --max-time MS      analysis time per flow (default 2000)\n"
 		"      --queue-maxlen N   packets the kernel holds per queue (default 4096)\n"
 		"      --ctl PATH         control socket (default " AFW_DEFAULT_CTL ")\n"
