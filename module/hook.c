@@ -69,6 +69,13 @@ static unsigned int afw_act(struct afw_net *an, struct sk_buff *skb,
 	case AFW_ACTION_QUEUE:
 		return afw_queue(an, t);
 	case AFW_ACTION_REJECT:
+		/*
+		 * The reset that rejecting sends belongs to the rejected flow and
+		 * leaves through LOCAL_OUT: letting resets pass is what lets it
+		 * out. A reset ends the connection anyway.
+		 */
+		if (t->flags & AFW_TUPLE_RST)
+			return NF_ACCEPT;
 		afw_reject(skb, state, t);
 		fallthrough;
 	default:

@@ -98,6 +98,8 @@ int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state,
 		t->flags |= AFW_TUPLE_PORTS;
 		if (t->proto == IPPROTO_TCP && (l4[13] & (TCPHDR_FIN | TCPHDR_RST)))
 			t->flags |= AFW_TUPLE_FINRST;
+		if (t->proto == IPPROTO_TCP && (l4[13] & TCPHDR_RST))
+			t->flags |= AFW_TUPLE_RST;
 	}
 	if (need->iif[0] && state->in)
 		strscpy_pad(t->iif, state->in->name, IFNAMSIZ);

@@ -11,6 +11,7 @@
 #define AFW_TUPLE_OWNER	0x02	/* uid/gid were read from the owning socket */
 /* Not matched by rules (their masks never set it); tells the flow cache. */
 #define AFW_TUPLE_FINRST 0x80	/* a TCP segment with FIN or RST */
+#define AFW_TUPLE_RST	0x40	/* a TCP segment with RST */
 
 /*
  * What the classifier knows of a packet. Rules are masks and keys of the

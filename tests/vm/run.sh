@@ -48,7 +48,7 @@ while read -r label img kdir modkver; do
 	# The debug kernel hunts splats, not scale: it runs the scale checks
 	# at a tenth of the size, which keeps its boot well under 20 minutes.
 	case "$label" in
-	debug*) envs+=(-e AFW_SCALE_RULES=10000 -e AFW_FLOW_FLOOD=10000) ;;
+	debug*) envs+=(-e AFW_SCALE_RULES=10000 -e AFW_FLOW_FLOOD=10000 -e AFW_AFWD_BYTES=20000000) ;;
 	esac
 	echo "vm: booting $label ($img)" >&2
 	"$here/boot.sh" -k "$img" -i "$vmdir/initrd.gz" -o "$vmdir/out" \

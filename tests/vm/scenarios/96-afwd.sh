@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# afwd with the module: the router queues unknown flows to afwd, which reads
+# each ClientHello, decides by its policy and installs the flow, so that the
+# rest of an allowed transfer never leaves the kernel.
+. "$AFW_SRC/tests/vm/lib.sh"
+AFWD=$AFW_SRC/build/afwd
+work=$(mktemp -d)
+on_exit rm -rf "$work"
+bytes=${AFW_AFWD_BYTES:-200000000}
+
+check "insmod afw.ko" afw_load
+on_exit afw_unload
+topo_routed || not_ok "routed topology comes up" "ping across the router failed"
+
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=afw-test \
+	-addext "subjectAltName=DNS:allowed.test,DNS:denied.test,DNS:x.rej.test" \
+	-keyout $work/key.pem -out $work/cert.pem 2> /dev/null
+nsx $NS_S python3 "$AFW_SRC/tests/tools/tlsserver.py" $S4 443 $work/cert.pem $work/key.pem \
+	$work/server.log &
+wait_until 10 nsx $NS_S sh -c "ss -ltn | grep -q ':443 '"
+fetch() {
+	nsx $NS_C curl -sS --max-time "${3:-5}" --resolve "$1:443:$S4" --cacert $work/cert.pem \
+		-o "${4:--}" -w "${5:-}" "https://$1/${2:-}"
+}
+handshakes() { grep -c "^handshake $1 " $work/server.log 2> /dev/null; }
+afwd_stat() { "$AFWD" --stats --ctl $work/afwd.sock | jq ".$1"; }
+
+cat > $work/policy.conf << 'POLICY'
+default deny
+prio 10 host allowed.test app tls allow
+prio 20 host *.rej.test reject
+POLICY
+check "the router queues unknown TCP to 443 to queues 0-1, fail closed" \
+	nsx $NS_R "$AFWCTL" config set unknown queue queue 0-1 fail closed
+# Only the test's TLS flows are unknown; ping and the rest pass by rule.
+nsx $NS_R "$AFWCTL" rule add prio 100 proto tcp dport 443 queue
+nsx $NS_R "$AFWCTL" config set unknown accept
+
+start_afwd() {
+	nsx $NS_R "$AFWD" -q 0-1 --module on -p $work/policy.conf --ctl $work/afwd.sock -j \
+		2>> $work/afwd.log &
+	wait_until 10 test -S $work/afwd.sock
+}
+check "afwd starts on queues 0-1 with the module" start_afwd
+on_exit pkill -f "$AFWD -q 0-1"
+check_grep "and says flows go to the module" "decided flows go to the afw module" \
+	"$(cat $work/afwd.log)"
+
+check_eq "curl to an allowed name gets the page" ok "$(fetch allowed.test)"
+check_eq "the server completed its handshake" 1 "$(handshakes allowed.test)"
+flows=$(nsx $NS_R "$AFWCTL" -j flow list)
+check_eq "the decided flow is in afwctl flow list, as accept" accept \
+	"$(jq -r --arg c $C4 '.[] | select(.src == $c or .dst == $c) | select(.dport == 443 or .sport == 443) | .verdict' <<< "$flows" | head -n 1)"
+check_eq "curl to a denied name fails" "" "$(fetch denied.test 2> /dev/null)"
+check_eq "the server never completed a handshake for it" 0 "$(handshakes denied.test)"
+check_grep "the denied flow is installed as drop" '"verdict": *"drop"' \
+	"$(nsx $NS_R "$AFWCTL" -j flow list)"
+out=$(fetch x.rej.test 2>&1)
+check_grep "a rejected name gets a reset from the module" "reset" "$out"
+check_eq "and no handshake" 0 "$(handshakes x.rej.test)"
+log=$(cat $work/afwd.log)
+check_grep "the decision log has the allowed flow, with its rule" \
+	'"sni":"allowed.test".*"verdict":"allow","reason":"tls, policy line 2"' "$log"
+
+# A long transfer: after the first few packets, the flow is the kernel's.
+p0=$(afwd_stat packets)
+got=$(fetch allowed.test "bytes/$bytes" 600 /dev/null '%{size_download}')
+p1=$(afwd_stat packets)
+check_eq "a $bytes-byte transfer over an allowed TLS flow completes" "$bytes" "$got"
+check "and afwd saw at most 20 of its packets (saw $((p1 - p0)))" test $((p1 - p0)) -le 20
+check_ge "the module counted the flow's packets itself" 1000 \
+	"$(nsx $NS_R "$AFWCTL" -j flow list | jq '[.[] | .packets] | max')"
+stats=$("$AFWD" --stats --ctl $work/afwd.sock)
+check_eq "no flow was refused by the module" 0 "$(jq '[.queues[].install_failed] | add' <<< "$stats")"
+
+# afwd stopped: the module's fail mode decides.
+pkill -KILL -f "$AFWD -q 0-1"
+sleep 0.5
+nsx $NS_R "$AFWCTL" flow flush
+check_eq "with afwd killed and fail closed, curl fails" "" "$(fetch allowed.test "" 3 2> /dev/null)"
+nsx $NS_R "$AFWCTL" config set fail open
+check_eq "fail open: curl passes without afwd" ok "$(fetch allowed.test)"
+nsx $NS_R "$AFWCTL" config set fail closed
+nsx $NS_R "$AFWCTL" flow flush
+check "a restarted afwd" start_afwd
+check_eq "decides again: allowed passes" ok "$(fetch allowed.test)"
+check_eq "and denied fails" "" "$(fetch denied.test "" 3 2> /dev/null)"
+pkill -TERM -f "$AFWD -q 0-1"
+nsx $NS_R "$AFWCTL" rule flush
+nsx $NS_R "$AFWCTL" flow flush
+exit $AFW_FAILED
