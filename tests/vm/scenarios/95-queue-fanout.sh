@@ -140,12 +140,37 @@ listener_stop
 
 # A queue rule fans out like the unknown policy, even when no rule and no
 # flow needs the ports for itself.
-nsx $NS_R "$AFWCTL" config set unknown accept fail closed
+nsx $NS_R "$AFWCTL" config set unknown accept queue 0-3 fail closed
 check "a queue rule for forwarded TCP" nsx $NS_R "$AFWCTL" rule add dir forward proto tcp queue
 check "a listener binds for the rule" listener_start $NS_R "$logdir/rule.log"
 check_eq "queued TCP flows complete" "tcp 32/32 udp 32/32" "$(flows $S4 44000 32)"
 check_fanout "queue rule" "$logdir/rule.log" "^tcp$" 32
 listener_stop
+
+# Connections under way keep their queue when the first flow entry appears,
+# although from then on the hook reads the ports for the flow lookup too.
+check "a listener binds for long connections" listener_start $NS_R "$logdir/rule-flow.log"
+# all_connected: the listener has seen all four connections.
+all_connected() {
+	[ "$(awk '$4 ~ /^4500[0-3]$/ { print $4 }' "$logdir/rule-flow.log" | sort -u | wc -l)" = 4 ]
+}
+pids=()
+for sport in 45000 45001 45002 45003; do
+	nsx $NS_C python3 "$AFW_SRC/tests/tools/tcpecho.py" client $S4 7000 $sport 6 &
+	pids+=($!)
+done
+check "four long connections start" wait_until 30 all_connected
+check "an unrelated flow entry is added meanwhile" nsx $NS_R "$AFWCTL" flow add \
+	proto udp from 192.0.2.99 sport 9 to 198.51.100.99 dport 9 accept
+failed=0
+for pid in "${pids[@]}"; do
+	wait "$pid" || failed=$((failed + 1))
+done
+check_eq "the long connections all complete" 0 "$failed"
+check_eq "and each stayed on one queue, both ways" "flows 4 split 0 oneway 0" \
+	"$(fanout "$logdir/rule-flow.log" "^tcp$" | cut -d' ' -f1-6)"
+listener_stop
+nsx $NS_R "$AFWCTL" flow flush
 nsx $NS_R "$AFWCTL" rule flush
 
 exit $AFW_FAILED
