@@ -310,6 +310,14 @@ struct afw_ruleset *afw_ruleset_build(struct afw_rule **rules, u32 nrules, u64 g
 	for (i = 0; i < rs->ntables; i++)
 		for (w = 0; w < AFW_TUPLE_WORDS; w++)
 			((u64 *)&rs->need)[w] |= ((u64 *)&rs->tables[i].mask)[w];
+	/*
+	 * A queue rule picks the queue by flow hash, ports included. Without
+	 * them, a flow would move to another queue as soon as anything else
+	 * made the hook read the ports (a first flow entry, a port rule).
+	 */
+	for (i = 0; i < nrules; i++)
+		if (rules[i]->action == AFW_ACTION_QUEUE)
+			rs->need.flags |= AFW_TUPLE_PORTS;
 
 	for (i = 0; i < nrules; i++)
 		afw_rule_get(rules[i]);

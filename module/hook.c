@@ -110,7 +110,10 @@ static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 
 	if (rs)
 		need = rs->need;
-	/* Flow keys and queue fan-out both need the ports. */
+	/*
+	 * Flow keys and queue fan-out both need the ports; a ruleset with a
+	 * queue rule asks for them itself.
+	 */
 	if (flows || unknown == AFW_UNKNOWN_QUEUE)
 		need.flags |= AFW_TUPLE_PORTS;
 	if (afw_packet_tuple(skb, state, &need, &t)) {
