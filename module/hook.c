@@ -49,7 +49,7 @@ static unsigned int afw_queue(struct afw_net *an, const struct afw_tuple *t)
 	/* Both directions hash alike, so a flow stays on one queue. */
 	if (count > 1) {
 		afw_flow_key_from_tuple(t, &k);
-		num += reciprocal_scale(afw_flow_hash(&k, 0), count);
+		num += reciprocal_scale(afw_flow_hash(&k, an->queue_seed), count);
 	}
 	verdict = NF_QUEUE_NR(num);
 	/* Fail-open: with nobody listening, the packet goes on as accepted. */

@@ -4,6 +4,7 @@
  * for the ones that exist), torn down with it.
  */
 
+#include <linux/random.h>
 #include <linux/module.h>
 #include <uapi/linux/afw.h>
 
@@ -27,6 +28,7 @@ static int __net_init afw_net_init(struct net *net)
 	an->cfg.queue_count = 1;
 	an->cfg.max_flows = READ_ONCE(afw_default_max_flows);
 	an->cfg.flow_timeout = 300;
+	an->queue_seed = get_random_u32();
 	afw_flows_init(an);
 	an->stats = afw_stats_alloc();
 	if (!an->stats)

@@ -47,6 +47,12 @@ struct afw_net {
 
 	struct afw_config cfg;
 	struct afw_flows flows;
+
+	/*
+	 * Seeds the queue fan-out hash: a sender who knew it could choose
+	 * ports that all land on one queue. Set once at creation.
+	 */
+	u32 queue_seed;
 };
 
 extern unsigned int afw_default_max_flows;
