@@ -4,8 +4,8 @@
  * for the ones that exist), torn down with it.
  */
 
-#include <linux/random.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <uapi/linux/afw.h>
 
 #include "hook.h"
