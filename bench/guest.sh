@@ -19,11 +19,19 @@ gbps() {
 	nsx $NS_C iperf3 -c $S4 --cport 45000 -t "$secs" -J > $work/ip.json
 	jq '.end.sum_received.bits_per_second / 1e9' $work/ip.json
 }
+# pcpu_meta_kb: the per-CPU allocator's own bookkeeping, which it vmallocs
+# (pcpu_* callers; for memory charged to a cgroup, 8 bytes per 4 of chunk).
+pcpu_meta_kb() {
+	awk '/unpurged|pcpu_get_vm_areas/ { next } /pcpu_/ { m += $2 } END { printf "%d\n", m / 1024 }' \
+		/proc/vmallocinfo
+}
 # mem_kb: what afw allocates from, in kB, as "slab percpu vmalloc". Per-CPU
-# chunks are vmalloc areas too; they count once, as per-CPU memory.
+# is the chunks' pages (meminfo) and the bookkeeping above; vmalloc is the
+# rest; areas freed but not yet purged count nowhere.
 mem_kb() {
-	awk '/^Slab:/ { s = $2 } /^Percpu:/ { p = $2 } END { printf "%d %d ", s, p }' /proc/meminfo
-	awk '!/pcpu_get_vm_areas/ { v += $2 } END { printf "%d\n", v / 1024 }' /proc/vmallocinfo
+	awk -v m="$(pcpu_meta_kb)" '/^Slab:/ { s = $2 } /^Percpu:/ { p = $2 }
+		END { printf "%d %d ", s, p + m }' /proc/meminfo
+	awk '/unpurged|pcpu_/ { next } { v += $2 } END { printf "%d\n", v / 1024 }' /proc/vmallocinfo
 }
 # per_rule "S0 P0 V0" "S1 P1 V1" N: bytes per rule, total and by allocator.
 per_rule() {
@@ -61,14 +69,16 @@ for n in 100000 1000000; do
 	nsx $NS_R "$AFWCTL" rule flush
 	sync; echo 3 > /proc/sys/vm/drop_caches
 	m0=$(mem_kb)
+	pm0=$(pcpu_meta_kb)
 	t0=$(date +%s%N)
 	nsx $NS_R "$AFWCTL" load $work/big
 	t1=$(date +%s%N)
 	m1=$(mem_kb)
+	pm1=$(pcpu_meta_kb)
 	r=$(gbps)
 	echo "afw, $n rules, flow: $r Gbit/s  ratio $(ratio $r $base)  vs 10 rules $(ratio $r $r10)" >> "$res"
 	echo "  load $n rules: $(( (t1 - t0) / 1000000 )) ms guest time, $(per_rule "$m0" "$m1" $n)," \
-		"$(nproc) CPU" >> "$res"
+		"$(nproc) CPU; per-CPU allocator bookkeeping $(( (pm1 - pm0) * 1024 / n )) bytes/rule" >> "$res"
 done
 nsx $NS_R "$AFWCTL" rule flush
 nsx $NS_R "$AFWCTL" flow flush
