@@ -116,7 +116,8 @@ if command -v nft > /dev/null; then
 			printf "%s198.%d.%d.%d . %d", i ? ", " : "", 18 + int(i / 65536) % 2,
 				int(i / 256) % 256, i % 256, 1000 }'
 		echo "} }"
-		echo "chain afwfwd { type filter hook forward priority 10; ip saddr . udp dport @src drop; } }"
+		echo "chain afwfwd { type filter hook forward priority 10; ip saddr . udp dport @src drop; }"
+		echo "}"
 	} > $work/nft
 	nsx $NS_R nft -f $work/nft || { echo "nftables: 100k set refused" >> "$res"; exit 1; }
 	n100k=$(gbps)
