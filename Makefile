@@ -33,10 +33,10 @@ AFW_CFLAGS := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 
 B := build
 LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c userspace/lib/rule.c \
-	userspace/lib/flow.c
+	userspace/lib/flow.c userspace/lib/stats.c
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
-	userspace/afwctl/flow.c
+	userspace/afwctl/flow.c userspace/afwctl/stats.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h)
