@@ -28,6 +28,9 @@ check_eq "every packet the hooks counted is explained by stats" \
 check_eq "an empty namespace has no rules, masks or flows" "0 0 0" \
 	"$(q '"\(.rules) \(.masks) \(.flows)"')"
 check_eq "max_masks is the module's bound" 128 "$(q .max_masks)"
+out=$(nsx $NS_Q "$AFWCTL" stats now 2>&1)
+check_eq "stats with an argument exits 2" 2 $?
+check_grep "and names the argument" "stats: unexpected argument 'now'" "$out"
 check "nobody can read stats" nsx $NS_Q "${nobody[@]}" "$AFWCTL" stats
 out=$(nsx $NS_Q "${nobody[@]}" "$AFWCTL" reset-counters 2>&1)
 check_grep "nobody cannot reset them" "permission denied" "$out"
