@@ -33,10 +33,10 @@ AFW_CFLAGS := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 
 B := build
 LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c userspace/lib/rule.c \
-	userspace/lib/flow.c
+	userspace/lib/flow.c userspace/lib/stats.c
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
-	userspace/afwctl/flow.c
+	userspace/afwctl/flow.c userspace/afwctl/stats.c
 # afwd's protocol parsers, a library of their own so tests and fuzzers link them.
 AFWD_LIB_SRCS := userspace/afwd/tls.c userspace/afwd/ja4.c userspace/afwd/http.c \
 	userspace/afwd/pkt.c userspace/afwd/reasm.c userspace/afwd/pcap.c \

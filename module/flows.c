@@ -119,6 +119,16 @@ static int afw_flows_alloc(struct afw_net *an)
 	return 0;
 }
 
+/* Removes a flow whose time is up, counting why it ended. */
+static void afw_flow_expire(struct afw_net *an, struct afw_flow *f)
+{
+	if (READ_ONCE(f->closing))
+		an->flows.events.closed++;
+	else
+		an->flows.events.expired++;
+	afw_flow_unlink(an, f);
+}
+
 /* Frees an expired or never-established flow near @bucket, if any. */
 static bool afw_flows_evict(struct afw_net *an, u32 bucket)
 {
@@ -137,8 +147,12 @@ static bool afw_flows_evict(struct afw_net *an, u32 bucket)
 	}
 	if (!victim)
 		return false;
-	afw_flow_unlink(an, victim);
-	an->flows.evicted++;
+	if (afw_flow_expired(victim)) {
+		afw_flow_expire(an, victim);
+	} else {
+		an->flows.events.evicted++;
+		afw_flow_unlink(an, victim);
+	}
 	return true;
 }
 
@@ -167,6 +181,7 @@ int afw_flow_insert(struct afw_net *an, const struct afw_flow_key *k, u8 verdict
 		break;
 	}
 	if (an->flows.count >= READ_ONCE(an->cfg.max_flows) && !afw_flows_evict(an, bucket)) {
+		an->flows.events.refused++;
 		NL_SET_ERR_MSG_MOD(extack, "the flow table is full of established flows (max_flows)");
 		return -ENOSPC;
 	}
@@ -180,6 +195,7 @@ int afw_flow_insert(struct afw_net *an, const struct afw_flow_key *k, u8 verdict
 	f->expires = jiffies + f->timeout;
 	hlist_add_head_rcu(&f->node, &buckets[bucket]);
 	WRITE_ONCE(an->flows.count, an->flows.count + 1);
+	an->flows.events.inserted++;
 	/* The collector runs only while there are flows; no-op if queued. */
 	queue_delayed_work(system_power_efficient_wq, &an->flows.gc, AFW_FLOW_GC_INTERVAL);
 	return 0;
@@ -210,10 +226,14 @@ static void afw_flows_sweep(struct afw_net *an, u32 from, u32 to, bool all)
 	struct afw_flow *f;
 	u32 i;
 
-	for (i = from; i < to; i++)
-		hlist_for_each_entry_safe(f, tmp, &buckets[i], node)
-			if (all || afw_flow_expired(f))
+	for (i = from; i < to; i++) {
+		hlist_for_each_entry_safe(f, tmp, &buckets[i], node) {
+			if (all)
 				afw_flow_unlink(an, f);
+			else if (afw_flow_expired(f))
+				afw_flow_expire(an, f);
+		}
+	}
 }
 
 void afw_flows_flush(struct afw_net *an)

@@ -45,13 +45,26 @@ struct afw_flow {
  */
 #define AFW_FLOW_ESTABLISHED 4
 
+/*
+ * What happened to flows since the last counter reset. Only control
+ * requests and the collector change the table, all under afw_net.lock, so
+ * plain counters under that lock suffice.
+ */
+struct afw_flow_events {
+	u64 inserted;		/* FLOW_NEW that took, replacements included */
+	u64 expired;		/* idle for their whole timeout */
+	u64 closed;		/* ran out their closing time after a FIN or RST */
+	u64 evicted;		/* pushed out by an insert into a full table */
+	u64 refused;		/* inserts refused: full of established flows */
+};
+
 struct afw_flows {
 	struct hlist_head __rcu *buckets;	/* allocated on first insert */
 	u32 hmask;
 	u32 count;
 	u32 seed;
 	u32 gc_next;				/* next bucket to sweep */
-	u64 evicted;
+	struct afw_flow_events events;		/* under afw_net.lock */
 	struct delayed_work gc;
 };
 

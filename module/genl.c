@@ -93,6 +93,7 @@ static const struct nla_policy afw_genl_policy[AFW_A_MAX + 1] = {
 	[AFW_A_FLOW] = NLA_POLICY_NESTED(afw_flow_policy),
 	[AFW_A_CONFIG] = NLA_POLICY_NESTED(afw_cfg_policy),
 	[AFW_A_QUEUED] = AFW_REPLY_ONLY,
+	[AFW_A_STATS] = AFW_REPLY_ONLY,
 };
 
 static struct genl_family afw_genl_family;
@@ -171,12 +172,122 @@ err_free:
 	return ret;
 }
 
+/* The attribute of each decision counter; 0 for a decision that cannot happen. */
+static const u16 afw_decided_attrs[AFW_STATS_NSOURCES][AFW_ACTION_MAX + 1] = {
+	[AFW_STATS_FLOW] = {
+		[AFW_ACTION_ACCEPT] = AFW_STATS_A_FLOW_ACCEPT,
+		[AFW_ACTION_DROP] = AFW_STATS_A_FLOW_DROP,
+		[AFW_ACTION_REJECT] = AFW_STATS_A_FLOW_REJECT,
+		[AFW_ACTION_QUEUE] = AFW_STATS_A_FLOW_INSPECT,
+	},
+	[AFW_STATS_RULE] = {
+		[AFW_ACTION_ACCEPT] = AFW_STATS_A_RULE_ACCEPT,
+		[AFW_ACTION_DROP] = AFW_STATS_A_RULE_DROP,
+		[AFW_ACTION_REJECT] = AFW_STATS_A_RULE_REJECT,
+		[AFW_ACTION_QUEUE] = AFW_STATS_A_RULE_QUEUE,
+	},
+	[AFW_STATS_UNKNOWN] = {
+		[AFW_ACTION_ACCEPT] = AFW_STATS_A_UNKNOWN_ACCEPT,
+		[AFW_ACTION_DROP] = AFW_STATS_A_UNKNOWN_DROP,
+		[AFW_ACTION_QUEUE] = AFW_STATS_A_UNKNOWN_QUEUE,
+	},
+};
+
+/* One consistent view of a namespace for STATS_GET, taken under afw_net.lock. */
+struct afw_stats_view {
+	struct afw_counts counts;
+	struct afw_flow_events events;
+	u64 ruleset_gen;
+	u32 rules;
+	u32 masks;
+	u32 flows;
+	u32 max_flows;
+};
+
+static int afw_put_stats(struct sk_buff *skb, const struct afw_stats_view *v)
+{
+	const struct afw_flow_events *ev = &v->events;
+	struct nlattr *nest;
+	unsigned int src, a;
+
+	nest = nla_nest_start(skb, AFW_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (src = 0; src < AFW_STATS_NSOURCES; src++) {
+		for (a = 0; a <= AFW_ACTION_MAX; a++) {
+			if (afw_decided_attrs[src][a] &&
+			    nla_put_u64_64bit(skb, afw_decided_attrs[src][a],
+					      v->counts.decided[src][a], AFW_STATS_A_PAD))
+				return -EMSGSIZE;
+		}
+	}
+	if (nla_put_u64_64bit(skb, AFW_STATS_A_MALFORMED, v->counts.malformed, AFW_STATS_A_PAD) ||
+	    nla_put_u32(skb, AFW_STATS_A_RULES, v->rules) ||
+	    nla_put_u32(skb, AFW_STATS_A_MAX_RULES, READ_ONCE(afw_max_rules)) ||
+	    nla_put_u32(skb, AFW_STATS_A_MASKS, v->masks) ||
+	    nla_put_u32(skb, AFW_STATS_A_MAX_MASKS, afw_max_masks) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_RULESET_GEN, v->ruleset_gen, AFW_STATS_A_PAD) ||
+	    nla_put_u32(skb, AFW_STATS_A_FLOWS, v->flows) ||
+	    nla_put_u32(skb, AFW_STATS_A_MAX_FLOWS, v->max_flows) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_FLOWS_INSERTED, ev->inserted, AFW_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_FLOWS_EXPIRED, ev->expired, AFW_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_FLOWS_CLOSED, ev->closed, AFW_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_FLOWS_EVICTED, ev->evicted, AFW_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_FLOWS_REFUSED, ev->refused, AFW_STATS_A_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int afw_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct afw_net *an = afw_net(genl_info_net(info));
+	const struct afw_ruleset *rs;
+	struct afw_stats_view v;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &afw_genl_family, 0, AFW_CMD_STATS_GET);
+	if (!hdr) {
+		ret = -EMSGSIZE;
+		goto err_free;
+	}
+
+	mutex_lock(&an->lock);
+	afw_stats_fold(an->stats, &v.counts);
+	afw_counts_sub(&v.counts, &an->counts_base);
+	v.events = an->flows.events;
+	rs = afw_ruleset_locked(an);
+	v.rules = rs ? rs->nrules : 0;
+	v.masks = rs ? rs->ntables : 0;
+	v.ruleset_gen = an->ruleset_gen;
+	v.flows = an->flows.count;
+	v.max_flows = an->cfg.max_flows;
+	mutex_unlock(&an->lock);
+
+	ret = afw_put_stats(msg, &v);
+	if (ret)
+		goto err_free;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free:
+	nlmsg_free(msg);
+	return ret;
+}
+
 static int afw_counters_reset(struct sk_buff *skb, struct genl_info *info)
 {
 	struct afw_net *an = afw_net(genl_info_net(info));
 
 	mutex_lock(&an->lock);
 	afw_stats_fold(an->stats, &an->counts_base);
+	/* Written only under the lock, unlike the per-CPU counters: zero them. */
+	memset(&an->flows.events, 0, sizeof(an->flows.events));
 	mutex_unlock(&an->lock);
 	return 0;
 }
@@ -856,6 +967,11 @@ static const struct genl_small_ops afw_genl_ops[] = {
 		.cmd = AFW_CMD_CONFIG_SET,
 		.doit = afw_config_set,
 		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		/* Like STATUS_GET: counts and sizes, nothing about what is protected. */
+		.cmd = AFW_CMD_STATS_GET,
+		.doit = afw_stats_get,
 	},
 };
 

@@ -55,14 +55,14 @@ static unsigned int afw_queue(struct afw_net *an, const struct afw_tuple *t)
 	/* Fail-open: with nobody listening, the packet goes on as accepted. */
 	if (READ_ONCE(an->cfg.fail_open))
 		verdict |= NF_VERDICT_FLAG_QUEUE_BYPASS;
-	afw_stats_event(an->stats, AFW_STATS_QUEUED);
 	return verdict;
 }
 
 static unsigned int afw_act(struct afw_net *an, struct sk_buff *skb,
 			    const struct nf_hook_state *state, const struct afw_tuple *t,
-			    u8 action)
+			    enum afw_stats_source src, u8 action)
 {
+	afw_stats_decided(an->stats, src, action);
 	switch (action) {
 	case AFW_ACTION_ACCEPT:
 		return NF_ACCEPT;
@@ -79,7 +79,6 @@ static unsigned int afw_act(struct afw_net *an, struct sk_buff *skb,
 		afw_reject(skb, state, t);
 		fallthrough;
 	default:
-		afw_stats_event(an->stats, AFW_STATS_DROPPED);
 		return NF_DROP;
 	}
 }
@@ -94,18 +93,18 @@ static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 	struct afw_flow_key k;
 	struct afw_rule *rule;
 	struct afw_flow *f;
-	bool flows;
+	bool flows, idle;
 	u8 unknown;
-
-	afw_stats_count(an->stats,
-			state->pf == NFPROTO_IPV6 ? AFW_STATS_IPV6 : AFW_STATS_IPV4,
-			dir, skb->len);
 
 	/* Netfilter runs hooks under rcu_read_lock(). */
 	rs = rcu_dereference(an->ruleset);
 	flows = READ_ONCE(an->flows.count);
 	unknown = READ_ONCE(an->cfg.unknown);
-	if (!rs && !flows && unknown == AFW_UNKNOWN_ACCEPT)
+	idle = !rs && !flows && unknown == AFW_UNKNOWN_ACCEPT;
+	afw_stats_count(an->stats,
+			state->pf == NFPROTO_IPV6 ? AFW_STATS_IPV6 : AFW_STATS_IPV4,
+			dir, skb->len, idle);
+	if (idle)
 		return NF_ACCEPT;
 
 	if (rs)
@@ -117,7 +116,7 @@ static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 	if (flows || unknown == AFW_UNKNOWN_QUEUE)
 		need.flags |= AFW_TUPLE_PORTS;
 	if (afw_packet_tuple(skb, state, &need, &t)) {
-		afw_stats_event(an->stats, AFW_STATS_MALFORMED);
+		afw_stats_malformed(an->stats);
 		return NF_DROP;
 	}
 	t.dir = dir;
@@ -127,24 +126,24 @@ static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 		f = afw_flow_lookup(&an->flows, &k);
 		if (f) {
 			afw_flow_seen(f, skb->len, t.flags & AFW_TUPLE_FINRST);
-			return afw_act(an, skb, state, &t, READ_ONCE(f->verdict));
+			return afw_act(an, skb, state, &t, AFW_STATS_FLOW,
+				       READ_ONCE(f->verdict));
 		}
 	}
 	if (rs) {
 		rule = afw_classify(rs, &t);
 		if (rule) {
 			afw_rule_count(rule, skb->len);
-			return afw_act(an, skb, state, &t, rule->action);
+			return afw_act(an, skb, state, &t, AFW_STATS_RULE, rule->action);
 		}
 	}
 	switch (unknown) {
 	case AFW_UNKNOWN_QUEUE:
-		return afw_queue(an, &t);
+		return afw_act(an, skb, state, &t, AFW_STATS_UNKNOWN, AFW_ACTION_QUEUE);
 	case AFW_UNKNOWN_DROP:
-		afw_stats_event(an->stats, AFW_STATS_DROPPED);
-		return NF_DROP;
+		return afw_act(an, skb, state, &t, AFW_STATS_UNKNOWN, AFW_ACTION_DROP);
 	default:
-		return NF_ACCEPT;
+		return afw_act(an, skb, state, &t, AFW_STATS_UNKNOWN, AFW_ACTION_ACCEPT);
 	}
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU packet and byte counters of the hooks of one network namespace.
+ * Per-CPU counters of one network namespace: packets and bytes per hook,
+ * and what decided each packet.
  */
 
 #include "stats.h"
@@ -23,39 +24,51 @@ void afw_stats_free(struct afw_pcpu_stats __percpu *stats)
 	free_percpu(stats);
 }
 
+/* One CPU's counters, consistent with each other even on 32-bit kernels. */
+static void afw_stats_read_cpu(const struct afw_pcpu_stats *s, struct afw_counts *c)
+{
+	unsigned int start, i, j;
+
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		for (i = 0; i < AFW_STATS_NFAMILIES; i++) {
+			for (j = 0; j <= AFW_DIR_MAX; j++) {
+				c->hook[i][j].packets = u64_stats_read(&s->hook[i][j].packets);
+				c->hook[i][j].bytes = u64_stats_read(&s->hook[i][j].bytes);
+			}
+		}
+		for (i = 0; i < AFW_STATS_NSOURCES; i++)
+			for (j = 0; j <= AFW_ACTION_MAX; j++)
+				c->decided[i][j] = u64_stats_read(&s->decided[i][j]);
+		c->malformed = u64_stats_read(&s->malformed);
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+}
+
 void afw_stats_fold(struct afw_pcpu_stats __percpu *stats, struct afw_counts *sum)
 {
-	struct afw_hook_count one[AFW_STATS_NFAMILIES][AFW_DIR_MAX + 1];
-	const struct afw_pcpu_stats *s;
-	unsigned int start, f, d;
-	u64 malformed, dropped, queued;
+	struct afw_counts one;
+	unsigned int i, j;
 	int cpu;
 
 	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
-		s = per_cpu_ptr(stats, cpu);
-		do {
-			start = u64_stats_fetch_begin(&s->syncp);
-			for (f = 0; f < AFW_STATS_NFAMILIES; f++) {
-				for (d = 0; d <= AFW_DIR_MAX; d++) {
-					one[f][d].packets = u64_stats_read(&s->hook[f][d].packets);
-					one[f][d].bytes = u64_stats_read(&s->hook[f][d].bytes);
-				}
-			}
-			malformed = u64_stats_read(&s->malformed);
-			dropped = u64_stats_read(&s->dropped);
-			queued = u64_stats_read(&s->queued);
-		} while (u64_stats_fetch_retry(&s->syncp, start));
-		sum->queued += queued;
-		sum->malformed += malformed;
-		sum->dropped += dropped;
-
-		for (f = 0; f < AFW_STATS_NFAMILIES; f++) {
-			for (d = 0; d <= AFW_DIR_MAX; d++) {
-				sum->hook[f][d].packets += one[f][d].packets;
-				sum->hook[f][d].bytes += one[f][d].bytes;
+		afw_stats_read_cpu(per_cpu_ptr(stats, cpu), &one);
+		for (i = 0; i < AFW_STATS_NFAMILIES; i++) {
+			for (j = 0; j <= AFW_DIR_MAX; j++) {
+				sum->hook[i][j].packets += one.hook[i][j].packets;
+				sum->hook[i][j].bytes += one.hook[i][j].bytes;
 			}
 		}
+		for (i = 0; i < AFW_STATS_NSOURCES; i++)
+			for (j = 0; j <= AFW_ACTION_MAX; j++)
+				sum->decided[i][j] += one.decided[i][j];
+		sum->malformed += one.malformed;
+	}
+	/* Derived rather than counted: one write per packet decision is enough. */
+	for (i = 0; i < AFW_STATS_NSOURCES; i++) {
+		sum->dropped += sum->decided[i][AFW_ACTION_DROP];
+		sum->dropped += sum->decided[i][AFW_ACTION_REJECT];
+		sum->queued += sum->decided[i][AFW_ACTION_QUEUE];
 	}
 }
 
@@ -70,6 +83,9 @@ void afw_counts_sub(struct afw_counts *a, const struct afw_counts *b)
 			a->hook[f][d].bytes -= b->hook[f][d].bytes;
 		}
 	}
+	for (f = 0; f < AFW_STATS_NSOURCES; f++)
+		for (d = 0; d <= AFW_ACTION_MAX; d++)
+			a->decided[f][d] -= b->decided[f][d];
 	a->malformed -= b->malformed;
 	a->dropped -= b->dropped;
 	a->queued -= b->queued;

@@ -18,11 +18,21 @@ struct afw_hook_count {
 	u64 bytes;
 };
 
+/* What decided a packet's verdict, in the order the hook asks. */
+enum afw_stats_source {
+	AFW_STATS_FLOW,		/* the flow verdict cache */
+	AFW_STATS_RULE,		/* the best matching rule */
+	AFW_STATS_UNKNOWN,	/* the unknown-flow policy */
+	AFW_STATS_NSOURCES
+};
+
 struct afw_counts {
 	struct afw_hook_count hook[AFW_STATS_NFAMILIES][AFW_DIR_MAX + 1];
+	/* Packets by source and AFW_ACTION_* (a flow's inspect is queue). */
+	u64 decided[AFW_STATS_NSOURCES][AFW_ACTION_MAX + 1];
 	u64 malformed;
-	u64 dropped;		/* by a drop or reject verdict */
-	u64 queued;		/* handed to NFQUEUE */
+	u64 dropped;		/* by a drop or reject verdict, from decided[] */
+	u64 queued;		/* handed to NFQUEUE, from decided[] */
 };
 
 /*
@@ -35,9 +45,8 @@ struct afw_pcpu_stats {
 		u64_stats_t packets;
 		u64_stats_t bytes;
 	} hook[AFW_STATS_NFAMILIES][AFW_DIR_MAX + 1];
+	u64_stats_t decided[AFW_STATS_NSOURCES][AFW_ACTION_MAX + 1];
 	u64_stats_t malformed;
-	u64_stats_t dropped;
-	u64_stats_t queued;
 };
 
 struct afw_pcpu_stats __percpu *afw_stats_alloc(void);
@@ -45,29 +54,40 @@ void afw_stats_free(struct afw_pcpu_stats __percpu *stats);
 void afw_stats_fold(struct afw_pcpu_stats __percpu *stats, struct afw_counts *sum);
 void afw_counts_sub(struct afw_counts *a, const struct afw_counts *b);
 
-enum afw_stats_event {
-	AFW_STATS_MALFORMED,
-	AFW_STATS_DROPPED,
-	AFW_STATS_QUEUED,
-};
-
-static inline void afw_stats_event(struct afw_pcpu_stats __percpu *stats,
-				   enum afw_stats_event ev)
+static inline void afw_stats_malformed(struct afw_pcpu_stats __percpu *stats)
 {
 	struct afw_pcpu_stats *s;
 	unsigned long flags;
 
 	s = get_cpu_ptr(stats);
 	flags = u64_stats_update_begin_irqsave(&s->syncp);
-	u64_stats_inc(ev == AFW_STATS_MALFORMED ? &s->malformed :
-		      ev == AFW_STATS_DROPPED ? &s->dropped : &s->queued);
+	u64_stats_inc(&s->malformed);
 	u64_stats_update_end_irqrestore(&s->syncp, flags);
 	put_cpu_ptr(stats);
 }
 
+/* Notes that @src gave a packet @action (AFW_ACTION_*). */
+static inline void afw_stats_decided(struct afw_pcpu_stats __percpu *stats,
+				     enum afw_stats_source src, u8 action)
+{
+	struct afw_pcpu_stats *s;
+	unsigned long flags;
+
+	s = get_cpu_ptr(stats);
+	flags = u64_stats_update_begin_irqsave(&s->syncp);
+	u64_stats_inc(&s->decided[src][action]);
+	u64_stats_update_end_irqrestore(&s->syncp, flags);
+	put_cpu_ptr(stats);
+}
+
+/*
+ * Counts a packet at a hook. @idle says that nothing is configured, so the
+ * unknown-flow policy accepts it without further work: that decision is
+ * counted in the same update, keeping the idle path to one.
+ */
 static inline void afw_stats_count(struct afw_pcpu_stats __percpu *stats,
 				   enum afw_stats_family fam,
-				   enum afw_direction dir, unsigned int len)
+				   enum afw_direction dir, unsigned int len, bool idle)
 {
 	struct afw_pcpu_stats *s;
 	unsigned long flags;
@@ -81,6 +101,8 @@ static inline void afw_stats_count(struct afw_pcpu_stats __percpu *stats,
 	flags = u64_stats_update_begin_irqsave(&s->syncp);
 	u64_stats_inc(&s->hook[fam][dir].packets);
 	u64_stats_add(&s->hook[fam][dir].bytes, len);
+	if (idle)
+		u64_stats_inc(&s->decided[AFW_STATS_UNKNOWN][AFW_ACTION_ACCEPT]);
 	u64_stats_update_end_irqrestore(&s->syncp, flags);
 	put_cpu_ptr(stats);
 }

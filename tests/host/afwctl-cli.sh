@@ -33,6 +33,7 @@ check_grep "and prints usage" '^Usage: afwctl' "$out"
 out=$("$afwctl" --bogus status 2>&1)
 check_eq "an unknown option exits 2" 2 $?
 check_grep "--help lists the status command" '^  status ' "$("$afwctl" --help)"
+check_grep "--help lists the stats command" '^  stats ' "$("$afwctl" --help)"
 check_eq "--version prints the package version" \
 	"afwctl $(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$src/dkms.conf")" "$("$afwctl" --version)"
 exit $AFW_FAILED

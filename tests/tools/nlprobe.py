@@ -127,6 +127,11 @@ def main():
         "truncated-attr": lambda: g.send(fam, e["AFW_CMD_STATUS_GET"],
                                          struct.pack("=HH", 40, e["AFW_A_MODULE_VERSION"]) + b"0.0\0"),
         "reset-with-attr": lambda: g.send(fam, e["AFW_CMD_COUNTERS_RESET"], version),
+        "stats": lambda: g.send(fam, e["AFW_CMD_STATS_GET"]),
+        # Its own reply attribute, sent back as a request.
+        "stats-with-attr": lambda: g.send(fam, e["AFW_CMD_STATS_GET"], attr(e["AFW_A_STATS"], b"")),
+        "stats-unknown-attr": lambda: g.send(fam, e["AFW_CMD_STATS_GET"],
+                                             attr(e["__AFW_A_MAX"], b"\0" * 4)),
     }
     def replace_busy():
         # A second socket may not start a replace while the first one's is open;

@@ -24,7 +24,8 @@ struct afwctl_cmd {
 
 static const struct afwctl_cmd afwctl_cmds[] = {
 	{ "status", afwctl_status, "show module version and per-hook packet counters" },
-	{ "reset-counters", afwctl_reset_counters, "zero the hook counters of this network namespace" },
+	{ "stats", afwctl_stats, "show what decided the packets, and how full the tables are" },
+	{ "reset-counters", afwctl_reset_counters, "zero the counters of this network namespace" },
 	{ "rule", afwctl_rule, "add RULE | del ID | list | flush: manage rules" },
 	{ "load", afwctl_load, "FILE: replace all rules with FILE's, atomically" },
 	{ "save", afwctl_save, "print the rules in the format load reads" },

@@ -27,6 +27,7 @@ int afwctl_rules_fetch(struct afw_nl *nl, struct afwctl_rules *rules);
 int afwctl_fail(const char *what, int err, const struct afw_nl *nl);
 
 int afwctl_status(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
+int afwctl_stats(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
 int afwctl_load(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
 int afwctl_save(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
 int afwctl_flow(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);

@@ -40,7 +40,7 @@ int afw_status_parse(const struct nlmsghdr *nlh, struct afw_status *st);
 /* Queries the module. Returns 0 or a negative errno. */
 int afw_status_get(struct afw_nl *nl, struct afw_status *st);
 
-/* Zeroes the hook counters of the caller's namespace. */
+/* Zeroes the counters (status and stats) of the caller's namespace. */
 int afw_counters_reset(struct afw_nl *nl);
 
 const char *afw_family_name(uint8_t family);

@@ -28,6 +28,38 @@
  * AFW_CMD_COUNTERS_RESET (doit, CAP_NET_ADMIN in the namespace's user ns)
  *	request: no attributes
  *	reply:   ack only
+ *	Zeroes the counters of STATUS_GET and STATS_GET; the sizes of the rule
+ *	and flow tables are not counters and stay as they are.
+ *
+ * AFW_CMD_STATS_GET (doit, any user)
+ *	request: no attributes
+ *	reply:   AFW_A_STATS (NLA_NESTED, AFW_STATS_A_*): why packets got their
+ *	         verdicts and how full the tables are. Every attribute below is
+ *	         always sent.
+ *	Packets by what decided them, NLA_U64 each:
+ *	  FLOW_ACCEPT, FLOW_DROP, FLOW_REJECT, FLOW_INSPECT: an installed flow
+ *	  RULE_ACCEPT, RULE_DROP, RULE_REJECT, RULE_QUEUE: the best matching rule
+ *	  UNKNOWN_ACCEPT, UNKNOWN_DROP, UNKNOWN_QUEUE: no flow and no rule, the
+ *	    unknown-flow policy (AFW_CFG_A_UNKNOWN)
+ *	  MALFORMED: dropped before any of these
+ *	Every packet a hook counts (STATUS_GET) lands in exactly one of them.
+ *	Queue and inspect count packets handed to NFQUEUE; where no analyzer
+ *	listens, NFQUEUE then drops them (fail-closed) or accepts them
+ *	(fail-open) without telling afw, so the fail mode decides their fate.
+ *	Table sizes, not reset:
+ *	  RULES, MAX_RULES (NLA_U32): rules in the ruleset, and the bound
+ *	  MASKS, MAX_MASKS (NLA_U32): distinct masks (hash tables probed per
+ *	    packet) the ruleset needs, and the bound
+ *	  RULESET_GEN (NLA_U64): bumped by every ruleset change
+ *	  FLOWS, MAX_FLOWS (NLA_U32): flows in the table, and the bound
+ *	Flow table events, NLA_U64 each:
+ *	  FLOWS_INSERTED: FLOW_NEW requests that took
+ *	  FLOWS_EXPIRED: flows removed after their idle timeout
+ *	  FLOWS_CLOSED: flows removed after the closing time that a FIN or RST
+ *	    started
+ *	  FLOWS_EVICTED: live flows pushed out to make room (never established)
+ *	  FLOWS_REFUSED: FLOW_NEW refused because the table was full of
+ *	    established flows
  *
  * AFW_CMD_RULE_NEW (doit, admin)
  *	request: AFW_A_RULE (NLA_NESTED, AFW_RULE_A_*): the rule. AFW_RULE_A_ACTION
@@ -106,6 +138,7 @@ enum afw_cmd {
 	AFW_CMD_FLOW_FLUSH,
 	AFW_CMD_CONFIG_GET,
 	AFW_CMD_CONFIG_SET,
+	AFW_CMD_STATS_GET,
 	__AFW_CMD_MAX
 };
 #define AFW_CMD_MAX (__AFW_CMD_MAX - 1)
@@ -154,6 +187,7 @@ enum afw_attr {
 	AFW_A_FLOW,
 	AFW_A_CONFIG,
 	AFW_A_QUEUED,
+	AFW_A_STATS,
 	__AFW_A_MAX
 };
 #define AFW_A_MAX (__AFW_A_MAX - 1)
@@ -258,5 +292,37 @@ enum afw_cfg_attr {
 	__AFW_CFG_A_MAX
 };
 #define AFW_CFG_A_MAX (__AFW_CFG_A_MAX - 1)
+
+/* AFW_CMD_STATS_GET's reply; see the comment at the top for each one. */
+enum afw_stats_attr {
+	AFW_STATS_A_UNSPEC,
+	AFW_STATS_A_PAD,
+	AFW_STATS_A_FLOW_ACCEPT,	/* NLA_U64 */
+	AFW_STATS_A_FLOW_DROP,		/* NLA_U64 */
+	AFW_STATS_A_FLOW_REJECT,	/* NLA_U64 */
+	AFW_STATS_A_FLOW_INSPECT,	/* NLA_U64 */
+	AFW_STATS_A_RULE_ACCEPT,	/* NLA_U64 */
+	AFW_STATS_A_RULE_DROP,		/* NLA_U64 */
+	AFW_STATS_A_RULE_REJECT,	/* NLA_U64 */
+	AFW_STATS_A_RULE_QUEUE,		/* NLA_U64 */
+	AFW_STATS_A_UNKNOWN_ACCEPT,	/* NLA_U64 */
+	AFW_STATS_A_UNKNOWN_DROP,	/* NLA_U64 */
+	AFW_STATS_A_UNKNOWN_QUEUE,	/* NLA_U64 */
+	AFW_STATS_A_MALFORMED,		/* NLA_U64 */
+	AFW_STATS_A_RULES,		/* NLA_U32 */
+	AFW_STATS_A_MAX_RULES,		/* NLA_U32 */
+	AFW_STATS_A_MASKS,		/* NLA_U32 */
+	AFW_STATS_A_MAX_MASKS,		/* NLA_U32 */
+	AFW_STATS_A_RULESET_GEN,	/* NLA_U64 */
+	AFW_STATS_A_FLOWS,		/* NLA_U32 */
+	AFW_STATS_A_MAX_FLOWS,		/* NLA_U32 */
+	AFW_STATS_A_FLOWS_INSERTED,	/* NLA_U64 */
+	AFW_STATS_A_FLOWS_EXPIRED,	/* NLA_U64 */
+	AFW_STATS_A_FLOWS_CLOSED,	/* NLA_U64 */
+	AFW_STATS_A_FLOWS_EVICTED,	/* NLA_U64 */
+	AFW_STATS_A_FLOWS_REFUSED,	/* NLA_U64 */
+	__AFW_STATS_A_MAX
+};
+#define AFW_STATS_A_MAX (__AFW_STATS_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_AFW_H */

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * afwctl stats: what decided the packets, and how full the tables are.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <linux/afw.h>
+
+#include "afwctl.h"
+#include "flow.h"
+#include "rule.h"
+#include "stats.h"
+
+/* A flow's queue is its inspect verdict; the other sources speak of actions. */
+static const char *afwctl_stats_action(unsigned int src, unsigned int a)
+{
+	return src == AFW_STATS_FLOW ? afw_verdict_name(a) : afw_action_name(a);
+}
+
+/* The unknown-flow policy cannot reject: that cell is not a counter. */
+static bool afwctl_stats_cell(unsigned int src, unsigned int a)
+{
+	return !(src == AFW_STATS_UNKNOWN && a == AFW_ACTION_REJECT);
+}
+
+static void afwctl_stats_json(const struct afw_stats *st)
+{
+	unsigned int src, a;
+	const char *sep;
+
+	printf("{\"decided\":{");
+	for (src = 0; src < AFW_STATS_NSOURCES; src++) {
+		printf("%s\"%s\":{", src ? "," : "", afw_stats_source_name(src));
+		sep = "";
+		for (a = 0; a <= AFW_ACTION_MAX; a++) {
+			if (!afwctl_stats_cell(src, a))
+				continue;
+			printf("%s\"%s\":%" PRIu64, sep, afwctl_stats_action(src, a),
+			       st->decided[src][a]);
+			sep = ",";
+		}
+		printf("}");
+	}
+	printf("},\"malformed\":%" PRIu64 ",\"rules\":%" PRIu32 ",\"max_rules\":%" PRIu32
+	       ",\"masks\":%" PRIu32 ",\"max_masks\":%" PRIu32 ",\"ruleset_gen\":%" PRIu64
+	       ",\"flows\":%" PRIu32 ",\"max_flows\":%" PRIu32,
+	       st->malformed, st->rules, st->max_rules, st->masks, st->max_masks,
+	       st->ruleset_gen, st->flows, st->max_flows);
+	printf(",\"flow_events\":{\"inserted\":%" PRIu64 ",\"expired\":%" PRIu64
+	       ",\"closed\":%" PRIu64 ",\"evicted\":%" PRIu64 ",\"refused\":%" PRIu64 "}}\n",
+	       st->flows_inserted, st->flows_expired, st->flows_closed, st->flows_evicted,
+	       st->flows_refused);
+}
+
+static void afwctl_stats_table(const struct afw_stats *st)
+{
+	unsigned int src, a;
+
+	printf("%-10s %14s %14s %14s %14s\n", "decided by", "accept", "drop", "reject",
+	       "queue/inspect");
+	for (src = 0; src < AFW_STATS_NSOURCES; src++) {
+		printf("%-10s", afw_stats_source_name(src));
+		for (a = 0; a <= AFW_ACTION_MAX; a++) {
+			if (afwctl_stats_cell(src, a))
+				printf(" %14" PRIu64, st->decided[src][a]);
+			else
+				printf(" %14s", "-");
+		}
+		printf("\n");
+	}
+	printf("%-10s %14" PRIu64 "\n\n", "malformed", st->malformed);
+	printf("rules        %" PRIu32 " of %" PRIu32 "\n", st->rules, st->max_rules);
+	printf("masks        %" PRIu32 " of %" PRIu32 "\n", st->masks, st->max_masks);
+	printf("ruleset gen  %" PRIu64 "\n", st->ruleset_gen);
+	printf("flows        %" PRIu32 " of %" PRIu32 "\n", st->flows, st->max_flows);
+	printf("flow events  inserted %" PRIu64 ", expired %" PRIu64 ", closed %" PRIu64
+	       ", evicted %" PRIu64 ", refused %" PRIu64 "\n",
+	       st->flows_inserted, st->flows_expired, st->flows_closed, st->flows_evicted,
+	       st->flows_refused);
+}
+
+int afwctl_stats(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv)
+{
+	struct afw_stats st;
+	int ret;
+
+	if (argc) {
+		fprintf(stderr, "afwctl: stats: unexpected argument '%s'\n", argv[0]);
+		return 2;
+	}
+	ret = afw_stats_get(nl, &st);
+	if (ret == -EOPNOTSUPP) {
+		fprintf(stderr, "afwctl: stats: the loaded afw module is older than this afwctl "
+			"and cannot report statistics; 'afwctl status' still works\n");
+		return 1;
+	}
+	if (ret)
+		return afwctl_fail("stats", ret, nl);
+	if (o->json)
+		afwctl_stats_json(&st);
+	else
+		afwctl_stats_table(&st);
+	return 0;
+}
