@@ -100,8 +100,8 @@ nsx $NS_C "$AFWCTL" rule flush
 # Exact counters: a rule counts every packet it decides, once, with its IP
 # length (IPv4 total length, IPv6 40 + payload length).
 rule_counts() {
-	nsx "$1" "$AFWCTL" -j rule list |
-		jq -r --argjson id "$2" '.[] | select(.id == $id) | "\(.packets) packets \(.bytes) bytes"'
+	nsx "$1" "$AFWCTL" -j rule list | jq -r --argjson id "$2" \
+		'.[] | select(.id == $id) | "\(.packets) packets \(.bytes) bytes"'
 }
 # udp_send NS ADDR N: N datagrams of 100 bytes to ADDR port 9999, sent
 # whatever becomes of them (a drop on output fails the send with EPERM).
@@ -126,7 +126,7 @@ for dir in in out forward; do
 			nsx ${dir_ns[$dir]} "$AFWCTL" rule add id 20 dir $dir proto udp \
 				from $c to $s dport 9999 $action
 			udp_send $NS_C $s 7
-			check_eq "$dir $action IPv$fam: 7 UDP datagrams count 7 packets, $((7 * len)) bytes" \
+			check_eq "$dir $action IPv$fam: 7 datagrams, 7 packets of $len bytes" \
 				"7 packets $((7 * len)) bytes" "$(rule_counts ${dir_ns[$dir]} 20)"
 			nsx ${dir_ns[$dir]} "$AFWCTL" rule flush
 		done
@@ -136,11 +136,12 @@ done
 # the replies, which the rule does not match, still come back.
 for dir in in out forward; do
 	for fam in 4 6; do
-		if [ $fam = 4 ]; then c=$C4 s=$S4 len=84 p=icmp; else c=$C6 s=$S6 len=104 p=icmpv6; fi
+		c=$C4 s=$S4 len=84 p=icmp
+		[ $fam = 4 ] || c=$C6 s=$S6 len=104 p=icmpv6
 		nsx ${dir_ns[$dir]} "$AFWCTL" rule add id 21 dir $dir proto $p from $c to $s accept
 		check_grep "$dir accept IPv$fam: ping -c 5 gets 5 replies" ' 5 received' \
 			"$(nsx $NS_C ping -$fam -c 5 -i 0.2 -W 2 $s 2>&1)"
-		check_eq "$dir accept IPv$fam: the rule counted the 5 echo requests, $((5 * len)) bytes" \
+		check_eq "$dir accept IPv$fam: the rule counted 5 echo requests of $len bytes" \
 			"5 packets $((5 * len)) bytes" "$(rule_counts ${dir_ns[$dir]} 21)"
 		nsx ${dir_ns[$dir]} "$AFWCTL" rule flush
 	done

@@ -22,8 +22,12 @@ status() { nsx "$1" "$AFWCTL" -j status | jq -r ".$2"; }
 rule_field() {
 	nsx "$1" "$AFWCTL" -j rule list | jq -r --argjson id "$2" ".[] | select(.id == \$id) | .$3"
 }
-snmp() { nsx "$1" awk -v k="$2" '$1 == "Ip:" && !n { for (i = 2; i <= NF; i++) h[i] = $i; n = 1; next }
-	$1 == "Ip:" { for (i = 2; i <= NF; i++) if (h[i] == k) print $i }' /proc/net/snmp; }
+# snmp NS FIELD: one IPv4 counter of /proc/net/snmp, e.g. InHdrErrors.
+snmp() {
+	nsx "$1" awk -v k="$2" '
+		$1 == "Ip:" && !n { for (i = 2; i <= NF; i++) h[i] = $i; n = 1; next }
+		$1 == "Ip:" { for (i = 2; i <= NF; i++) if (h[i] == k) print $i }' /proc/net/snmp
+}
 
 # deliver SRC CRAFT-SEND-ARGS...: sends from the client to the router's MAC
 # and prints how many packets from SRC reached the server's interface.
@@ -45,13 +49,14 @@ deliver() {
 # forwarded case. MALFORMED and RULE_PACKETS are how much the router's
 # malformed counter and the packet counter of rule RULE must grow.
 fwd() {
-	local name=$1 want="delivered $2, malformed +$3, rule $4 +$5" rule=$4 m0 r0 n
+	local name=$1 want="delivered $2, malformed +$3, rule $4 +$5" rule=$4 m0 r0 n m r
 	shift 6
 	m0=$(status $NS_R malformed)
 	r0=$(rule_field $NS_R "$rule" packets)
 	n=$(deliver "$src" "$@")
-	check_eq "$name: $want" "$want" \
-		"delivered $n, malformed +$(( $(status $NS_R malformed) - m0 )), rule $rule +$(( $(rule_field $NS_R "$rule" packets) - r0 ))"
+	m=$(( $(status $NS_R malformed) - m0 ))
+	r=$(( $(rule_field $NS_R "$rule" packets) - r0 ))
+	check_eq "$name: $want" "$want" "delivered $n, malformed +$m, rule $rule +$r"
 }
 
 # The router drops TCP to 5201 and UDP to 7777 and accepts the rest of TCP
@@ -153,7 +158,8 @@ local_frags() {
 	sleep 2
 	echo "port rule +$(( $(rule_field $NS_S 1 packets) - p0 )) packets" \
 	     "+$(( $(rule_field $NS_S 1 bytes) - b0 )) bytes," \
-	     "portless +$(( $(rule_field $NS_S 2 packets) - q0 )), malformed +$(( $(status $NS_S malformed) - m0 ))"
+	     "portless +$(( $(rule_field $NS_S 2 packets) - q0 ))," \
+	     "malformed +$(( $(status $NS_S malformed) - m0 ))"
 }
 check_eq "IPv4 fragments reach LOCAL_IN reassembled: one 52-byte datagram" \
 	"port rule +1 packets +52 bytes, portless +0, malformed +0" "$(local_frags $C4 $S4)"
