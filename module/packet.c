@@ -6,9 +6,9 @@
  *
  * Treatments (see docs/architecture.md):
  * - A non-first fragment has no L4 header: it gets no ports, and so matches
- *   only rules that set no port range.
- * - A first fragment or packet too short to hold the L4 ports it claims is
- *   malformed.
+ *   only rules that set no port range. Its protocol is the datagram's.
+ * - When the ports are needed, a first fragment or packet too short to hold
+ *   them (and for TCP, the flags) is malformed.
  * - ICMP and ICMPv6 errors are classified by their own header (protocol
  *   icmp/ipv6-icmp), not by the flow they quote.
  */
@@ -72,7 +72,8 @@ int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state,
 		const struct ipv6hdr *ip6h;
 		struct ipv6hdr _ip6h;
 		__be16 frag_off = 0;
-		u8 nexthdr;
+		u8 nexthdr, _nh;
+		const u8 *nh;
 
 		ip6h = skb_header_pointer(skb, nhoff, sizeof(_ip6h), &_ip6h);
 		if (!ip6h || ip6h->version != 6)
@@ -84,8 +85,19 @@ int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state,
 		thoff = ipv6_skip_exthdr(skb, nhoff + sizeof(_ip6h), &nexthdr, &frag_off);
 		if (thoff < 0)
 			return -EINVAL;
-		t->proto = nexthdr;
 		first_frag = !(frag_off & htons(~0x7));
+		if (!first_frag) {
+			/*
+			 * The walk stops at a later fragment's own header. Its
+			 * next header names the protocol, as IPv4's protocol
+			 * field does, so "proto udp" sees both families alike.
+			 */
+			nh = skb_header_pointer(skb, thoff, sizeof(_nh), &_nh);
+			if (!nh)
+				return -EINVAL;
+			nexthdr = *nh;
+		}
+		t->proto = nexthdr;
 	}
 
 	if ((need->flags & AFW_TUPLE_PORTS) && first_frag && afw_proto_has_ports(t->proto)) {

@@ -97,6 +97,62 @@ check_fails "IPv6 ping out of c0 is dropped" ping_ok $NS_C $S6
 check "IPv4 ping out of c0 passes" ping_ok $NS_C $S4
 nsx $NS_C "$AFWCTL" rule flush
 
+# Exact counters: a rule counts every packet it decides, once, with its IP
+# length (IPv4 total length, IPv6 40 + payload length).
+rule_counts() {
+	nsx "$1" "$AFWCTL" -j rule list | jq -r --argjson id "$2" \
+		'.[] | select(.id == $id) | "\(.packets) packets \(.bytes) bytes"'
+}
+# udp_send NS ADDR N: N datagrams of 100 bytes to ADDR port 9999, sent
+# whatever becomes of them (a drop on output fails the send with EPERM).
+udp_send() {
+	nsx "$1" python3 - "$2" "$3" <<'PY'
+import socket, sys, time
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+for _ in range(int(sys.argv[2])):
+    try:
+        s.sendto(bytes(100), (sys.argv[1], 9999))
+    except OSError:
+        pass
+    time.sleep(0.05)
+PY
+}
+declare -A dir_ns=([in]=$NS_S [out]=$NS_C [forward]=$NS_R)
+for dir in in out forward; do
+	for action in accept drop reject; do
+		for fam in 4 6; do
+			if [ $fam = 4 ]; then c=$C4 s=$S4 len=128; else c=$C6 s=$S6 len=148; fi
+			nsx ${dir_ns[$dir]} "$AFWCTL" rule add id 20 dir $dir proto udp \
+				from $c to $s dport 9999 $action
+			udp_send $NS_C $s 7
+			check_eq "$dir $action IPv$fam: 7 datagrams, 7 packets of $len bytes" \
+				"7 packets $((7 * len)) bytes" "$(rule_counts ${dir_ns[$dir]} 20)"
+			nsx ${dir_ns[$dir]} "$AFWCTL" rule flush
+		done
+	done
+done
+# ping -c 5: each echo request counted once (84 bytes IPv4, 104 IPv6), and
+# the replies, which the rule does not match, still come back.
+for dir in in out forward; do
+	for fam in 4 6; do
+		c=$C4 s=$S4 len=84 p=icmp
+		[ $fam = 4 ] || c=$C6 s=$S6 len=104 p=icmpv6
+		nsx ${dir_ns[$dir]} "$AFWCTL" rule add id 21 dir $dir proto $p from $c to $s accept
+		check_grep "$dir accept IPv$fam: ping -c 5 gets 5 replies" ' 5 received' \
+			"$(nsx $NS_C ping -$fam -c 5 -i 0.2 -W 2 $s 2>&1)"
+		check_eq "$dir accept IPv$fam: the rule counted 5 echo requests of $len bytes" \
+			"5 packets $((5 * len)) bytes" "$(rule_counts ${dir_ns[$dir]} 21)"
+		nsx ${dir_ns[$dir]} "$AFWCTL" rule flush
+	done
+done
+nsx $NS_S "$AFWCTL" rule add id 22 dir in proto icmp from $C4 drop
+check_grep "in drop IPv4: ping -c 5 gets no reply" ' 0 received' \
+	"$(nsx $NS_C ping -c 5 -i 0.2 -W 1 $S4 2>&1)"
+check_eq "in drop IPv4: the drop rule counted the 5 requests, 420 bytes" \
+	"5 packets 420 bytes" "$(rule_counts $NS_S 22)"
+nsx $NS_S "$AFWCTL" rule flush
+
 # Rules are per namespace.
 nsx $NS_R "$AFWCTL" rule add proto tcp drop
 check_eq "a rule in the router is not listed in the client" 0 \
