@@ -33,7 +33,7 @@ AFW_CFLAGS := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 
 B := build
 LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c userspace/lib/rule.c \
-	userspace/lib/flow.c userspace/lib/stats.c
+	userspace/lib/flow.c userspace/lib/stats.c userspace/lib/proto.c
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c userspace/afwctl/stats.c
@@ -97,7 +97,7 @@ $(B)/afwctl: $(AFWCTL_SRCS:%.c=$(B)/%.o) $(B)/libafw.a
 $(B)/afwd: $(AFWD_SRCS:%.c=$(B)/%.o) $(B)/libafwd.a $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(NFQ_LIBS) $(MNL_LIBS) $(CRYPTO_LIBS)
 
-$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafw.a $(B)/libafwd.a
+$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafwd.a $(B)/libafw.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS) $(CRYPTO_LIBS)
 
@@ -113,6 +113,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
 $(B)/fuzz/%: tests/fuzz/%.c $(AFWD_LIB_SRCS) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(AFW_CFLAGS) $(CRYPTO_CFLAGS) -o $@ $< $(AFWD_LIB_SRCS) \
+		userspace/lib/proto.c \
 		$(CRYPTO_LIBS)
 
 fuzz: $(FUZZ_BINS)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hostname.h"
+#include "proto.h"
 #include "policy_impl.h"
 
 static const char *const afw_decision_names[] = {
@@ -32,14 +33,6 @@ static const char *const afw_app_names[] = {
 	[AFW_APP_TLS] = "tls",
 	[AFW_APP_QUIC] = "quic",
 	[AFW_APP_HTTP] = "http",
-};
-
-static const struct {
-	const char *name;
-	uint8_t num;
-} afw_pol_protos[] = {
-	{ "icmp", 1 }, { "tcp", 6 }, { "udp", 17 }, { "dccp", 33 },
-	{ "icmpv6", 58 }, { "sctp", 132 }, { "udplite", 136 },
 };
 
 #define AFW_N(a) (sizeof(a) / sizeof((a)[0]))
@@ -237,18 +230,10 @@ static int afw_kw_app(struct afw_parse *ps, struct afw_prule *r, char *item)
 
 static int afw_kw_proto(struct afw_parse *ps, struct afw_prule *r, char *item)
 {
-	uint8_t *slot, num = 0;
-	uint32_t n;
-	size_t i;
+	uint8_t *slot, num;
 
-	for (i = 0; i < AFW_N(afw_pol_protos); i++)
-		if (!strcmp(item, afw_pol_protos[i].name))
-			num = afw_pol_protos[i].num;
-	if (!num) {
-		if (!afw_parse_u32(item, &n) || n < 1 || n > 255)
-			return afw_perr(ps, item, "not a protocol name or number 1-255");
-		num = (uint8_t)n;
-	}
+	if (afw_proto_parse(item, &num))
+		return afw_perr(ps, item, "not a protocol name or number 1-255");
 	slot = afw_add(ps, &ps->p->protos, &r->protos);
 	if (!slot)
 		return -1;

@@ -19,6 +19,8 @@
 
 #include "afwnl.h"
 
+#include "proto.h"
+
 #define AFW_R_ID	0x0001
 #define AFW_R_SRC	0x0002
 #define AFW_R_DST	0x0004
@@ -72,13 +74,6 @@ const char *afw_action_name(uint8_t action);
 int afw_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* A protocol's name, or its number written into @buf. */
-const char *afw_proto_name(uint8_t proto, char *buf, size_t len);
-/* A protocol name or number 1-255; returns -1 for anything else. */
-int afw_proto_parse(const char *s, uint8_t *proto);
-
-/* Protocols whose header starts with a source and a destination port. */
-bool afw_proto_has_ports(uint8_t proto);
 
 /* Netlink requests. On error the kernel's explanation is in nl->ext_msg. */
 int afw_rule_add(struct afw_nl *nl, struct afw_rule_spec *r);
