@@ -282,6 +282,42 @@ static void ja4_spec(int *failed)
 		CHECK(*failed, "JA4 counts: 99 for over 99 ciphers, GREASE extensions not counted",
 		      !strncmp(fp, "t10i9901", 8));
 	}
+
+	/*
+	 * The cipher hash is of the sorted list: the client's order must not
+	 * change it, for short lists and for long ones, which sort differently.
+	 */
+	{
+		/* None is a multiple of 7, so i -> (7i + 3) mod n permutes each list. */
+		static const unsigned int counts[] = { 2, 31, 64, 65, 200 };
+		static uint8_t up[2 * 200], shuffled[2 * 200];
+		char sorted_fp[AFW_JA4_LEN + 1];
+		unsigned int k, j;
+
+		h.n_exts = 0;
+		for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+			unsigned int n = counts[k];
+
+			for (i = 0; i < n; i++) {
+				up[2 * i] = (uint8_t)(1 + i / 256);
+				up[2 * i + 1] = (uint8_t)(1 + i % 256);
+			}
+			for (i = 0; i < n; i++) {
+				j = (i * 7 + 3) % n;
+				shuffled[2 * i] = up[2 * j];
+				shuffled[2 * i + 1] = up[2 * j + 1];
+			}
+			h.ciphers.p = up;
+			h.ciphers.len = 2 * n;
+			afw_ja4(&h, AFW_JA4_TCP, sorted_fp);
+			h.ciphers.p = shuffled;
+			afw_ja4(&h, AFW_JA4_TCP, fp);
+			snprintf(what, sizeof(what),
+				 "JA4 of %u ciphers does not depend on their order", n);
+			CHECK(*failed, what, !strcmp(fp, sorted_fp) &&
+			      memcmp(up, shuffled, 2 * n));
+		}
+	}
 }
 
 /* Results that the caller may rely on beyond the status. */

@@ -20,9 +20,36 @@
 #define AFW_JA4_TEXT_MAX \
 	((AFW_TLS_MAX_CIPHERS + AFW_TLS_MAX_EXTS + AFW_TLS_MAX_SIGALGS) * 5 + 2)
 
+/* Past this, insertion sort's quadratic worst case would cost more than qsort's calls. */
+#define AFW_JA4_INSERTION_MAX	64
+
+static const char afw_ja4_hex[] = "0123456789abcdef";
+
 static int afw_ja4_cmp(const void *a, const void *b)
 {
 	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
+}
+
+/*
+ * Real hellos list 10 to 60 values, where an insertion sort is several times
+ * cheaper than qsort's indirect comparisons; a crafted list of hundreds still
+ * gets n log n.
+ */
+static void afw_ja4_sort(uint16_t *v, size_t n)
+{
+	size_t i, j;
+
+	if (n > AFW_JA4_INSERTION_MAX) {
+		qsort(v, n, sizeof(v[0]), afw_ja4_cmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		uint16_t x = v[i];
+
+		for (j = i; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 static const char *afw_ja4_version(uint16_t v)
@@ -58,7 +85,6 @@ static bool afw_ja4_alnum(uint8_t c)
 /* First and last character of the first ALPN name, or of its hex when not alphanumeric. */
 static void afw_ja4_alpn(const struct afw_tls_hello *h, char out[2])
 {
-	static const char hex[] = "0123456789abcdef";
 	struct afw_span name;
 	size_t off = 0;
 	uint8_t first, last;
@@ -74,17 +100,24 @@ static void afw_ja4_alpn(const struct afw_tls_hello *h, char out[2])
 		out[0] = (char)first;
 		out[1] = (char)last;
 	} else {
-		out[0] = hex[first >> 4];
-		out[1] = hex[last & 0xf];
+		out[0] = afw_ja4_hex[first >> 4];
+		out[1] = afw_ja4_hex[last & 0xf];
 	}
 }
 
+/* "xxxx,xxxx,...": formatted by hand, as sprintf cost more than all the rest of JA4. */
 static size_t afw_ja4_list(char *text, size_t pos, const uint16_t *v, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		pos += (size_t)sprintf(text + pos, "%s%04x", i ? "," : "", v[i]);
+	for (i = 0; i < n; i++) {
+		if (i)
+			text[pos++] = ',';
+		text[pos++] = afw_ja4_hex[v[i] >> 12];
+		text[pos++] = afw_ja4_hex[(v[i] >> 8) & 0xf];
+		text[pos++] = afw_ja4_hex[(v[i] >> 4) & 0xf];
+		text[pos++] = afw_ja4_hex[v[i] & 0xf];
+	}
 	return pos;
 }
 
@@ -101,8 +134,10 @@ static int afw_ja4_hash(const char *text, size_t len, bool empty, char *out)
 	}
 	if (!EVP_Digest(text, len, md, &md_len, EVP_sha256(), NULL))
 		return -1;
-	for (i = 0; i < AFW_JA4_HASH_LEN / 2; i++)
-		sprintf(out + 2 * i, "%02x", md[i]);
+	for (i = 0; i < AFW_JA4_HASH_LEN / 2; i++) {
+		out[2 * i] = afw_ja4_hex[md[i] >> 4];
+		out[2 * i + 1] = afw_ja4_hex[md[i] & 0xf];
+	}
 	return 0;
 }
 
@@ -140,7 +175,7 @@ int afw_ja4(const struct afw_tls_hello *h, enum afw_ja4_transport transport,
 		 afw_ja4_version(h->version), h->has_sni ? 'd' : 'i',
 		 n_ciphers > 99 ? 99 : n_ciphers, n_exts > 99 ? 99 : n_exts, alpn[0], alpn[1]);
 
-	qsort(ciphers, n_ciphers, sizeof(ciphers[0]), afw_ja4_cmp);
+	afw_ja4_sort(ciphers, n_ciphers);
 	pos = afw_ja4_list(text, 0, ciphers, n_ciphers);
 	if (afw_ja4_hash(text, pos, !n_ciphers, out + 11))
 		return -1;
@@ -151,7 +186,7 @@ int afw_ja4(const struct afw_tls_hello *h, enum afw_ja4_transport transport,
 	for (i = 0; i < n_exts; i++)
 		if (exts[i] != AFW_TLS_EXT_SNI && exts[i] != AFW_TLS_EXT_ALPN)
 			exts[n_hashed++] = exts[i];
-	qsort(exts, n_hashed, sizeof(exts[0]), afw_ja4_cmp);
+	afw_ja4_sort(exts, n_hashed);
 	pos = afw_ja4_list(text, 0, exts, n_hashed);
 	if (n_sigs) {
 		text[pos++] = '_';
