@@ -120,7 +120,8 @@ static bool afw_bench_span_is(const struct afw_span *s, const char *text)
 }
 
 /* What afwd does per new TLS flow: read the hello, then fingerprint it. */
-static int afw_bench_afw(const struct afw_bench_client *c, unsigned int n, bool measure)
+static int afw_bench_afw(struct afw_ja4_ctx *ctx, const struct afw_bench_client *c,
+			 unsigned int n, bool measure)
 {
 	uint8_t scratch[AFW_TLS_SCRATCH_SIZE];
 	char ja4[AFW_JA4_LEN + 1] = "";
@@ -131,7 +132,7 @@ static int afw_bench_afw(const struct afw_bench_client *c, unsigned int n, bool 
 		CALLGRIND_ZERO_STATS;
 	for (i = 0; i < n; i++) {
 		if (afw_tls_parse_stream(c->data, c->len, scratch, sizeof(scratch), &h) !=
-		    AFW_TLS_OK || afw_ja4(&h, AFW_JA4_TCP, ja4))
+		    AFW_TLS_OK || afw_ja4(ctx, &h, AFW_JA4_TCP, ja4))
 			failed++;
 	}
 	if (measure)
@@ -300,6 +301,7 @@ int main(int argc, char **argv)
 {
 	struct afw_bench_client *clients;
 	struct ndpi_detection_module_struct *ndpi = NULL;
+	struct afw_ja4_ctx *ja4 = NULL;
 	const char *dir = "tests/fixtures";
 	unsigned long n = AFW_BENCH_ITERATIONS, seg = AFW_BENCH_MAX_INPUT;
 	const char *env;
@@ -349,6 +351,12 @@ int main(int argc, char **argv)
 		ndpi = afw_bench_ndpi_init();
 		if (!ndpi)
 			goto out_free;
+	} else {
+		ja4 = afw_ja4_ctx_new();
+		if (!ja4) {
+			fprintf(stderr, "parse: cannot set up JA4 hashing\n");
+			goto out_free;
+		}
 	}
 
 	/*
@@ -357,13 +365,13 @@ int main(int argc, char **argv)
 	 */
 	for (i = 0; i < AFW_BENCH_N_CLIENTS; i++) {
 		if (use_ndpi ? afw_bench_ndpi(ndpi, &clients[i], seg, 1, false) :
-			       afw_bench_afw(&clients[i], 1, false))
+			       afw_bench_afw(ja4, &clients[i], 1, false))
 			goto out;
 	}
 	CALLGRIND_START_INSTRUMENTATION;
 	for (i = 0; i < AFW_BENCH_N_CLIENTS; i++) {
 		if (use_ndpi ? afw_bench_ndpi(ndpi, &clients[i], seg, (unsigned int)n, true) :
-			       afw_bench_afw(&clients[i], (unsigned int)n, true))
+			       afw_bench_afw(ja4, &clients[i], (unsigned int)n, true))
 			goto out;
 	}
 	ret = 0;
@@ -372,6 +380,7 @@ out:
 	if (ndpi)
 		ndpi_exit_detection_module(ndpi);
 out_free:
+	afw_ja4_ctx_free(ja4);
 	free(clients);
 	return ret;
 }
