@@ -48,6 +48,8 @@ ir() {
 }
 
 echo "ClientHello parse cost, instructions per hello (callgrind Ir, $n hellos each)"
+[ -z "${AFW_BENCH_SEGMENT:-}" ] ||
+	echo "nDPI gets each flight in TCP segments of $AFW_BENCH_SEGMENT bytes"
 total_afw=0
 total_ndpi=0
 count=0
