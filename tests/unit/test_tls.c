@@ -286,7 +286,7 @@ static void ja4_spec(struct afw_ja4_ctx *ctx, int *failed)
 
 	/*
 	 * The cipher hash is of the sorted list: the client's order must not
-	 * change it, for short lists and for long ones, which sort differently.
+	 * change it, for short lists and for long ones, where the sort takes wider gaps.
 	 */
 	{
 		/* None is a multiple of 7, so i -> (7i + 3) mod n permutes each list. */
