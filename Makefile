@@ -51,7 +51,7 @@ HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*
 	$(wildcard userspace/afwd/*.h tests/unit/*.h)
 
 .PHONY: all module userspace unit fuzz install install-module install-userspace \
-	dkms-install dkms-remove check vm-demo up deps clean pkgcheck
+	dkms-install dkms-remove check vm-demo up deps clean pkgcheck bench-parse
 
 all: module userspace
 
@@ -117,6 +117,20 @@ $(B)/fuzz/%: tests/fuzz/%.c $(AFWD_LIB_SRCS) $(HDRS)
 		$(CRYPTO_LIBS)
 
 fuzz: $(FUZZ_BINS)
+
+# ClientHello parse cost against nDPI, counted by callgrind (bench/parse.sh runs it).
+NDPI_CFLAGS = $(shell $(PKG_CONFIG) --cflags libndpi)
+NDPI_LIBS = $(shell $(PKG_CONFIG) --libs libndpi)
+
+bench-parse: $(B)/bench/parse
+
+$(B)/bench/parse: bench/parse.c $(B)/libafwd.a $(HDRS)
+	@$(PKG_CONFIG) --exists libndpi && [ -e /usr/include/valgrind/callgrind.h ] || { \
+		echo "afw: the parse benchmark needs libndpi-dev and valgrind; run 'sudo scripts/install-deps --bench'" >&2; \
+		exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(NDPI_CFLAGS) $(CRYPTO_CFLAGS) -o $@ $< $(B)/libafwd.a \
+		$(NDPI_LIBS) $(CRYPTO_LIBS)
 
 install: install-module install-userspace
 

@@ -90,7 +90,8 @@ static bool prefixes_are_more(const uint8_t *data, size_t len, bool records)
 }
 
 /* A caller receiving one byte per segment: OK exactly when the last hello byte arrives. */
-static bool one_byte_at_a_time(const uint8_t *data, size_t len, const char *ja4)
+static bool one_byte_at_a_time(struct afw_ja4_ctx *ctx, const uint8_t *data, size_t len,
+			       const char *ja4)
 {
 	uint8_t *stream = malloc(len);
 	struct afw_tls_hello h;
@@ -104,12 +105,12 @@ static bool one_byte_at_a_time(const uint8_t *data, size_t len, const char *ja4)
 		st = afw_tls_parse_stream(stream, have, scratch, sizeof(scratch), &h);
 	}
 	if (st == AFW_TLS_OK)
-		afw_ja4(&h, AFW_JA4_TCP, fp);
+		afw_ja4(ctx, &h, AFW_JA4_TCP, fp);
 	free(stream);
 	return st == AFW_TLS_OK && h.consumed == have && !strcmp(fp, ja4);
 }
 
-static void fixture(int *failed, char *line)
+static void fixture(struct afw_ja4_ctx *ctx, int *failed, char *line)
 {
 	char name[128], status[16], sni[300], alpn[300], ver[8], ja4[64], got_alpn[300];
 	char fp[AFW_JA4_LEN + 1], qfp[AFW_JA4_LEN + 1], what[1024];
@@ -159,7 +160,7 @@ static void fixture(int *failed, char *line)
 	CHECK(*failed, what, h.version == strtoul(ver, NULL, 16));
 	CHECK(*failed, "consumed is within the stream", h.consumed <= len);
 	fp[0] = '\0';
-	afw_ja4(&h, AFW_JA4_TCP, fp);
+	afw_ja4(ctx, &h, AFW_JA4_TCP, fp);
 	snprintf(what, sizeof(what), "%s: JA4 %s (got %s)", name, ja4, fp);
 	CHECK(*failed, what, !strcmp(fp, ja4));
 
@@ -167,7 +168,7 @@ static void fixture(int *failed, char *line)
 	CHECK(*failed, what, prefixes_are_more(data, h.consumed, true));
 	snprintf(what, sizeof(what), "%s: fed one byte at a time, OK at the hello's last byte",
 		 name);
-	CHECK(*failed, what, one_byte_at_a_time(data, len, ja4));
+	CHECK(*failed, what, one_byte_at_a_time(ctx, data, len, ja4));
 
 	/*
 	 * The same message without records, as QUIC carries it: the hello is either in
@@ -185,7 +186,7 @@ static void fixture(int *failed, char *line)
 		snprintf(what, sizeof(what), "%s: bare handshake parses, JA4 starts with q", name);
 		qfp[0] = '\0';
 		if (st == AFW_TLS_OK)
-			afw_ja4(&q, AFW_JA4_QUIC, qfp);
+			afw_ja4(ctx, &q, AFW_JA4_QUIC, qfp);
 		CHECK(*failed, what, st == AFW_TLS_OK && qfp[0] == 'q' && !strcmp(qfp + 1, fp + 1));
 		snprintf(what, sizeof(what), "%s: bare handshake, every shorter prefix is MORE",
 			 name);
@@ -194,7 +195,7 @@ static void fixture(int *failed, char *line)
 }
 
 /* A hello as the JA4 description's example lists it, to check against its published values. */
-static void ja4_spec(int *failed)
+static void ja4_spec(struct afw_ja4_ctx *ctx, int *failed)
 {
 	static const uint8_t ciphers[] = {
 		0x13, 0x01, 0x13, 0x02, 0x13, 0x03, 0xc0, 0x2b, 0xc0, 0x2f, 0xc0, 0x2c, 0xc0, 0x30,
@@ -238,18 +239,18 @@ static void ja4_spec(int *failed)
 	h.has_sig_algs = true;
 	h.sig_algs.p = sigs;
 	h.sig_algs.len = sizeof(sigs);
-	CHECK(*failed, "JA4 of the spec's example", !afw_ja4(&h, AFW_JA4_TCP, fp) &&
+	CHECK(*failed, "JA4 of the spec's example", !afw_ja4(ctx, &h, AFW_JA4_TCP, fp) &&
 	      !strcmp(fp, "t13d1516h2_8daaf6152771_e5627efa2ab1"));
 
 	h.has_sig_algs = false;
-	afw_ja4(&h, AFW_JA4_TCP, fp);
+	afw_ja4(ctx, &h, AFW_JA4_TCP, fp);
 	CHECK(*failed, "JA4 of the spec's example without signature algorithms",
 	      !strcmp(fp + 24, "6d807ffa2a79"));
 
 	for (i = 0; i < sizeof(alpns) / sizeof(alpns[0]); i++) {
 		h.alpn.p = alpns[i].alpn;
 		h.alpn.len = (size_t)alpns[i].alpn[0] + 1;
-		afw_ja4(&h, AFW_JA4_TCP, fp);
+		afw_ja4(ctx, &h, AFW_JA4_TCP, fp);
 		snprintf(what, sizeof(what), "JA4 ALPN characters, spec case %s", alpns[i].chars);
 		CHECK(*failed, what, !strncmp(fp + 8, alpns[i].chars, 2));
 	}
@@ -259,7 +260,7 @@ static void ja4_spec(int *failed)
 	h.version = 0x0301;
 	h.n_exts = 0;
 	h.ciphers.len = 0;
-	afw_ja4(&h, AFW_JA4_QUIC, fp);
+	afw_ja4(ctx, &h, AFW_JA4_QUIC, fp);
 	CHECK(*failed, "JA4 with nothing: no SNI, no ALPN, empty lists are twelve zeros",
 	      !strcmp(fp, "q10i000000_000000000000_000000000000"));
 
@@ -278,9 +279,45 @@ static void ja4_spec(int *failed)
 		h.exts[0] = 0x1a1a;
 		h.exts[1] = 0x0017;
 		h.n_exts = 2;
-		afw_ja4(&h, AFW_JA4_TCP, fp);
+		afw_ja4(ctx, &h, AFW_JA4_TCP, fp);
 		CHECK(*failed, "JA4 counts: 99 for over 99 ciphers, GREASE extensions not counted",
 		      !strncmp(fp, "t10i9901", 8));
+	}
+
+	/*
+	 * The cipher hash is of the sorted list: the client's order must not
+	 * change it, for short lists and for long ones, where the sort takes wider gaps.
+	 */
+	{
+		/* None is a multiple of 7, so i -> (7i + 3) mod n permutes each list. */
+		static const unsigned int counts[] = { 2, 31, 64, 65, 200 };
+		static uint8_t up[2 * 200], shuffled[2 * 200];
+		char sorted_fp[AFW_JA4_LEN + 1];
+		unsigned int k, j;
+
+		h.n_exts = 0;
+		for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+			unsigned int n = counts[k];
+
+			for (i = 0; i < n; i++) {
+				up[2 * i] = (uint8_t)(1 + i / 256);
+				up[2 * i + 1] = (uint8_t)(1 + i % 256);
+			}
+			for (i = 0; i < n; i++) {
+				j = (i * 7 + 3) % n;
+				shuffled[2 * i] = up[2 * j];
+				shuffled[2 * i + 1] = up[2 * j + 1];
+			}
+			h.ciphers.p = up;
+			h.ciphers.len = 2 * n;
+			afw_ja4(ctx, &h, AFW_JA4_TCP, sorted_fp);
+			h.ciphers.p = shuffled;
+			afw_ja4(ctx, &h, AFW_JA4_TCP, fp);
+			snprintf(what, sizeof(what),
+				 "JA4 of %u ciphers does not depend on their order", n);
+			CHECK(*failed, what, !strcmp(fp, sorted_fp) &&
+			      memcmp(up, shuffled, 2 * n));
+		}
 	}
 }
 
@@ -316,22 +353,27 @@ static void api(int *failed)
 
 int main(void)
 {
+	struct afw_ja4_ctx *ctx = afw_ja4_ctx_new();
 	char path[512], line[1024];
 	int failed = 0, lines = 0;
 	FILE *f;
 
+	CHECK(failed, "a JA4 context can be set up", ctx);
+	if (!ctx)
+		return failed;
 	snprintf(path, sizeof(path), "%s/tls/expected.txt", fixtures());
 	f = fopen(path, "r");
 	CHECK(failed, "tests/fixtures/tls/expected.txt is readable", f);
 	if (f) {
 		while (fgets(line, sizeof(line), f)) {
-			fixture(&failed, line);
+			fixture(ctx, &failed, line);
 			lines++;
 		}
 		fclose(f);
 	}
 	CHECK(failed, "expected.txt lists real clients and crafted cases", lines >= 40);
-	ja4_spec(&failed);
+	ja4_spec(ctx, &failed);
 	api(&failed);
+	afw_ja4_ctx_free(ctx);
 	return failed;
 }

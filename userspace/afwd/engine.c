@@ -64,6 +64,7 @@ struct afw_engine {
 	uint32_t seed;
 	struct afw_elist analyzing, decided;
 	struct afw_quic_ctx *quic;
+	struct afw_ja4_ctx *ja4;
 	struct afw_engine_stats stats;
 	uint8_t scratch[AFW_TLS_SCRATCH_SIZE];
 };
@@ -109,7 +110,8 @@ struct afw_engine *afw_engine_new(const struct afw_engine_opts *o)
 	e->hmask = buckets - 1;
 	e->buckets = calloc(buckets, sizeof(*e->buckets));
 	e->quic = afw_quic_ctx_new();
-	if (!e->buckets || !e->quic ||
+	e->ja4 = afw_ja4_ctx_new();
+	if (!e->buckets || !e->quic || !e->ja4 ||
 	    getrandom(&e->seed, sizeof(e->seed), 0) != sizeof(e->seed)) {
 		afw_engine_free(e);
 		return NULL;
@@ -145,6 +147,7 @@ void afw_engine_free(struct afw_engine *e)
 			afw_eflow_free(f);
 		}
 	}
+	afw_ja4_ctx_free(e->ja4);
 	afw_quic_ctx_free(e->quic);
 	free(e->buckets);
 	free(e);
@@ -261,8 +264,9 @@ static void afw_engine_refuse(struct afw_result *res, enum afw_app app, const ch
 	snprintf(res->reason, sizeof(res->reason), fmt, detail);
 }
 
-static void afw_engine_hello(const struct afw_tls_hello *h, enum afw_ja4_transport t,
-			     struct afw_result *res, struct afw_facts *facts)
+static void afw_engine_hello(struct afw_engine *e, const struct afw_tls_hello *h,
+			     enum afw_ja4_transport t, struct afw_result *res,
+			     struct afw_facts *facts)
 {
 	struct afw_span name;
 	size_t off = 0, used = 0;
@@ -285,7 +289,7 @@ static void afw_engine_hello(const struct afw_tls_hello *h, enum afw_ja4_transpo
 			res->n_alpn++;
 		}
 	}
-	if (!afw_ja4(h, t, res->ja4)) {
+	if (!afw_ja4(e->ja4, h, t, res->ja4)) {
 		facts->ja4.ptr = res->ja4;
 		facts->ja4.len = strlen(res->ja4);
 	}
@@ -305,7 +309,7 @@ static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
 
 	switch (afw_tls_parse_stream(data, len, e->scratch, sizeof(e->scratch), &h)) {
 	case AFW_TLS_OK:
-		afw_engine_hello(&h, AFW_JA4_TCP, res, facts);
+		afw_engine_hello(e, &h, AFW_JA4_TCP, res, facts);
 		afw_engine_judge(pol, facts, res, "tls");
 		return true;
 	case AFW_TLS_MORE:
@@ -371,7 +375,7 @@ static bool afw_engine_udp(struct afw_engine *e, const struct afw_policy *pol,
 					  h.reason ? h.reason : "incomplete");
 			return true;
 		}
-		afw_engine_hello(&h, AFW_JA4_QUIC, res, facts);
+		afw_engine_hello(e, &h, AFW_JA4_QUIC, res, facts);
 		afw_engine_judge(pol, facts, res, "quic");
 		return true;
 	}

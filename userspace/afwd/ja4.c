@@ -6,7 +6,6 @@
  * client's order. GREASE values count nowhere.
  */
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,13 +15,42 @@
 
 #define AFW_JA4_HASH_LEN	12
 
+/*
+ * EVP_Digest() with EVP_sha256() looks the algorithm up and builds a digest
+ * context on each call, which cost more than the hashing itself.
+ */
+struct afw_ja4_ctx {
+	EVP_MD *sha256;
+	EVP_MD_CTX *md;
+};
+
 /* Hex list "xxxx,xxxx,..." of up to 512 values, plus the signature algorithms. */
 #define AFW_JA4_TEXT_MAX \
 	((AFW_TLS_MAX_CIPHERS + AFW_TLS_MAX_EXTS + AFW_TLS_MAX_SIGALGS) * 5 + 2)
 
-static int afw_ja4_cmp(const void *a, const void *b)
+static const char afw_ja4_hex[] = "0123456789abcdef";
+
+/*
+ * Shell sort with Ciura's gaps: real hellos list 10 to 60 values, where it
+ * takes a fraction of qsort's indirect comparisons or of a plain insertion
+ * sort's moves, and the 512 values a crafted hello may carry stay cheap too.
+ */
+static void afw_ja4_sort(uint16_t *v, size_t n)
 {
-	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
+	static const size_t gaps[] = { 301, 132, 57, 23, 10, 4, 1 };
+	size_t g, i, j;
+
+	for (g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++) {
+		size_t gap = gaps[g];
+
+		for (i = gap; i < n; i++) {
+			uint16_t x = v[i];
+
+			for (j = i; j >= gap && v[j - gap] > x; j -= gap)
+				v[j] = v[j - gap];
+			v[j] = x;
+		}
+	}
 }
 
 static const char *afw_ja4_version(uint16_t v)
@@ -58,7 +86,6 @@ static bool afw_ja4_alnum(uint8_t c)
 /* First and last character of the first ALPN name, or of its hex when not alphanumeric. */
 static void afw_ja4_alpn(const struct afw_tls_hello *h, char out[2])
 {
-	static const char hex[] = "0123456789abcdef";
 	struct afw_span name;
 	size_t off = 0;
 	uint8_t first, last;
@@ -74,22 +101,59 @@ static void afw_ja4_alpn(const struct afw_tls_hello *h, char out[2])
 		out[0] = (char)first;
 		out[1] = (char)last;
 	} else {
-		out[0] = hex[first >> 4];
-		out[1] = hex[last & 0xf];
+		out[0] = afw_ja4_hex[first >> 4];
+		out[1] = afw_ja4_hex[last & 0xf];
 	}
 }
 
+/* "xxxx,xxxx,...": formatted by hand, as sprintf cost more than all the rest of JA4. */
 static size_t afw_ja4_list(char *text, size_t pos, const uint16_t *v, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		pos += (size_t)sprintf(text + pos, "%s%04x", i ? "," : "", v[i]);
+	for (i = 0; i < n; i++) {
+		if (i)
+			text[pos++] = ',';
+		text[pos++] = afw_ja4_hex[v[i] >> 12];
+		text[pos++] = afw_ja4_hex[(v[i] >> 8) & 0xf];
+		text[pos++] = afw_ja4_hex[(v[i] >> 4) & 0xf];
+		text[pos++] = afw_ja4_hex[v[i] & 0xf];
+	}
 	return pos;
 }
 
+struct afw_ja4_ctx *afw_ja4_ctx_new(void)
+{
+	struct afw_ja4_ctx *ctx;
+
+	ctx = OPENSSL_zalloc(sizeof(*ctx));
+	if (!ctx)
+		return NULL;
+	ctx->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+	if (!ctx->sha256)
+		goto err;
+	ctx->md = EVP_MD_CTX_new();
+	if (!ctx->md)
+		goto err;
+	return ctx;
+
+err:
+	afw_ja4_ctx_free(ctx);
+	return NULL;
+}
+
+void afw_ja4_ctx_free(struct afw_ja4_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	EVP_MD_CTX_free(ctx->md);
+	EVP_MD_free(ctx->sha256);
+	OPENSSL_free(ctx);
+}
+
 /* The first 12 hex digits of SHA-256 of @text, or twelve zeros for an empty list. */
-static int afw_ja4_hash(const char *text, size_t len, bool empty, char *out)
+static int afw_ja4_hash(struct afw_ja4_ctx *ctx, const char *text, size_t len, bool empty,
+			char *out)
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int md_len;
@@ -99,11 +163,23 @@ static int afw_ja4_hash(const char *text, size_t len, bool empty, char *out)
 		memset(out, '0', AFW_JA4_HASH_LEN);
 		return 0;
 	}
-	if (!EVP_Digest(text, len, md, &md_len, EVP_sha256(), NULL))
+	if (!EVP_DigestInit_ex(ctx->md, ctx->sha256, NULL) ||
+	    !EVP_DigestUpdate(ctx->md, text, len) || !EVP_DigestFinal_ex(ctx->md, md, &md_len))
 		return -1;
-	for (i = 0; i < AFW_JA4_HASH_LEN / 2; i++)
-		sprintf(out + 2 * i, "%02x", md[i]);
+	for (i = 0; i < AFW_JA4_HASH_LEN / 2; i++) {
+		out[2 * i] = afw_ja4_hex[md[i] >> 4];
+		out[2 * i + 1] = afw_ja4_hex[md[i] & 0xf];
+	}
 	return 0;
+}
+
+/* Two decimal digits, 99 for anything larger. */
+static void afw_ja4_count(size_t n, char *out)
+{
+	if (n > 99)
+		n = 99;
+	out[0] = (char)('0' + n / 10);
+	out[1] = (char)('0' + n % 10);
 }
 
 /* Copies the non-GREASE 2-byte values of @s to @v; returns how many. */
@@ -120,12 +196,12 @@ static size_t afw_ja4_values(const struct afw_span *s, uint16_t *v)
 	return n;
 }
 
-int afw_ja4(const struct afw_tls_hello *h, enum afw_ja4_transport transport,
-	    char out[AFW_JA4_LEN + 1])
+int afw_ja4(struct afw_ja4_ctx *ctx, const struct afw_tls_hello *h,
+	    enum afw_ja4_transport transport, char out[AFW_JA4_LEN + 1])
 {
 	uint16_t ciphers[AFW_TLS_MAX_CIPHERS], exts[AFW_TLS_MAX_EXTS], sigs[AFW_TLS_MAX_SIGALGS];
 	size_t n_ciphers, n_exts = 0, n_hashed, n_sigs = 0, pos;
-	char text[AFW_JA4_TEXT_MAX], alpn[2];
+	char text[AFW_JA4_TEXT_MAX];
 	unsigned int i;
 
 	n_ciphers = afw_ja4_values(&h->ciphers, ciphers);
@@ -134,15 +210,19 @@ int afw_ja4(const struct afw_tls_hello *h, enum afw_ja4_transport transport,
 			exts[n_exts++] = h->exts[i];
 	if (h->has_sig_algs)
 		n_sigs = afw_ja4_values(&h->sig_algs, sigs);
-	afw_ja4_alpn(h, alpn);
 
-	snprintf(out, AFW_JA4_LEN + 1, "%c%s%c%02zu%02zu%c%c_", (char)transport,
-		 afw_ja4_version(h->version), h->has_sni ? 'd' : 'i',
-		 n_ciphers > 99 ? 99 : n_ciphers, n_exts > 99 ? 99 : n_exts, alpn[0], alpn[1]);
+	/* "t13d1516h2_", put together by hand: snprintf cost more than parsing the hello. */
+	out[0] = (char)transport;
+	memcpy(out + 1, afw_ja4_version(h->version), 2);
+	out[3] = h->has_sni ? 'd' : 'i';
+	afw_ja4_count(n_ciphers, out + 4);
+	afw_ja4_count(n_exts, out + 6);
+	afw_ja4_alpn(h, out + 8);
+	out[10] = '_';
 
-	qsort(ciphers, n_ciphers, sizeof(ciphers[0]), afw_ja4_cmp);
+	afw_ja4_sort(ciphers, n_ciphers);
 	pos = afw_ja4_list(text, 0, ciphers, n_ciphers);
-	if (afw_ja4_hash(text, pos, !n_ciphers, out + 11))
+	if (afw_ja4_hash(ctx, text, pos, !n_ciphers, out + 11))
 		return -1;
 	out[23] = '_';
 
@@ -151,13 +231,13 @@ int afw_ja4(const struct afw_tls_hello *h, enum afw_ja4_transport transport,
 	for (i = 0; i < n_exts; i++)
 		if (exts[i] != AFW_TLS_EXT_SNI && exts[i] != AFW_TLS_EXT_ALPN)
 			exts[n_hashed++] = exts[i];
-	qsort(exts, n_hashed, sizeof(exts[0]), afw_ja4_cmp);
+	afw_ja4_sort(exts, n_hashed);
 	pos = afw_ja4_list(text, 0, exts, n_hashed);
 	if (n_sigs) {
 		text[pos++] = '_';
 		pos = afw_ja4_list(text, pos, sigs, n_sigs);
 	}
-	if (afw_ja4_hash(text, pos, !n_hashed, out + 24))
+	if (afw_ja4_hash(ctx, text, pos, !n_hashed, out + 24))
 		return -1;
 	out[AFW_JA4_LEN] = '\0';
 	return 0;

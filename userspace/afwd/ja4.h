@@ -16,10 +16,19 @@ enum afw_ja4_transport {
 };
 
 /*
+ * What afw_ja4() hashes with, looked up once: one per thread, as it is
+ * written to on every call.
+ */
+struct afw_ja4_ctx;
+
+struct afw_ja4_ctx *afw_ja4_ctx_new(void);
+void afw_ja4_ctx_free(struct afw_ja4_ctx *ctx);
+
+/*
  * Writes the fingerprint of @h, a hello that afw_tls_parse_* returned OK for,
  * and its terminating NUL to @out. Returns 0, or -1 if hashing failed.
  */
-int afw_ja4(const struct afw_tls_hello *h, enum afw_ja4_transport transport,
-	    char out[AFW_JA4_LEN + 1]);
+int afw_ja4(struct afw_ja4_ctx *ctx, const struct afw_tls_hello *h,
+	    enum afw_ja4_transport transport, char out[AFW_JA4_LEN + 1]);
 
 #endif /* AFW_JA4_H */
