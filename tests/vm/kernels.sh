@@ -33,5 +33,9 @@ if [ -f "$tarball" ]; then
 	img=$(find "$dir" -name bzImage -type f | head -n 1)
 	kdir=$(dirname "$(find "$dir" -maxdepth 3 -name Module.symvers | head -n 1)")
 	echo "debug-6.1 $img $kdir none"
+else
+	# Said, not skipped in silence: the suite is weaker without it.
+	echo "kernels.sh: no debug kernel at $tarball (set AFW_DEBUG_KERNEL);" \
+	     "the VM suite runs without KASAN, lockdep and kmemleak" >&2
 fi
 exit $rc
