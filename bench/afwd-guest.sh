@@ -16,6 +16,8 @@ exec 2> "$AFW_OUT/afwd-$mode.log"
 res=$AFW_OUT/afwd-$mode.txt
 : > "$res"
 secs=${AFW_BENCH_SECONDS:-3}
+bytes=${AFW_BENCH_BYTES:-160000000}
+reps=${AFW_BENCH_REPEAT:-3}
 conns=${AFW_BENCH_CONNECTS:-50}
 AFWD=$AFW_SRC/build/afwd
 work=$(mktemp -d)
@@ -52,8 +54,11 @@ afw_setup() {
 }
 # afwd_start ACTION: afwd with the module, giving the TLS flows ACTION.
 afwd_start() {
-	printf 'default deny\nprio 10 host bench.test app tls %s\nprio 20 app unknown dport 5201 allow\n' \
-		"$1" > $work/policy.conf
+	{
+		echo "default deny"
+		echo "prio 10 host bench.test app tls $1"
+		echo "prio 20 app unknown dport 5201 allow"
+	} > $work/policy.conf
 	rm -f $work/afwd.sock
 	# ip netns exec execs afwd, so $! is afwd itself.
 	ip netns exec $NS_R "$AFWD" -q 0-1 --module on -p $work/policy.conf --ctl $work/afwd.sock \
@@ -64,7 +69,7 @@ afwd_start() {
 afwd_stop() {
 	[ -n "$afwd_pid" ] || return 0
 	kill "$afwd_pid"
-	wait "$afwd_pid"
+	wait "$afwd_pid" 2> /dev/null
 	afwd_pid=
 	nsx $NS_R "$AFWCTL" flow flush
 }
@@ -72,18 +77,30 @@ on_exit afwd_stop
 # afwd_counters: "packets syscalls batches polls", summed over the queues.
 afwd_counters() {
 	"$AFWD" --stats --ctl $work/afwd.sock |
-		jq -r '[.packets, .syscalls, ([.queues[].batches] | add), ([.queues[].polls] | add)] | @tsv'
+		jq -r '[.packets, .syscalls, ([.queues[].batches] | add),
+			([.queues[].polls] | add)] | @tsv'
 }
 
 connect_mode() {
+	local retransmitted
+	# retrans: TCP segments the client and the server sent again, so far.
+	retrans() {
+		local ns
+		for ns in $NS_C $NS_S; do
+			nsx $ns nstat -saz TcpRetransSegs
+		done | awk '$1 == "TcpRetransSegs" { n += $2 } END { print n + 0 }'
+	}
 	# connects FILE: $conns new connections, one "time_connect time_appconnect"
 	# line each, in ms; five more first, not kept, warm caches and the server.
 	connects() {
-		local i
+		local i r0
 		for i in $(seq 5); do curl_tls "" '' > /dev/null; done
+		r0=$(retrans)
 		for i in $(seq "$conns"); do
 			curl_tls "" '%{time_connect} %{time_appconnect}\n'
 		done | awk '{ printf "%.3f %.3f\n", $1 * 1000, $2 * 1000 }' > "$1"
+		retransmitted=$(( $(retrans) - r0 ))
+		cp "$1" "$AFW_OUT/connect-$(basename "$1").txt"
 	}
 	# summary FILE COLUMN: "median mean" of a column, in ms.
 	summary() {
@@ -97,8 +114,12 @@ connect_mode() {
 		local cm cs am as
 		read -r cm cs < <(summary "$1" 1)
 		read -r am as < <(summary "$1" 2)
-		say "$(printf '%-24s %4d connections  connect median %8.3f mean %8.3f ms  appconnect median %8.3f mean %8.3f ms' \
-			"$2:" "$(wc -l < "$1")" "$cm" "$cs" "$am" "$as")"
+		say "$(printf '%-24s %4d connections  connect median %8.3f mean %8.3f ms' \
+			"$2:" "$(wc -l < "$1")" "$cm" "$cs")" \
+			"$(printf ' appconnect median %8.3f mean %8.3f ms' "$am" "$as")"
+		say "  appconnect slowest five (ms):" \
+			"$(awk '{ print $2 }' "$1" | sort -gr | head -n 5 | tr '\n' ' ');" \
+			"TCP segments retransmitted: $retransmitted"
 	}
 	ratios() {
 		local b c
@@ -114,8 +135,11 @@ connect_mode() {
 	connects $work/afw
 	report $work/afw "afw + afwd (analyzed)"
 	say "  afwd decided $(grep -c 'bench.test' $work/afwd.log) flows;" \
-		"$(nsx $NS_R "$AFWCTL" -j flow list | jq '[.[] | select(.verdict == "accept")] | length')" \
-		"accepted flows installed"
+		"$(nsx $NS_R "$AFWCTL" -j flow list |
+			jq '[.[] | select(.verdict == "accept")] | length')" \
+		"accepted flows installed; the module dropped" \
+		"$(nsx $NS_R "$AFWCTL" -j status | jq .dropped) packets"
+	cp $work/afwd.log "$AFW_OUT/connect-afwd.log"
 	afwd_stop
 	afw_unload
 	connects $work/base2
@@ -125,13 +149,22 @@ connect_mode() {
 }
 
 bulk_mode() {
-	local n mb base base2 ana ip0 ipa c0 c1 d
+	local n=$bytes mb base base2 ana ip0 ipa c0 c1 d
 	# tls_mbps BYTES: one TLS download over a new connection, in Mbit/s of
 	# curl's whole time (connect and handshake included), or "fail".
 	tls_mbps() {
 		curl_tls "bytes/$1" '%{size_download} %{time_total}\n' |
-			awk -v n="$1" '$1 == n && $2 > 0 { printf "%.1f\n", $1 * 8 / $2 / 1e6; ok = 1 }
+			awk -v n="$1" '$1 == n && $2 > 0 {
+					printf "%.1f\n", $1 * 8 / $2 / 1e6; ok = 1 }
 				END { if (!ok) print "fail" }'
+	}
+	# tls_median: $reps downloads of $n bytes; the list, then " median M".
+	tls_median() {
+		local i
+		for i in $(seq "$reps"); do tls_mbps "$n"; done | sort -g |
+			awk '{ v[NR] = $1; printf "%s ", $1 }
+				END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+					printf "median %s\n", m }'
 	}
 	iperf_mbps() {
 		nsx $NS_C iperf3 -c $S4 -t "$secs" -J > $work/ip.json
@@ -139,25 +172,26 @@ bulk_mode() {
 			awk '{ printf "%.1f\n", $1; ok = 1 } END { if (!ok) print "fail" }'
 	}
 
-	# Size the downloads to about $secs of guest time each, from a warm-up.
 	mb=$(tls_mbps 16000000)
-	n=$(awk -v m="$mb" -v s="$secs" 'BEGIN { n = int(m * 1e6 / 8 * s / 1e6) * 1e6
-		printf "%d", n < 4e6 ? 4e6 : n }')
-	say "warm-up: $mb Mbit/s; each TLS download is $n bytes, iperf3 runs ${secs}s"
+	say "warm-up: $mb Mbit/s; TLS downloads of $n bytes, $reps of each;" \
+		"medians compared; iperf3 runs ${secs}s"
 
-	base=$(tls_mbps "$n")
+	base=$(tls_median)
 	say "no firewall, TLS:            $base Mbit/s"
+	base=${base##* }
 	ip0=$(iperf_mbps)
 	say "no firewall, iperf3:         $ip0 Mbit/s"
 
 	afw_setup || { say "afw did not load"; exit 1; }
 	afwd_start allow || { say "afwd did not start"; exit 1; }
 	c0=$(afwd_counters)
-	ana=$(tls_mbps "$n")
+	ana=$(tls_median)
 	c1=$(afwd_counters)
-	say "analyzed, TLS:               $ana Mbit/s  ratio $(ratio "$ana" "$base")"
-	say "  afwd packets during it: $(awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x); split(b, y)
-		print y[1] - x[1] }')"
+	say "analyzed, TLS:               $ana Mbit/s"
+	ana=${ana##* }
+	say "  ratio $(ratio "$ana" "$base"); afwd packets during them:" \
+		"$(awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x); split(b, y)
+			print y[1] - x[1] }')"
 	ipa=$(iperf_mbps)
 	say "analyzed, iperf3:            $ipa Mbit/s  ratio $(ratio "$ipa" "$ip0")"
 	say "  flows installed: $(nsx $NS_R "$AFWCTL" -j flow list |
@@ -166,9 +200,11 @@ bulk_mode() {
 
 	afwd_start inspect || { say "afwd did not start"; exit 1; }
 	c0=$(afwd_counters)
-	d=$(tls_mbps "$n")
+	d=$(tls_median)
 	c1=$(afwd_counters)
-	say "transfer (inspect), TLS:     $d Mbit/s  ratio $(ratio "$d" "$base")"
+	say "transfer (inspect), TLS:     $d Mbit/s"
+	d=${d##* }
+	say "  ratio $(ratio "$d" "$base")"
 	awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x); split(b, y)
 		p = y[1] - x[1]; s = y[2] - x[2]; b = y[3] - x[3]; q = y[4] - x[4]
 		printf "  afwd over the transfer: %d packets, %d syscalls, %d batches, %d polls;" \
@@ -179,9 +215,10 @@ bulk_mode() {
 	afwd_stop
 	afw_unload
 
-	base2=$(tls_mbps "$n")
-	say "no firewall, TLS, again:     $base2 Mbit/s  (analyzed ratio $(ratio "$ana" "$base2")," \
-		"transfer ratio $(ratio "$d" "$base2"))"
+	base2=$(tls_median)
+	base2=${base2##* }
+	say "no firewall, TLS, again:     $base2 Mbit/s" \
+		" (analyzed ratio $(ratio "$ana" "$base2"), transfer ratio $(ratio "$d" "$base2"))"
 }
 
 case "$mode" in

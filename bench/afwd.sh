@@ -14,8 +14,11 @@
 # Prints the ratios. Not a test: the numbers go to docs/performance.md.
 #
 #   bench/afwd.sh [KERNEL_LABEL]    default 6.1
-# AFW_BENCH_SECONDS (default 3): guest seconds per bulk measurement;
-# AFW_BENCH_CONNECTS (default 50): connections per connect measurement.
+# AFW_BENCH_BYTES (default 160 MB): bytes per TLS download, each measured
+# AFW_BENCH_REPEAT (default 3) times; AFW_BENCH_SECONDS (default 3): iperf3;
+# AFW_BENCH_CONNECTS (default 50): connections per connect measurement;
+# AFW_BENCH_MODES (default "bulk connect"): the boots to make;
+# AFW_BENCH_CPUS (default 1): vCPUs, for comparison only.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 label=${1:-6.1}
@@ -29,10 +32,12 @@ mkdir -p "$out"
 for mode in ${AFW_BENCH_MODES:-bulk connect}; do
 	clock=--icount
 	[ "$mode" = connect ] && clock=--icount-idle
-	"$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out/$mode" -c 1 -m 3072 \
-		"$clock" -t 3600 -j "$src/bench/afwd-guest.sh" \
+	"$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out/$mode" \
+		-c "${AFW_BENCH_CPUS:-1}" -m 3072 "$clock" -t 3600 -j "$src/bench/afwd-guest.sh" \
 		-e "AFW_KO=$src/build/kmod/$label/afw.ko" -e "AFW_BENCH_MODE=$mode" \
 		-e "AFW_BENCH_SECONDS=${AFW_BENCH_SECONDS:-3}" \
+		-e "AFW_BENCH_BYTES=${AFW_BENCH_BYTES:-160000000}" \
+		-e "AFW_BENCH_REPEAT=${AFW_BENCH_REPEAT:-3}" \
 		-e "AFW_BENCH_CONNECTS=${AFW_BENCH_CONNECTS:-50}" ||
 		echo "bench: the $mode boot failed; see $out/$mode" >&2
 	echo "== $mode ($(cat "$out/$mode/wall_s" 2> /dev/null || echo ?) s wall)"
