@@ -37,8 +37,8 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
 nsx $NS_S python3 "$AFW_SRC/tests/tools/tlsserver.py" $S4 443 $work/cert.pem $work/key.pem \
 	$work/server.log &
 nsx $NS_S iperf3 -s -D -B $S4 > /dev/null
-wait_until 10 nsx $NS_S sh -c "ss -ltn | grep -q ':443 '" &&
-wait_until 10 nsx $NS_S sh -c "ss -ltn | grep -q ':5201 '" ||
+wait_until 30 nsx $NS_S sh -c "ss -ltn | grep -q ':443 '" &&
+wait_until 30 nsx $NS_S sh -c "ss -ltn | grep -q ':5201 '" ||
 	{ say "servers did not start"; exit 1; }
 
 # curl_tls PATH FORMAT: one new TLS connection from the client to the server.
