@@ -4,13 +4,17 @@
 # Boot one test VM and run a job script inside it.
 #
 #   boot.sh -k KERNEL_IMAGE -i INITRD -o OUTDIR -j JOB [-e VAR=VALUE]...
-#           [-t TIMEOUT_S] [-m MEM_MB] [-c CPUS] [--icount] [--interactive]
+#           [-t TIMEOUT_S] [-m MEM_MB] [-c CPUS] [--icount | --icount-idle]
+#           [--interactive]
 #
 # The guest sees the host's root read-only (with a tmpfs overlay) and OUTDIR
 # writable at /afw-out. The job's exit status lands in OUTDIR/rc, the serial
 # console in OUTDIR/console.log. KVM is used when accel.sh finds it working;
 # AFW_VM_ACCEL=tcg or =kvm overrides that. --icount makes guest time follow the
 # instruction count, which benchmarks need for repeatable ratios.
+# --icount-idle does the same while the guest runs, but lets an idle guest's
+# clock follow the host's: without it, idle time costs nothing, which makes
+# latencies that wait on timers or wake-ups (connects, handshakes) meaningless.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +31,8 @@ while [ $# -gt 0 ]; do
 	-t) tmo=$2; shift 2 ;;
 	-m) mem=$2; shift 2 ;;
 	-c) cpus=$2; shift 2 ;;
-	--icount) icount=1; shift ;;
+	--icount) icount=shift=0,sleep=off; shift ;;
+	--icount-idle) icount=shift=0; shift ;;
 	--interactive) interactive=1; shift ;;
 	*) echo "boot.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -53,7 +58,7 @@ accel=(-accel tcg -cpu max)
 if [ -z "$icount" ] && [ "$("$here/accel.sh" "$kernel")" = kvm ]; then
 	accel=(-accel kvm -cpu host)
 fi
-[ -n "$icount" ] && accel=(-accel tcg -cpu max -icount shift=0,sleep=off)
+[ -n "$icount" ] && accel=(-accel tcg -cpu max -icount "$icount")
 
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "$mem" -smp "$cpus"
 	-kernel "$kernel" -initrd "$initrd"

@@ -1,0 +1,228 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Inside the afwd benchmark VM. AFW_BENCH_MODE picks the half to measure:
+#   bulk     (booted with -icount sleep=off): TLS downloads with no firewall,
+#            with every new flow decided by afwd (analyzed), and with every
+#            packet through afwd (transfer, policy "inspect"); iperf3 the same
+#            for analyzed mode; afwd's system calls per queued packet.
+#   connect  (booted so that idle time passes in real time): TLS connect and
+#            handshake times of new connections, with and without afw+afwd.
+# Writes afwd-MODE.txt to the result share.
+set -u
+. "$AFW_SRC/tests/vm/lib.sh"
+mode=${AFW_BENCH_MODE:?AFW_BENCH_MODE is bulk or connect}
+exec 2> "$AFW_OUT/afwd-$mode.log"
+res=$AFW_OUT/afwd-$mode.txt
+: > "$res"
+secs=${AFW_BENCH_SECONDS:-3}
+bytes=${AFW_BENCH_BYTES:-160000000}
+reps=${AFW_BENCH_REPEAT:-3}
+conns=${AFW_BENCH_CONNECTS:-50}
+AFWD=$AFW_SRC/build/afwd
+work=$(mktemp -d)
+afwd_pid=
+
+say() { echo "$*" >> "$res"; }
+# ratio A B: A/B, or n/a when either is not a positive number.
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b
+		else printf "n/a" }'
+}
+
+topo_routed || { say "routed topology did not come up"; exit 1; }
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+	-subj /CN=bench.test -addext subjectAltName=DNS:bench.test \
+	-keyout $work/key.pem -out $work/cert.pem 2> /dev/null
+nsx $NS_S python3 "$AFW_SRC/tests/tools/tlsserver.py" $S4 443 $work/cert.pem $work/key.pem \
+	$work/server.log &
+nsx $NS_S iperf3 -s -D -B $S4 > /dev/null
+wait_until 30 nsx $NS_S sh -c "ss -ltn | grep -q ':443 '" &&
+wait_until 30 nsx $NS_S sh -c "ss -ltn | grep -q ':5201 '" ||
+	{ say "servers did not start"; exit 1; }
+
+# curl_tls PATH FORMAT: one new TLS connection from the client to the server.
+curl_tls() {
+	nsx $NS_C curl -sS --max-time 900 --resolve bench.test:443:$S4 --cacert $work/cert.pem \
+		-o /dev/null -w "$2" "https://bench.test/$1"
+}
+
+# Every unknown flow goes to afwd, and afwd allows only the benchmark's own.
+afw_setup() {
+	afw_load || return 1
+	nsx $NS_R "$AFWCTL" config set unknown queue queue 0-1 fail closed
+}
+# afwd_start ACTION: afwd with the module, giving the TLS flows ACTION.
+afwd_start() {
+	{
+		echo "default deny"
+		echo "prio 10 host bench.test app tls $1"
+		echo "prio 20 app unknown dport 5201 allow"
+	} > $work/policy.conf
+	rm -f $work/afwd.sock
+	# ip netns exec execs afwd, so $! is afwd itself.
+	ip netns exec $NS_R "$AFWD" -q 0-1 --module on -p $work/policy.conf --ctl $work/afwd.sock \
+		2>> $work/afwd.log &
+	afwd_pid=$!
+	wait_until 10 test -S $work/afwd.sock
+}
+afwd_stop() {
+	[ -n "$afwd_pid" ] || return 0
+	kill "$afwd_pid"
+	wait "$afwd_pid" 2> /dev/null
+	afwd_pid=
+	nsx $NS_R "$AFWCTL" flow flush
+}
+on_exit afwd_stop
+# afwd_counters: "packets syscalls batches polls", summed over the queues.
+afwd_counters() {
+	"$AFWD" --stats --ctl $work/afwd.sock |
+		jq -r '[.packets, .syscalls, ([.queues[].batches] | add),
+			([.queues[].polls] | add)] | @tsv'
+}
+
+connect_mode() {
+	local retransmitted
+	# retrans: TCP segments the client and the server sent again, so far.
+	retrans() {
+		local ns
+		for ns in $NS_C $NS_S; do
+			nsx $ns nstat -saz TcpRetransSegs
+		done | awk '$1 == "TcpRetransSegs" { n += $2 } END { print n + 0 }'
+	}
+	# connects FILE: $conns new connections, one "time_connect time_appconnect"
+	# line each, in ms; five more first, not kept, warm caches and the server.
+	connects() {
+		local i r0
+		for i in $(seq 5); do curl_tls "" '' > /dev/null; done
+		r0=$(retrans)
+		for i in $(seq "$conns"); do
+			curl_tls "" '%{time_connect} %{time_appconnect}\n'
+		done | awk '{ printf "%.3f %.3f\n", $1 * 1000, $2 * 1000 }' > "$1"
+		retransmitted=$(( $(retrans) - r0 ))
+		cp "$1" "$AFW_OUT/connect-$(basename "$1").txt"
+	}
+	# summary FILE COLUMN: "median mean" of a column, in ms.
+	summary() {
+		local med
+		med=$(awk -v c="$2" '{ print $c }' "$1" | sort -g |
+			awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
+				else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+		awk -v c="$2" -v m="$med" '{ s += $c } END { printf "%.3f %.3f", m, s / NR }' "$1"
+	}
+	report() {
+		local cm cs am as
+		read -r cm cs < <(summary "$1" 1)
+		read -r am as < <(summary "$1" 2)
+		say "$(printf '%-24s %4d connections  connect median %8.3f mean %8.3f ms' \
+			"$2:" "$(wc -l < "$1")" "$cm" "$cs")" \
+			"$(printf ' appconnect median %8.3f mean %8.3f ms' "$am" "$as")"
+		say "  appconnect slowest five (ms):" \
+			"$(awk '{ print $2 }' "$1" | sort -gr | head -n 5 | tr '\n' ' ');" \
+			"TCP segments retransmitted: $retransmitted"
+	}
+	ratios() {
+		local b c
+		b=($(summary "$1" 2)) c=($(summary "$2" 2))
+		say "  appconnect ratio, $3: median $(ratio "${c[0]}" "${b[0]}")" \
+			"mean $(ratio "${c[1]}" "${b[1]}")"
+	}
+
+	connects $work/base
+	report $work/base "no firewall"
+	afw_setup || { say "afw did not load"; exit 1; }
+	afwd_start allow || { say "afwd did not start"; exit 1; }
+	connects $work/afw
+	report $work/afw "afw + afwd (analyzed)"
+	say "  afwd decided $(grep -c 'bench.test' $work/afwd.log) flows;" \
+		"$(nsx $NS_R "$AFWCTL" -j flow list |
+			jq '[.[] | select(.verdict == "accept")] | length')" \
+		"accepted flows installed; the module dropped" \
+		"$(nsx $NS_R "$AFWCTL" -j status | jq .dropped) packets"
+	cp $work/afwd.log "$AFW_OUT/connect-afwd.log"
+	afwd_stop
+	afw_unload
+	connects $work/base2
+	report $work/base2 "no firewall, again"
+	ratios $work/base $work/afw "afw+afwd / no firewall"
+	ratios $work/base2 $work/afw "afw+afwd / no firewall (again)"
+}
+
+bulk_mode() {
+	local n=$bytes mb base base2 ana ip0 ipa c0 c1 d
+	# tls_mbps BYTES: one TLS download over a new connection, in Mbit/s of
+	# curl's whole time (connect and handshake included), or "fail".
+	tls_mbps() {
+		curl_tls "bytes/$1" '%{size_download} %{time_total}\n' |
+			awk -v n="$1" '$1 == n && $2 > 0 {
+					printf "%.1f\n", $1 * 8 / $2 / 1e6; ok = 1 }
+				END { if (!ok) print "fail" }'
+	}
+	# tls_median: $reps downloads of $n bytes; the list, then " median M".
+	tls_median() {
+		local i
+		for i in $(seq "$reps"); do tls_mbps "$n"; done | sort -g |
+			awk '{ v[NR] = $1; printf "%s ", $1 }
+				END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+					printf "median %s\n", m }'
+	}
+	iperf_mbps() {
+		nsx $NS_C iperf3 -c $S4 -t "$secs" -J > $work/ip.json
+		jq '.end.sum_received.bits_per_second / 1e6' $work/ip.json 2> /dev/null |
+			awk '{ printf "%.1f\n", $1; ok = 1 } END { if (!ok) print "fail" }'
+	}
+
+	mb=$(tls_mbps 16000000)
+	say "warm-up: $mb Mbit/s; TLS downloads of $n bytes, $reps of each;" \
+		"medians compared; iperf3 runs ${secs}s"
+
+	base=$(tls_median)
+	say "no firewall, TLS:            $base Mbit/s"
+	base=${base##* }
+	ip0=$(iperf_mbps)
+	say "no firewall, iperf3:         $ip0 Mbit/s"
+
+	afw_setup || { say "afw did not load"; exit 1; }
+	afwd_start allow || { say "afwd did not start"; exit 1; }
+	c0=$(afwd_counters)
+	ana=$(tls_median)
+	c1=$(afwd_counters)
+	say "analyzed, TLS:               $ana Mbit/s"
+	ana=${ana##* }
+	say "  ratio $(ratio "$ana" "$base"); afwd packets during them:" \
+		"$(awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x); split(b, y)
+			print y[1] - x[1] }')"
+	ipa=$(iperf_mbps)
+	say "analyzed, iperf3:            $ipa Mbit/s  ratio $(ratio "$ipa" "$ip0")"
+	say "  flows installed: $(nsx $NS_R "$AFWCTL" -j flow list |
+		jq -c '[.[] | .verdict] | group_by(.) | map({(.[0]): length}) | add')"
+	afwd_stop
+
+	afwd_start inspect || { say "afwd did not start"; exit 1; }
+	c0=$(afwd_counters)
+	d=$(tls_median)
+	c1=$(afwd_counters)
+	say "transfer (inspect), TLS:     $d Mbit/s"
+	d=${d##* }
+	say "  ratio $(ratio "$d" "$base")"
+	awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x); split(b, y)
+		p = y[1] - x[1]; s = y[2] - x[2]; b = y[3] - x[3]; q = y[4] - x[4]
+		printf "  afwd over the transfer: %d packets, %d syscalls, %d batches, %d polls;" \
+			" %.3f syscalls/packet, %.2f packets/batch\n",
+			p, s, b, q, p ? s / p : 0, b ? p / b : 0 }' >> "$res"
+	say "  flows installed: $(nsx $NS_R "$AFWCTL" -j flow list |
+		jq -c '[.[] | .verdict] | group_by(.) | map({(.[0]): length}) | add')"
+	afwd_stop
+	afw_unload
+
+	base2=$(tls_median)
+	base2=${base2##* }
+	say "no firewall, TLS, again:     $base2 Mbit/s" \
+		" (analyzed ratio $(ratio "$ana" "$base2"), transfer ratio $(ratio "$d" "$base2"))"
+}
+
+case "$mode" in
+bulk) bulk_mode ;;
+connect) connect_mode ;;
+*) say "unknown AFW_BENCH_MODE $mode"; exit 1 ;;
+esac

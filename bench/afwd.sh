@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The afwd benchmark: two boots of Debian's 6.1 kernel, one vCPU each, with
+# the baseline and afw+afwd measured in the same boot:
+#   bulk     -icount with sleep=off, so ratios repeat: TLS downloads (and
+#            iperf3) with no firewall, with every new flow decided by afwd
+#            then left to the kernel (analyzed), and with every packet
+#            through afwd (transfer, "inspect"), with afwd's system calls
+#            per queued packet over the transfer;
+#   connect  -icount with idle time passing in real time, which connects and
+#            handshakes wait on: TLS connect and handshake times of new
+#            connections, with and without afw+afwd.
+# Prints the ratios. Not a test: the numbers go to docs/performance.md.
+#
+#   bench/afwd.sh [KERNEL_LABEL]    default 6.1
+# AFW_BENCH_BYTES (default 160 MB): bytes per TLS download, each measured
+# AFW_BENCH_REPEAT (default 3) times; AFW_BENCH_SECONDS (default 3): iperf3;
+# AFW_BENCH_CONNECTS (default 50): connections per connect measurement;
+# AFW_BENCH_MODES (default "bulk connect"): the boots to make.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+label=${1:-6.1}
+read -r _ img kdir kver < <("$src/tests/vm/kernels.sh" | awk -v l="$label" '$1 == l')
+[ -n "${img:-}" ] || { echo "bench: no kernel labelled $label" >&2; exit 1; }
+make -s -C "$src" userspace
+"$src/tests/kbuild.sh" "$label" "$kdir"
+out=$src/build/bench/afwd-$label
+mkdir -p "$out"
+"$src/tests/vm/mkinitramfs.sh" "$kver" "$out/initrd.gz"
+failed=0
+for mode in ${AFW_BENCH_MODES:-bulk connect}; do
+	# A failed boot must not leave an older run's figures to be printed.
+	rm -f "$out/$mode/afwd-$mode.txt"
+	clock=--icount
+	[ "$mode" = connect ] && clock=--icount-idle
+	"$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out/$mode" \
+		-c 1 -m 3072 "$clock" -t 3600 -j "$src/bench/afwd-guest.sh" \
+		-e "AFW_KO=$src/build/kmod/$label/afw.ko" -e "AFW_BENCH_MODE=$mode" \
+		-e "AFW_BENCH_SECONDS=${AFW_BENCH_SECONDS:-3}" \
+		-e "AFW_BENCH_BYTES=${AFW_BENCH_BYTES:-160000000}" \
+		-e "AFW_BENCH_REPEAT=${AFW_BENCH_REPEAT:-3}" \
+		-e "AFW_BENCH_CONNECTS=${AFW_BENCH_CONNECTS:-50}" ||
+		{ echo "bench: the $mode boot failed; see $out/$mode" >&2; failed=1; }
+	echo "== $mode ($(cat "$out/$mode/wall_s" 2> /dev/null || echo ?) s wall)"
+	cat "$out/$mode/afwd-$mode.txt" 2> /dev/null || true
+done
+exit "$failed"
