@@ -172,7 +172,7 @@ def send(args):
 
 
 def capture(args):
-    src = ipaddress.ip_address(args.src)
+    srcs = {ipaddress.ip_address(a).packed for a in args.src.split(",")}
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
     s.bind((args.iface, 0))
     print("ready", flush=True)
@@ -185,9 +185,9 @@ def capture(args):
         if addr[2] == socket.PACKET_OUTGOING or len(frame) < 14:
             continue
         etype, ip = struct.unpack("!H", frame[12:14])[0], frame[14:]
-        if etype == ETH_P_IP and len(ip) >= 20 and ip[12:16] == src.packed:
+        if etype == ETH_P_IP and len(ip) >= 20 and ip[12:16] in srcs:
             print(struct.unpack("!H", ip[2:4])[0], ip[9], flush=True)
-        elif etype == ETH_P_IPV6 and len(ip) >= 40 and ip[8:24] == src.packed:
+        elif etype == ETH_P_IPV6 and len(ip) >= 40 and ip[8:24] in srcs:
             print(40 + struct.unpack("!H", ip[4:6])[0], ip[6], flush=True)
     return 0
 

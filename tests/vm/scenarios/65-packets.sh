@@ -29,20 +29,22 @@ snmp() {
 		$1 == "Ip:" { for (i = 2; i <= NF; i++) if (h[i] == k) print $i }' /proc/net/snmp
 }
 
+# One capture on the server's interface for the whole scenario, of packets
+# from the client's two addresses: starting one per case cost seconds each.
+ip netns exec $NS_S python3 "$CRAFT" capture s0 "$C4,$C6" 3600 > "$cap" &
+cap_pid=$!
+on_exit kill $cap_pid
+wait_until 20 grep -q '^ready' "$cap" || not_ok "the capture on the server starts" "no 'ready'"
+
 # deliver SRC CRAFT-SEND-ARGS...: sends from the client to the router's MAC
 # and prints how many packets from SRC reached the server's interface.
 deliver() {
-	local src=$1 pid
+	local src=$1 n0
 	shift
-	# Not nsx: $! must be the capture itself, to stop it.
-	ip netns exec $NS_S python3 "$CRAFT" capture s0 "$src" 60 > "$cap" &
-	pid=$!
-	wait_until 20 grep -q '^ready' "$cap" || { kill $pid; echo "capture-not-ready"; return; }
+	n0=$(grep -vc '^ready' "$cap")
 	nsx $NS_C python3 "$CRAFT" send "$@" c0 $RMAC "$src" "$dst" > /dev/null
 	sleep 1
-	kill $pid
-	wait $pid 2> /dev/null
-	grep -vc '^ready' "$cap"
+	echo $(( $(grep -vc '^ready' "$cap") - n0 ))
 }
 
 # fwd NAME DELIVERED MALFORMED RULE RULE_PACKETS -- CRAFT-SEND-ARGS...: one
