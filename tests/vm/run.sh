@@ -54,7 +54,7 @@ boot() {
 	case "$label" in
 	debug*)
 		envs+=(-e AFW_SCALE_RULES=10000 -e AFW_FLOW_FLOOD=10000 -e AFW_AFWD_BYTES=20000000
-		       -e AFW_SKIP_SCENARIOS=50-dkms)
+		       -e AFW_SKIP_SCENARIOS=50-dkms -e AFW_SCENARIO_TIMEOUT=1800)
 		tmo=${AFW_VM_TIMEOUT:-4200}
 		;;
 	esac
