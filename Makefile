@@ -33,7 +33,7 @@ AFW_CFLAGS := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 
 B := build
 LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c userspace/lib/rule.c \
-	userspace/lib/flow.c userspace/lib/stats.c userspace/lib/proto.c
+	userspace/lib/flow.c userspace/lib/stats.c userspace/lib/words.c
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c userspace/afwctl/stats.c
@@ -86,9 +86,11 @@ $(B)/%.o: %.c $(HDRS) | pkgcheck
 	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) $(NFQ_CFLAGS) $(CRYPTO_CFLAGS) -c -o $@ $<
 
 $(B)/libafw.a: $(LIB_SRCS:%.c=$(B)/%.o)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 $(B)/libafwd.a: $(AFWD_LIB_SRCS:%.c=$(B)/%.o)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 $(B)/afwctl: $(AFWCTL_SRCS:%.c=$(B)/%.o) $(B)/libafw.a
@@ -113,7 +115,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
 $(B)/fuzz/%: tests/fuzz/%.c $(AFWD_LIB_SRCS) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(AFW_CFLAGS) $(CRYPTO_CFLAGS) -o $@ $< $(AFWD_LIB_SRCS) \
-		userspace/lib/proto.c \
+		userspace/lib/words.c \
 		$(CRYPTO_LIBS)
 
 fuzz: $(FUZZ_BINS)

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "hostname.h"
-#include "proto.h"
+#include "words.h"
 #include "policy_impl.h"
 
 static const char *const afw_decision_names[] = {
@@ -95,21 +95,6 @@ static int afw_perr(struct afw_parse *ps, const char *tok, const char *fmt, ...)
 static int afw_oom(struct afw_parse *ps)
 {
 	return afw_perr(ps, NULL, "out of memory");
-}
-
-static bool afw_parse_u32(const char *s, uint32_t *v)
-{
-	unsigned long long x;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || x > UINT32_MAX)
-		return false;
-	*v = (uint32_t)x;
-	return true;
 }
 
 static int afw_decision_parse(const char *w)

@@ -33,8 +33,6 @@ static const char *const afw_dir_names[] = {
 };
 
 
-static bool afw_parse_u32(const char *s, uint32_t *v);
-
 const char *afw_action_name(uint8_t action)
 {
 	return action <= AFW_ACTION_MAX ? afw_actions[action] : "unknown";
@@ -48,21 +46,6 @@ int afw_err(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-static bool afw_parse_u32(const char *s, uint32_t *v)
-{
-	unsigned long long x;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || x > UINT32_MAX)
-		return false;
-	*v = (uint32_t)x;
-	return true;
 }
 
 static bool afw_parse_ports(const char *s, uint16_t *lo, uint16_t *hi)

@@ -19,7 +19,7 @@
 
 #include "afwnl.h"
 
-#include "proto.h"
+#include "words.h"
 
 #define AFW_R_ID	0x0001
 #define AFW_R_SRC	0x0002

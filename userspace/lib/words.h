@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * IP protocols by name, for the ruleset and policy syntaxes.
+ * Words of the ruleset and policy syntaxes: numbers and IP protocols.
  */
-#ifndef AFW_PROTO_H
-#define AFW_PROTO_H
+#ifndef AFW_WORDS_H
+#define AFW_WORDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* A decimal number that fits 32 bits, digits only. */
+bool afw_parse_u32(const char *s, uint32_t *v);
 
 /* A protocol's name, or its number written into @buf. */
 const char *afw_proto_name(uint8_t proto, char *buf, size_t len);
@@ -17,4 +20,4 @@ int afw_proto_parse(const char *s, uint8_t *proto);
 /* Protocols whose header starts with a source and a destination port. */
 bool afw_proto_has_ports(uint8_t proto);
 
-#endif /* AFW_PROTO_H */
+#endif /* AFW_WORDS_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * IP protocol names, shared by the ruleset syntax (afwctl) and the policy
- * syntax (afwd). Needs nothing but libc, so afwd's fuzzers link it alone.
+ * Words shared by the ruleset syntax (afwctl) and the policy syntax (afwd):
+ * numbers and IP protocol names. Needs nothing but libc, so afwd's fuzzers
+ * link it alone.
  */
 
 #include <errno.h>
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto.h"
+#include "words.h"
 
 static const struct {
 	const char *name;
@@ -18,6 +19,22 @@ static const struct {
 	{ "icmp", 1 }, { "tcp", 6 }, { "udp", 17 }, { "dccp", 33 },
 	{ "icmpv6", 58 }, { "sctp", 132 }, { "udplite", 136 },
 };
+
+bool afw_parse_u32(const char *s, uint32_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	/* Digits only: strtoull would take a sign or leading blanks. */
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	return true;
+}
 
 const char *afw_proto_name(uint8_t proto, char *buf, size_t len)
 {
@@ -32,8 +49,7 @@ const char *afw_proto_name(uint8_t proto, char *buf, size_t len)
 
 int afw_proto_parse(const char *s, uint8_t *proto)
 {
-	unsigned long n;
-	char *end;
+	uint32_t n;
 	size_t i;
 
 	for (i = 0; i < sizeof(afw_protos) / sizeof(afw_protos[0]); i++) {
@@ -42,9 +58,7 @@ int afw_proto_parse(const char *s, uint8_t *proto)
 			return 0;
 		}
 	}
-	errno = 0;
-	n = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || *s == '+' || n < 1 || n > 255)
+	if (!afw_parse_u32(s, &n) || n < 1 || n > 255)
 		return -1;
 	*proto = (uint8_t)n;
 	return 0;
