@@ -518,7 +518,6 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 	}
 	if (afw_engine_bound(e, f)) {
 		e->stats.bounds++;
-		afw_engine_describe(f, res, &facts);
 		afw_engine_judge(pol, &facts, res, f->idle >= e->o.max_packets ?
 				 "bound: packets without new client bytes" :
 				 "bound: client bytes without a ClientHello or request head");
