@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# QUIC live through NFQUEUE, on this host's kernel without the module: real
+# Chromium sends its QUIC Initials (a post-quantum ClientHello of about
+# 1.9 KB over two Initials, CRYPTO frames scrambled) to a UDP server that
+# logs what arrives and never answers. afwd must decrypt the Initials,
+# reassemble the ClientHello and decide by its SNI. An allowed flow's
+# datagrams all reach the server; a denied flow's server never receives the
+# Initial that completes the ClientHello, nor anything after it.
+src=$(cd "$(dirname "$0")/../.." && pwd)
+. "$src/tests/lib/tap.sh"
+AFW_PREFIX="[host afwd quic] "
+afwd=$src/build/afwd
+work=$(mktemp -d)
+C=afwdq-c-$$
+S=afwdq-s-$$
+CA=10.198.0.1
+SA=10.198.0.2
+apid=
+
+cleanup() {
+	[ -n "$apid" ] && kill "$apid" 2> /dev/null
+	ip netns pids $S 2> /dev/null | xargs -r kill 2> /dev/null
+	ip netns pids $C 2> /dev/null | xargs -r kill 2> /dev/null
+	ip netns del $C 2> /dev/null
+	ip netns del $S 2> /dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+for tool in ip iptables chromium python3; do
+	command -v $tool > /dev/null || { not_ok "$tool is installed" "run 'make deps'"; exit 1; }
+done
+[ -x "$afwd" ] || { not_ok "afwd is built" "run 'make'"; exit 1; }
+
+ip netns add $C && ip netns add $S &&
+ip -n $C link add veth0 type veth peer name veth0 netns $S &&
+ip -n $C addr add $CA/24 dev veth0 && ip -n $S addr add $SA/24 dev veth0 &&
+ip -n $C link set veth0 up && ip -n $S link set veth0 up &&
+ip -n $C link set lo up && ip -n $S link set lo up ||
+	{ not_ok "two network namespaces on a veth pair" "ip failed"; exit 1; }
+
+ip netns exec $S python3 "$src/tests/tools/udpsink.py" $SA 443 $work/sink.log &
+wait_until 5 sh -c "ip netns exec $S ss -lun | grep -q '$SA:443 '" ||
+	{ not_ok "the UDP server listens" "udpsink.py did not start"; exit 1; }
+
+# The chain of docs/afwd.md, for UDP 443 in the server's namespace.
+ipt="ip netns exec $S iptables"
+$ipt -N afw &&
+$ipt -A afw -m mark ! --mark 0x0/0xff -j CONNMARK --save-mark --nfmask 0xff --ctmask 0xff &&
+$ipt -A afw -m connmark --mark 0xa1/0xff -j ACCEPT &&
+$ipt -A afw -m connmark --mark 0xa2/0xff -j DROP &&
+$ipt -A afw -j NFQUEUE --queue-num 0 &&
+$ipt -A INPUT -p udp --dport 443 -j afw ||
+	{ not_ok "iptables NFQUEUE chain for UDP 443" "iptables failed"; exit 1; }
+
+cat > $work/policy.conf << 'POLICY'
+default deny
+prio 10 host allowed.test app quic alpn h3 allow
+POLICY
+ip netns exec $S "$afwd" -q 0 --module off -p $work/policy.conf --ctl $work/afwd.sock -j \
+	2> $work/afwd.log &
+apid=$!
+check "afwd starts on queue 0" wait_until 5 grep -q 'afwd: ready' $work/afwd.log
+
+# quic NAME: Chromium loads https://NAME/ over QUIC only; it gives up after
+# a few seconds without an answer. Prints the source port it used, read
+# from the server's log (empty if nothing arrived).
+quic() {
+	local before
+	before=$(wc -l < $work/sink.log)
+	ip netns exec $C timeout 30 chromium --headless --no-sandbox --disable-gpu \
+		--user-data-dir=$work/chromium-$1 --enable-quic \
+		--origin-to-force-quic-on="$1:443" --host-resolver-rules="MAP $1 $SA" \
+		--dump-dom "https://$1/" > /dev/null 2> $work/chromium-$1.log
+	tail -n +"$((before + 1))" $work/sink.log > $work/sink-$1.log
+}
+# datagrams NAME: how many of NAME's datagrams reached the server.
+datagrams() { wc -l < $work/sink-$1.log; }
+
+quic allowed.test
+log=$(cat $work/afwd.log)
+check_grep "afwd decodes Chromium's Initials and allows the name" \
+	'"proto":"quic".*"sni":"allowed.test".*"alpn":\["h3"\].*"verdict":"allow"' "$log"
+check_grep "with a JA4 of QUIC (q13...)" '"sni":"allowed.test".*"ja4":"q13' "$log"
+check_ge "every datagram of the allowed flow reached the server (two Initials and retries)" \
+	3 "$(datagrams allowed.test)"
+
+quic denied.test
+log=$(cat $work/afwd.log)
+check_grep "the denied name is decided from its ClientHello" \
+	'"proto":"quic".*"sni":"denied.test".*"verdict":"deny"' "$log"
+n=$(datagrams denied.test)
+check "the server received at most the first Initial of the denied flow (got $n)" \
+	test "$n" -le 1
+
+stats=$("$afwd" --stats --ctl $work/afwd.sock)
+check_grep "afwd counts a quic decision for each" '"allow":1,"deny":1' "$stats"
+exit $AFW_FAILED
