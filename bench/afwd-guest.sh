@@ -19,6 +19,8 @@ secs=${AFW_BENCH_SECONDS:-3}
 bytes=${AFW_BENCH_BYTES:-160000000}
 reps=${AFW_BENCH_REPEAT:-3}
 conns=${AFW_BENCH_CONNECTS:-50}
+# --gather settings for the transfer; the last one is the one reported.
+gathers=${AFW_BENCH_GATHER:-0 2000}
 AFWD=$AFW_SRC/build/afwd
 work=$(mktemp -d)
 afwd_pid=
@@ -52,17 +54,20 @@ afw_setup() {
 	afw_load || return 1
 	nsx $NS_R "$AFWCTL" config set unknown queue queue 0-1 fail closed
 }
-# afwd_start ACTION: afwd with the module, giving the TLS flows ACTION.
+# afwd_start ACTION [OPTION...]: afwd with the module, giving the TLS flows
+# ACTION.
 afwd_start() {
+	local action=$1
+	shift
 	{
 		echo "default deny"
-		echo "prio 10 host bench.test app tls $1"
+		echo "prio 10 host bench.test app tls $action"
 		echo "prio 20 app unknown dport 5201 allow"
 	} > $work/policy.conf
 	rm -f $work/afwd.sock
 	# ip netns exec execs afwd, so $! is afwd itself.
-	ip netns exec $NS_R "$AFWD" -q 0-1 --module on -p $work/policy.conf --ctl $work/afwd.sock \
-		2>> $work/afwd.log &
+	ip netns exec $NS_R ${AFW_BENCH_WRAP:-} "$AFWD" -q 0-1 --module on -p $work/policy.conf \
+		--ctl $work/afwd.sock "$@" 2>> $work/afwd.log &
 	afwd_pid=$!
 	wait_until 10 test -S $work/afwd.sock
 }
@@ -74,11 +79,12 @@ afwd_stop() {
 	nsx $NS_R "$AFWCTL" flow flush
 }
 on_exit afwd_stop
-# afwd_counters: "packets syscalls batches polls", summed over the queues.
+# afwd_counters: "packets syscalls batches polls waits", summed over the
+# queues.
 afwd_counters() {
 	"$AFWD" --stats --ctl $work/afwd.sock |
 		jq -r '[.packets, .syscalls, ([.queues[].batches] | add),
-			([.queues[].polls] | add)] | @tsv'
+			([.queues[].polls] | add), ([.queues[].waits] | add)] | @tsv'
 }
 
 connect_mode() {
@@ -149,7 +155,7 @@ connect_mode() {
 }
 
 bulk_mode() {
-	local n=$bytes mb base base2 ana ip0 ipa c0 c1 d
+	local n=$bytes mb base base2 ana ip0 ipa c0 c1 d g dlast
 	# tls_mbps BYTES: one TLS download over a new connection, in Mbit/s of
 	# curl's whole time (connect and handshake included), or "fail".
 	tls_mbps() {
@@ -198,21 +204,28 @@ bulk_mode() {
 		jq -c '[.[] | .verdict] | group_by(.) | map({(.[0]): length}) | add')"
 	afwd_stop
 
-	afwd_start inspect || { say "afwd did not start"; exit 1; }
-	c0=$(afwd_counters)
-	d=$(tls_median)
-	c1=$(afwd_counters)
-	say "transfer (inspect), TLS:     $d Mbit/s"
-	d=${d##* }
-	say "  ratio $(ratio "$d" "$base")"
-	awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x); split(b, y)
-		p = y[1] - x[1]; s = y[2] - x[2]; b = y[3] - x[3]; q = y[4] - x[4]
-		printf "  afwd over the transfer: %d packets, %d syscalls, %d batches, %d polls;" \
-			" %.3f syscalls/packet, %.2f packets/batch\n",
-			p, s, b, q, p ? s / p : 0, b ? p / b : 0 }' >> "$res"
-	say "  flows installed: $(nsx $NS_R "$AFWCTL" -j flow list |
-		jq -c '[.[] | .verdict] | group_by(.) | map({(.[0]): length}) | add')"
-	afwd_stop
+	# Transfer mode, once per setting of afwd's --gather (and, for
+	# experiments, a command to run afwd under, e.g. "chrt -b 0").
+	for g in $gathers; do
+		afwd_start inspect --gather "$g" || { say "afwd did not start"; exit 1; }
+		c0=$(afwd_counters)
+		d=$(tls_median)
+		c1=$(afwd_counters)
+		say "transfer (inspect), --gather $g${AFW_BENCH_WRAP:+ under $AFW_BENCH_WRAP}: $d Mbit/s"
+		d=${d##* }
+		say "  ratio $(ratio "$d" "$base")"
+		awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x); split(b, y)
+			p = y[1] - x[1]; s = y[2] - x[2]; b = y[3] - x[3]; q = y[4] - x[4]
+			w = y[5] - x[5]
+			printf "  afwd over the transfer: %d packets, %d syscalls, %d batches," \
+				" %d polls (%d gathering); %.3f syscalls/packet, %.2f packets/batch\n",
+				p, s, b, q, w, p ? s / p : 0, b ? p / b : 0 }' >> "$res"
+		say "  flows installed: $(nsx $NS_R "$AFWCTL" -j flow list |
+			jq -c '[.[] | .verdict] | group_by(.) | map({(.[0]): length}) | add')"
+		afwd_stop
+		dlast=$d
+	done
+	d=$dlast
 	afw_unload
 
 	base2=$(tls_median)

@@ -40,7 +40,9 @@ for mode in ${AFW_BENCH_MODES:-bulk connect}; do
 		-e "AFW_BENCH_SECONDS=${AFW_BENCH_SECONDS:-3}" \
 		-e "AFW_BENCH_BYTES=${AFW_BENCH_BYTES:-160000000}" \
 		-e "AFW_BENCH_REPEAT=${AFW_BENCH_REPEAT:-3}" \
-		-e "AFW_BENCH_CONNECTS=${AFW_BENCH_CONNECTS:-50}" ||
+		-e "AFW_BENCH_CONNECTS=${AFW_BENCH_CONNECTS:-50}" \
+		-e "AFW_BENCH_GATHER=${AFW_BENCH_GATHER:-0 2000}" \
+		-e "AFW_BENCH_WRAP=${AFW_BENCH_WRAP:-}" ||
 		{ echo "bench: the $mode boot failed; see $out/$mode" >&2; failed=1; }
 	echo "== $mode ($(cat "$out/$mode/wall_s" 2> /dev/null || echo ?) s wall)"
 	cat "$out/$mode/afwd-$mode.txt" 2> /dev/null || true

@@ -45,7 +45,7 @@ if command -v ethtool > /dev/null; then
 fi
 
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=afw-test \
-	-addext "subjectAltName=DNS:allowed.test,DNS:denied.test,DNS:x.rej.test" \
+	-addext "subjectAltName=DNS:allowed.test,DNS:denied.test,DNS:x.rej.test,DNS:inspect.test" \
 	-keyout $work/key.pem -out $work/cert.pem 2> /dev/null ||
 	{ not_ok "a test certificate" "openssl req failed"; exit 1; }
 ip netns exec $S python3 "$src/tests/tools/tlsserver.py" $SA 443 $work/cert.pem $work/key.pem \
@@ -80,6 +80,7 @@ cat > $work/policy.conf << 'POLICY'
 default deny
 prio 10 host allowed.test app tls allow
 prio 20 host *.rej.test reject
+prio 30 host inspect.test inspect
 POLICY
 
 start_afwd() {
@@ -116,12 +117,28 @@ stats=$("$afwd" --stats --ctl $work/afwd.sock)
 check_grep "afwd --stats reports the packets it saw" '"packets":[1-9]' "$stats"
 check_grep "and its system calls per packet" '"syscalls_per_packet":[0-9.]*' "$stats"
 
+# An inspected flow: every packet keeps coming to afwd, which reads them in
+# batches under load and must answer every one of them, in order.
+s0=$("$afwd" --stats --ctl $work/afwd.sock)
+got=$(ip netns exec $C curl -sS --max-time 60 --resolve "inspect.test:443:$SA" \
+	--cacert $work/cert.pem -o /dev/null -w '%{size_download}' https://inspect.test/bytes/30000000)
+check_eq "an inspected 30 MB download arrives whole" 30000000 "$got"
+s1=$("$afwd" --stats --ctl $work/afwd.sock)
+queued=$(jq -n --argjson a "$s0" --argjson b "$s1" '$b.packets - $a.packets')
+check_ge "afwd saw its packets (more than 1000)" 1000 "$queued"
+# /proc/net/netfilter/nfnetlink_queue: queue, portid, waiting, copy mode,
+# copy range, dropped (queue full), dropped (send to afwd failed), last id.
+read -r _ _ waiting _ _ qdrop udrop _ < <(ip netns exec $S awk '$1 == 0' \
+	/proc/net/netfilter/nfnetlink_queue)
+check_eq "and answered each: none is left waiting in the queue" 0 "$waiting"
+check_eq "and the kernel dropped none for a full queue or socket" "0 0" "$qdrop $udrop"
+
 # Reload: a broken file keeps the old policy; a good one takes over.
 cp $work/policy.conf $work/good.conf
 echo "prio 5 host denied.test alow" >> $work/policy.conf
 out=$("$afwd" --reload --ctl $work/afwd.sock)
 check_eq "a reload of a broken file fails" 1 $?
-check_grep "and names the line" "policy.conf:4:" "$out"
+check_grep "and names the line" "policy.conf:5:" "$out"
 check_eq "the old policy still denies" "" "$(fetch denied.test 2> /dev/null)"
 { echo "prio 5 host denied.test allow"; cat $work/good.conf; } > $work/policy.conf
 kill -HUP $apid

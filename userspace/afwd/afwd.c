@@ -50,6 +50,9 @@ static void afw_usage(FILE *out)
 		"      --max-packets N    packets per flow without new client bytes (default 32)\n"
 		"      --max-time MS      analysis time per flow (default 2000)\n"
 		"      --queue-maxlen N   packets the kernel holds per queue (default 4096)\n"
+		"      --gather US        under load, let packets gather for up to US\n"
+		"                         microseconds before reading them (default 2000;\n"
+		"                         0: read each packet as it arrives)\n"
 		"      --ctl PATH         control socket (default " AFW_DEFAULT_CTL ")\n"
 		"  -h, --help, --version\n");
 }
@@ -252,7 +255,7 @@ out:
 enum {
 	AFW_OPT_CHECK = 256, AFW_OPT_PCAP, AFW_OPT_FAIL_OPEN, AFW_OPT_MODULE, AFW_OPT_FLOW_TIMEOUT,
 	AFW_OPT_MARK_BASE, AFW_OPT_MAX_FLOWS, AFW_OPT_MAX_BYTES, AFW_OPT_MAX_PACKETS,
-	AFW_OPT_MAX_TIME, AFW_OPT_QUEUE_MAXLEN, AFW_OPT_CTL, AFW_OPT_STATS, AFW_OPT_RELOAD,
+	AFW_OPT_MAX_TIME, AFW_OPT_QUEUE_MAXLEN, AFW_OPT_GATHER, AFW_OPT_CTL, AFW_OPT_STATS, AFW_OPT_RELOAD,
 	AFW_OPT_VERSION,
 };
 
@@ -274,6 +277,7 @@ int main(int argc, char **argv)
 		{ "max-packets", required_argument, NULL, AFW_OPT_MAX_PACKETS },
 		{ "max-time", required_argument, NULL, AFW_OPT_MAX_TIME },
 		{ "queue-maxlen", required_argument, NULL, AFW_OPT_QUEUE_MAXLEN },
+		{ "gather", required_argument, NULL, AFW_OPT_GATHER },
 		{ "ctl", required_argument, NULL, AFW_OPT_CTL },
 		{ "stats", no_argument, NULL, AFW_OPT_STATS },
 		{ "reload", no_argument, NULL, AFW_OPT_RELOAD },
@@ -288,6 +292,7 @@ int main(int argc, char **argv)
 		.engine = { .max_flows = 65536, .max_bytes = 16384, .max_packets = 32,
 			    .max_ns = 2000000000ull, .linger_ns = 10000000000ull },
 		.mark_base = 0xa0,
+		.gather_ns = 2000000,
 	};
 	const char *check = NULL, *pcap = NULL, *ask = NULL;
 	bool policy_given = false;
@@ -370,6 +375,12 @@ int main(int argc, char **argv)
 			if (afw_opt_num("--queue-maxlen", optarg, 1, 1u << 20, &v))
 				return 2;
 			cfg.queue.maxlen = (uint32_t)v;
+			break;
+		case AFW_OPT_GATHER:
+			/* pace.h's sums stay in 64 bits up to 100 ms. */
+			if (afw_opt_num("--gather", optarg, 0, 100000, &v))
+				return 2;
+			cfg.gather_ns = (uint64_t)v * 1000u;
 			break;
 		case AFW_OPT_CTL:
 			cfg.ctl_path = optarg;

@@ -65,14 +65,16 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 		pkts += s.queue.packets;
 		calls += s.queue.syscalls + s.kern.syscalls;
 		fprintf(out, "%s{\"queue\":%u,\"packets\":%llu,\"batches\":%llu,"
-			"\"verdict_msgs\":%llu,\"syscalls\":%llu,\"polls\":%llu,\"errors\":%llu,"
+			"\"verdict_msgs\":%llu,\"syscalls\":%llu,\"polls\":%llu,\"waits\":%llu,"
+			"\"errors\":%llu,"
 			"\"analyzing\":%u,\"flows\":%llu,\"bounds\":%llu,\"evasions\":%llu,"
 			"\"table_full\":%llu,\"installed\":%llu,\"install_failed\":%llu",
 			i ? "," : "", d->workers[i].qnum,
 			(unsigned long long)s.queue.packets, (unsigned long long)s.queue.batches,
 			(unsigned long long)s.queue.verdict_msgs,
 			(unsigned long long)(s.queue.syscalls + s.kern.syscalls),
-			(unsigned long long)s.polls, (unsigned long long)s.queue.errors,
+			(unsigned long long)s.polls, (unsigned long long)s.waits,
+			(unsigned long long)s.queue.errors,
 			s.analyzing, (unsigned long long)s.engine.flows,
 			(unsigned long long)s.engine.bounds, (unsigned long long)s.engine.evasions,
 			(unsigned long long)s.engine.table_full,

@@ -32,6 +32,7 @@ struct afw_daemon_config {
 	enum afw_module_mode module;
 	uint32_t flow_timeout;		/* seconds for installed flows; 0: module's */
 	uint32_t mark_base;		/* without the module: marks BASE+1..3 */
+	uint64_t gather_ns;		/* under load, the longest a packet waits */
 	bool log_json;
 };
 
@@ -47,6 +48,7 @@ struct afw_worker_snapshot {
 	struct afw_kern_stats kern;
 	unsigned int analyzing;
 	uint64_t polls;
+	uint64_t waits;			/* waits that let packets gather */
 };
 
 struct afw_daemon;

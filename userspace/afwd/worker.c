@@ -6,17 +6,22 @@
  *
  * Each round handles packets first and local work after, the order that
  * keeps system calls per packet low under load:
+ *  0. wait: for a packet when the queue is quiet; under load, for local
+ *     work or the end of a short interval, so that packets gather
+ *     (pace.h);
  *  1. take every waiting packet, up to a batch, in one call;
  *  2. decide the whole batch;
  *  3. install the decided flows in the module, in one call, before the
  *     verdicts (a re-injected packet must find its flow there);
  *  4. send all verdicts in one call;
  *  5. only then run timers, read refusals, publish counters.
- * A full batch means more is waiting, so the next round skips poll().
+ * A full batch means more is waiting, so the next round does not wait.
  */
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +32,7 @@
 #include <linux/netfilter.h>
 
 #include "daemon.h"
+#include "pace.h"
 #include "pkt.h"
 
 static uint64_t afw_now_ns(void)
@@ -104,7 +110,7 @@ static void afw_worker_verdict(struct afw_worker *w, const struct afw_qpkt *qp,
 	afw_queue_verdict(w->q, qp->id, NF_REPEAT, mark, true);
 }
 
-static void afw_worker_publish(struct afw_worker *w, uint64_t polls)
+static void afw_worker_publish(struct afw_worker *w, uint64_t polls, uint64_t waits)
 {
 	pthread_mutex_lock(&w->lock);
 	w->snap.queue = *afw_queue_stats(w->q);
@@ -113,7 +119,60 @@ static void afw_worker_publish(struct afw_worker *w, uint64_t polls)
 		w->snap.kern = w->kern->stats;
 	w->snap.analyzing = afw_engine_flows(w->engine);
 	w->snap.polls = polls;
+	w->snap.waits = waits;
 	pthread_mutex_unlock(&w->lock);
+}
+
+/*
+ * Sleeps until there is something to do: a packet, local work or a timer
+ * when the queue is quiet; while gathering, local work, a timer or the end
+ * of @gather_ns, however many packets arrive meanwhile. Returns whether the
+ * queue is worth reading; *gathered tells whether the gathering ran to its
+ * end.
+ */
+static bool afw_worker_wait(struct afw_worker *w, struct pollfd *pfd, int nfds,
+			    uint64_t gather_ns, bool *gathered)
+{
+	uint64_t next = afw_engine_next_deadline(w->engine), now = afw_now_ns(), t;
+	struct timespec ts;
+	int ret;
+
+	t = next <= now ? 0 : next - now;
+	if (t > 1000000000u)
+		t = 1000000000u;
+	*gathered = false;
+	if (gather_ns && gather_ns <= t) {
+		t = gather_ns;
+		*gathered = true;
+	}
+	ts.tv_sec = (time_t)(t / 1000000000u);
+	ts.tv_nsec = (long)(t % 1000000000u);
+	afw_queue_count_syscall(w->q);
+	/* While gathering, the queue's socket is left out of the set. */
+	ret = gather_ns ? ppoll(pfd + 1, (nfds_t)(nfds - 1), &ts, NULL) :
+			  ppoll(pfd, (nfds_t)nfds, &ts, NULL);
+	/* Woken early by local work: what came so far is read all the same. */
+	if (ret != 0)
+		*gathered = false;
+	return gather_ns || (ret > 0 && pfd[0].revents & POLLIN);
+}
+
+/*
+ * Worker threads take SCHED_BATCH: a packet queued for a worker then wakes
+ * it without preempting the task that is running. On an idle CPU it runs at
+ * once; on a busy one it runs when that task sleeps or its slice ends, and
+ * finds more packets waiting. Throughput is what it gives up nothing for.
+ */
+static void afw_worker_sched(struct afw_worker *w)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	int ret = pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+
+	if (ret) {
+		pthread_mutex_lock(&w->d->log_lock);
+		fprintf(stderr, "afwd: queue %u: SCHED_BATCH: %s\n", w->qnum, strerror(ret));
+		pthread_mutex_unlock(&w->d->log_lock);
+	}
 }
 
 static void *afw_worker_main(void *arg)
@@ -124,38 +183,40 @@ static void *afw_worker_main(void *arg)
 	struct pollfd pfd[3];
 	const struct afw_policy *pol;
 	struct afw_result res;
-	uint64_t now, next, polls = 0, counter;
-	bool decided, more = false;
+	struct afw_pace pace;
+	uint64_t now, polls = 0, waits = 0, counter;
+	bool decided, more = false, gathered, readable;
 	enum afw_pass pass;
 	struct afw_pkt p;
-	int n, i, timeout, nfds = 2;
+	int n, i, nfds = 2;
 
+	afw_worker_sched(w);
 	pfd[0] = (struct pollfd){ .fd = afw_queue_fd(w->q), .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = w->wake_fd, .events = POLLIN };
 	if (w->kern) {
 		pfd[2] = (struct pollfd){ .fd = afw_kern_fd(w->kern), .events = POLLIN };
 		nfds = 3;
 	}
+	afw_pace_init(&pace, d->cfg->gather_ns, AFW_QUEUE_BATCH);
 	while (!atomic_load(&d->stop)) {
 		pfd[0].revents = pfd[1].revents = pfd[2].revents = 0;
+		gathered = false;
+		readable = true;
 		if (!more) {
-			next = afw_engine_next_deadline(w->engine);
-			now = afw_now_ns();
-			timeout = next == UINT64_MAX ? 1000 :
-				  next <= now ? 0 : (int)((next - now) / 1000000 + 1);
-			if (timeout > 1000)
-				timeout = 1000;
 			polls++;
-			afw_queue_count_syscall(w->q);
-			if (poll(pfd, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
-				break;
+			readable = afw_worker_wait(w, pfd, nfds, afw_pace_wait_ns(&pace),
+						   &gathered);
+			waits += gathered;
 		}
 		pol = atomic_load(&d->policy);
 		now = afw_now_ns();
 
 		/* 1-4: the packets. */
-		n = afw_queue_recv(w->q, pkts, AFW_QUEUE_BATCH);
+		n = readable ? afw_queue_recv(w->q, pkts, AFW_QUEUE_BATCH) : 0;
+		if (n < 0)
+			n = 0;
 		more = n == AFW_QUEUE_BATCH;
+		afw_pace_round(&pace, now, (unsigned int)n, gathered);
 		for (i = 0; i < n; i++) {
 			/* What the kernel queued but afwd cannot read passes on. */
 			if (afw_pkt_decode(&p, AFW_LINK_RAW, pkts[i].data, pkts[i].len) != AFW_PKT_OK) {
@@ -187,9 +248,9 @@ static void *afw_worker_main(void *arg)
 		}
 		/* The old policy may go once every worker has passed this point. */
 		atomic_store(&w->seen_gen, atomic_load(&d->policy_gen));
-		afw_worker_publish(w, polls);
+		afw_worker_publish(w, polls, waits);
 	}
-	afw_worker_publish(w, polls);
+	afw_worker_publish(w, polls, waits);
 	return NULL;
 }
 
