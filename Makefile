@@ -73,6 +73,9 @@ pkgcheck:
 	@$(PKG_CONFIG) --exists libnetfilter_queue || { \
 		echo "afw: libnetfilter_queue not found by pkg-config; install libnetfilter-queue-dev (or run 'make deps')" >&2; \
 		exit 1; }
+	@$(PKG_CONFIG) --exists liburing || { \
+		echo "afw: liburing not found by pkg-config; install liburing-dev (or run 'make deps')" >&2; \
+		exit 1; }
 
 NFQ_CFLAGS = $(shell $(PKG_CONFIG) --cflags libnetfilter_queue)
 NFQ_LIBS = $(shell $(PKG_CONFIG) --libs libnetfilter_queue)
@@ -80,10 +83,13 @@ MNL_CFLAGS = $(shell $(PKG_CONFIG) --cflags libmnl)
 MNL_LIBS = $(shell $(PKG_CONFIG) --libs libmnl)
 CRYPTO_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcrypto)
 CRYPTO_LIBS = $(shell $(PKG_CONFIG) --libs libcrypto)
+URING_CFLAGS = $(shell $(PKG_CONFIG) --cflags liburing)
+URING_LIBS = $(shell $(PKG_CONFIG) --libs liburing)
 
 $(B)/%.o: %.c $(HDRS) | pkgcheck
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) $(NFQ_CFLAGS) $(CRYPTO_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) $(NFQ_CFLAGS) $(CRYPTO_CFLAGS) $(URING_CFLAGS) \
+		-c -o $@ $<
 
 $(B)/libafw.a: $(LIB_SRCS:%.c=$(B)/%.o)
 	rm -f $@
@@ -97,7 +103,8 @@ $(B)/afwctl: $(AFWCTL_SRCS:%.c=$(B)/%.o) $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
 
 $(B)/afwd: $(AFWD_SRCS:%.c=$(B)/%.o) $(B)/libafwd.a $(B)/libafw.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(NFQ_LIBS) $(MNL_LIBS) $(CRYPTO_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(NFQ_LIBS) $(MNL_LIBS) $(CRYPTO_LIBS) \
+		$(URING_LIBS)
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafwd.a $(B)/libafw.a
 	@mkdir -p $(dir $@)

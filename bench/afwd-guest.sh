@@ -19,8 +19,9 @@ secs=${AFW_BENCH_SECONDS:-3}
 bytes=${AFW_BENCH_BYTES:-160000000}
 reps=${AFW_BENCH_REPEAT:-3}
 conns=${AFW_BENCH_CONNECTS:-50}
-# --gather settings for the transfer; the last one is the one reported.
-gathers=${AFW_BENCH_GATHER:-0 2000}
+# afwd settings for the transfer, IO:GATHER (--io, --gather); the last one
+# is afwd's default and the one compared with the final baseline.
+settings=${AFW_BENCH_TRANSFER:-poll:0 uring:0 auto:4000}
 AFWD=$AFW_SRC/build/afwd
 work=$(mktemp -d)
 afwd_pid=
@@ -204,14 +205,15 @@ bulk_mode() {
 		jq -c '[.[] | .verdict] | group_by(.) | map({(.[0]): length}) | add')"
 	afwd_stop
 
-	# Transfer mode, once per setting of afwd's --gather (and, for
-	# experiments, a command to run afwd under, e.g. "chrt -b 0").
-	for g in $gathers; do
-		afwd_start inspect --gather "$g" || { say "afwd did not start"; exit 1; }
+	# Transfer mode, once per setting of afwd's --io and --gather (and,
+	# for experiments, a command to run afwd under, e.g. "nice -n 5").
+	for g in $settings; do
+		afwd_start inspect --io "${g%%:*}" --gather "${g#*:}" ||
+			{ say "afwd did not start"; exit 1; }
 		c0=$(afwd_counters)
 		d=$(tls_median)
 		c1=$(afwd_counters)
-		say "transfer (inspect), --gather $g${AFW_BENCH_WRAP:+ under $AFW_BENCH_WRAP}: $d Mbit/s"
+		say "transfer (inspect), --io ${g%%:*} --gather ${g#*:}${AFW_BENCH_WRAP:+ under $AFW_BENCH_WRAP}: $d Mbit/s"
 		d=${d##* }
 		say "  ratio $(ratio "$d" "$base")"
 		awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x); split(b, y)

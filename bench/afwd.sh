@@ -17,7 +17,9 @@
 # AFW_BENCH_BYTES (default 160 MB): bytes per TLS download, each measured
 # AFW_BENCH_REPEAT (default 3) times; AFW_BENCH_SECONDS (default 3): iperf3;
 # AFW_BENCH_CONNECTS (default 50): connections per connect measurement;
-# AFW_BENCH_MODES (default "bulk connect"): the boots to make.
+# AFW_BENCH_TRANSFER (default "poll:0 uring:0 auto:4000"): the transfer's
+# afwd settings, IO:GATHER for --io and --gather, the last being afwd's
+# defaults; AFW_BENCH_MODES (default "bulk connect"): the boots to make.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 label=${1:-6.1}
@@ -41,7 +43,7 @@ for mode in ${AFW_BENCH_MODES:-bulk connect}; do
 		-e "AFW_BENCH_BYTES=${AFW_BENCH_BYTES:-160000000}" \
 		-e "AFW_BENCH_REPEAT=${AFW_BENCH_REPEAT:-3}" \
 		-e "AFW_BENCH_CONNECTS=${AFW_BENCH_CONNECTS:-50}" \
-		-e "AFW_BENCH_GATHER=${AFW_BENCH_GATHER:-0 2000}" \
+		-e "AFW_BENCH_TRANSFER=${AFW_BENCH_TRANSFER:-poll:0 uring:0 auto:4000}" \
 		-e "AFW_BENCH_WRAP=${AFW_BENCH_WRAP:-}" ||
 		{ echo "bench: the $mode boot failed; see $out/$mode" >&2; failed=1; }
 	echo "== $mode ($(cat "$out/$mode/wall_s" 2> /dev/null || echo ?) s wall)"

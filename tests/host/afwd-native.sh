@@ -96,6 +96,7 @@ start_afwd() {
 }
 check "afwd starts on queue 0" start_afwd
 check_grep "and says it runs without the module" "afw module not used" "$(cat $work/afwd.log)"
+check_grep "and waits with io_uring" "queues wait with io_uring" "$(cat $work/afwd.log)"
 
 check_eq "curl to an allowed name gets the page" "ok" "$(fetch allowed.test)"
 check_eq "the server completed that handshake" 1 "$(handshakes allowed.test)"

@@ -7,7 +7,9 @@
 # logs what arrives and never answers. afwd must decrypt the Initials,
 # reassemble the ClientHello and decide by its SNI. An allowed flow's
 # datagrams all reach the server; a denied flow's server never receives the
-# Initial that completes the ClientHello, nor anything after it.
+# Initial that completes the ClientHello, nor anything after it. afwd runs
+# with --io poll here, so that the poll() way is tested too (the other host
+# tests use io_uring).
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/tests/lib/tap.sh"
 AFW_PREFIX="[host afwd quic] "
@@ -59,10 +61,11 @@ cat > $work/policy.conf << 'POLICY'
 default deny
 prio 10 host allowed.test app quic alpn h3 allow
 POLICY
-ip netns exec $S "$afwd" -q 0 --module off -p $work/policy.conf --ctl $work/afwd.sock -j \
+ip netns exec $S "$afwd" -q 0 --module off --io poll -p $work/policy.conf --ctl $work/afwd.sock -j \
 	2> $work/afwd.log &
 apid=$!
 check "afwd starts on queue 0" wait_until 5 grep -q 'afwd: ready' $work/afwd.log
+check_grep "waiting with poll(), as told" "queues wait with poll" "$(cat $work/afwd.log)"
 
 # quic NAME: Chromium loads https://NAME/ over QUIC only; it gives up after
 # a few seconds without an answer. Prints the source port it used, read

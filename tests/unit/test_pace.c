@@ -25,12 +25,13 @@ struct run {
 };
 
 /*
- * Plays a worker against @n arrivals at @t[i] (sorted): when the pace says
+ * Plays a worker against @n arrivals at @t[i] (sorted), of inspected flows
+ * if @bulk, else of flows under analysis: when the pace says
  * 0 it reads as each packet arrives; otherwise it sleeps that long and reads
  * what came, up to a batch, and reads again at once after a full batch.
  * Ends with silent rounds, as the worker's timeout would make.
  */
-static struct run play(const uint64_t *t, unsigned int n, uint64_t window,
+static struct run play(const uint64_t *t, unsigned int n, uint64_t window, bool bulk,
 		       uint64_t *wait_after)
 {
 	struct afw_pace p;
@@ -66,13 +67,13 @@ static struct run play(const uint64_t *t, unsigned int n, uint64_t window,
 		full = k == BATCH;
 		if (k)
 			r.reads++;
-		afw_pace_round(&p, now, k, waited);
+		afw_pace_round(&p, now, k, bulk ? k : 0, waited);
 	}
 	/* The stream is over: a worker woken by its timers sees nothing. */
 	for (k = 0; k < 4; k++) {
 		wait = afw_pace_wait_ns(&p);
 		now += wait ? wait : window;
-		afw_pace_round(&p, now, 0, wait != 0);
+		afw_pace_round(&p, now, 0, 0, wait != 0);
 	}
 	if (wait_after)
 		*wait_after = afw_pace_wait_ns(&p);
@@ -111,7 +112,7 @@ static unsigned int play_window(unsigned int k, uint64_t rtt, uint64_t window,
 			fifo[tail++ % 1024] = now + rtt;
 		}
 		reads += got;
-		afw_pace_round(&p, now, got, waited);
+		afw_pace_round(&p, now, got, got, waited);
 	}
 	return reads;
 }
@@ -137,13 +138,13 @@ int main(void)
 	for (c = 0; c < 50; c++)
 		for (i = 0; i < 4; i++)
 			t[c * 4 + i] = c * 20 * MS + i * 100 * US;
-	r = play(t, 200, 2 * MS, NULL);
+	r = play(t, 200, 2 * MS, true, NULL);
 	CHECK(failed, "handshakes 20 ms apart are read as they arrive", r.waits == 0);
 	CHECK(failed, "so none of their packets waits", r.max_delay == 0);
 
 	/* A stream at 10 packets per ms (the inspected transfer in the VM). */
 	stream(t, 20000, 0, 100 * US);
-	r = play(t, 20000, 4 * MS, &after);
+	r = play(t, 20000, 4 * MS, true, &after);
 	CHECK(failed, "a stream of 10 packets/ms makes the worker wait", r.waits > 0);
 	CHECK(failed, "within its first 16 packets", r.first_wait_at <= 16);
 	CHECK(failed, "no packet of it waits longer than the window", r.max_delay <= 4 * MS);
@@ -155,7 +156,7 @@ int main(void)
 
 	/* A fast stream fills batches before the window ends. */
 	stream(t, 200000, 0, 2 * US);
-	r = play(t, 200000, 4 * MS, &after);
+	r = play(t, 200000, 4 * MS, true, &after);
 	printf("# 500/ms, 4 ms window: %u reads for 200000 packets, longest wait %llu us"
 	       " (%llu us after 10 ms)\n", r.reads, (unsigned long long)(r.max_delay / US),
 	       (unsigned long long)(r.max_delay_late / US));
@@ -165,14 +166,20 @@ int main(void)
 	      r.max_delay_late <= 1 * MS);
 	CHECK(failed, "and after it, reading is immediate again", after == 0);
 
+	/* Handshakes of many new flows: 500 packets/ms, none of them inspected. */
+	stream(t, 200000, 0, 2 * US);
+	r = play(t, 200000, 4 * MS, false, NULL);
+	CHECK(failed, "a crowd of flows under analysis, 500 packets/ms, is read as it arrives",
+	      r.waits == 0);
+
 	/* A slow stream is not worth waiting for. */
 	stream(t, 2000, 0, 1 * MS);
-	r = play(t, 2000, 4 * MS, NULL);
+	r = play(t, 2000, 4 * MS, true, NULL);
 	CHECK(failed, "a packet a millisecond is read as it arrives", r.waits == 0);
 
 	/* A window of 0 turns waiting off. */
 	stream(t, 20000, 0, 10 * US);
-	r = play(t, 20000, 0, NULL);
+	r = play(t, 20000, 0, true, NULL);
 	CHECK(failed, "with no window, even a fast stream is read as it arrives",
 	      r.waits == 0 && r.max_delay == 0);
 
@@ -197,7 +204,7 @@ int main(void)
 	/* A burst after a stream: the first packet after silence is not held. */
 	stream(t, 5000, 0, 100 * US);
 	t[5000] = 5000 * 100 * US + 50 * MS;
-	r = play(t, 5001, 4 * MS, NULL);
+	r = play(t, 5001, 4 * MS, true, NULL);
 	CHECK(failed, "the stream before it waited", r.waits > 0);
 	CHECK(failed, "a lone packet after 50 ms of silence is read as it arrives",
 	      r.last_delay == 0);

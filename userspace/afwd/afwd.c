@@ -51,8 +51,10 @@ static void afw_usage(FILE *out)
 		"      --max-time MS      analysis time per flow (default 2000)\n"
 		"      --queue-maxlen N   packets the kernel holds per queue (default 4096)\n"
 		"      --gather US        under load, let packets gather for up to US\n"
-		"                         microseconds before reading them (default 2000;\n"
+		"                         microseconds before reading them (default 4000;\n"
 		"                         0: read each packet as it arrives)\n"
+		"      --io MODE          auto (default): io_uring where the kernel allows it,\n"
+		"                         else poll(); uring; or poll\n"
 		"      --ctl PATH         control socket (default " AFW_DEFAULT_CTL ")\n"
 		"  -h, --help, --version\n");
 }
@@ -205,7 +207,8 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 			goto stop;
 		}
 	}
-	fprintf(stderr, "afwd: ready\n");
+	fprintf(stderr, "afwd: ready; queues wait with %s, gathering for up to %llu us under load\n",
+		afw_queue_io_name(d.workers[0].q), (unsigned long long)(cfg->gather_ns / 1000));
 
 	pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = lfd, .events = POLLIN };
@@ -255,7 +258,8 @@ out:
 enum {
 	AFW_OPT_CHECK = 256, AFW_OPT_PCAP, AFW_OPT_FAIL_OPEN, AFW_OPT_MODULE, AFW_OPT_FLOW_TIMEOUT,
 	AFW_OPT_MARK_BASE, AFW_OPT_MAX_FLOWS, AFW_OPT_MAX_BYTES, AFW_OPT_MAX_PACKETS,
-	AFW_OPT_MAX_TIME, AFW_OPT_QUEUE_MAXLEN, AFW_OPT_GATHER, AFW_OPT_CTL, AFW_OPT_STATS, AFW_OPT_RELOAD,
+	AFW_OPT_MAX_TIME, AFW_OPT_QUEUE_MAXLEN, AFW_OPT_GATHER, AFW_OPT_IO, AFW_OPT_CTL,
+	AFW_OPT_STATS, AFW_OPT_RELOAD,
 	AFW_OPT_VERSION,
 };
 
@@ -278,6 +282,7 @@ int main(int argc, char **argv)
 		{ "max-time", required_argument, NULL, AFW_OPT_MAX_TIME },
 		{ "queue-maxlen", required_argument, NULL, AFW_OPT_QUEUE_MAXLEN },
 		{ "gather", required_argument, NULL, AFW_OPT_GATHER },
+		{ "io", required_argument, NULL, AFW_OPT_IO },
 		{ "ctl", required_argument, NULL, AFW_OPT_CTL },
 		{ "stats", no_argument, NULL, AFW_OPT_STATS },
 		{ "reload", no_argument, NULL, AFW_OPT_RELOAD },
@@ -292,7 +297,7 @@ int main(int argc, char **argv)
 		.engine = { .max_flows = 65536, .max_bytes = 16384, .max_packets = 32,
 			    .max_ns = 2000000000ull, .linger_ns = 10000000000ull },
 		.mark_base = 0xa0,
-		.gather_ns = 2000000,
+		.gather_ns = 4000000,
 	};
 	const char *check = NULL, *pcap = NULL, *ask = NULL;
 	bool policy_given = false;
@@ -381,6 +386,18 @@ int main(int argc, char **argv)
 			if (afw_opt_num("--gather", optarg, 0, 100000, &v))
 				return 2;
 			cfg.gather_ns = (uint64_t)v * 1000u;
+			break;
+		case AFW_OPT_IO:
+			if (!strcmp(optarg, "auto")) {
+				cfg.queue.io = AFW_QUEUE_IO_AUTO;
+			} else if (!strcmp(optarg, "uring")) {
+				cfg.queue.io = AFW_QUEUE_IO_URING;
+			} else if (!strcmp(optarg, "poll")) {
+				cfg.queue.io = AFW_QUEUE_IO_POLL;
+			} else {
+				fprintf(stderr, "afwd: --io: '%s' is not auto, uring or poll\n", optarg);
+				return 2;
+			}
 			break;
 		case AFW_OPT_CTL:
 			cfg.ctl_path = optarg;

@@ -64,12 +64,12 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 		afw_worker_snapshot(&d->workers[i], &s);
 		pkts += s.queue.packets;
 		calls += s.queue.syscalls + s.kern.syscalls;
-		fprintf(out, "%s{\"queue\":%u,\"packets\":%llu,\"batches\":%llu,"
+		fprintf(out, "%s{\"queue\":%u,\"io\":\"%s\",\"packets\":%llu,\"batches\":%llu,"
 			"\"verdict_msgs\":%llu,\"syscalls\":%llu,\"polls\":%llu,\"waits\":%llu,"
 			"\"errors\":%llu,"
 			"\"analyzing\":%u,\"flows\":%llu,\"bounds\":%llu,\"evasions\":%llu,"
 			"\"table_full\":%llu,\"installed\":%llu,\"install_failed\":%llu",
-			i ? "," : "", d->workers[i].qnum,
+			i ? "," : "", d->workers[i].qnum, afw_queue_io_name(d->workers[i].q),
 			(unsigned long long)s.queue.packets, (unsigned long long)s.queue.batches,
 			(unsigned long long)s.queue.verdict_msgs,
 			(unsigned long long)(s.queue.syscalls + s.kern.syscalls),

@@ -421,6 +421,7 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 	f = afw_engine_find(e, &k, hash);
 	if (f && f->state == AFW_EF_DECIDED) {
 		/* An inspected flow keeps coming: it lingers while it is alive. */
+		e->stats.decided_packets++;
 		afw_elist_del(&e->decided, f);
 		f->deadline = now + e->o.linger_ns;
 		afw_elist_add(&e->decided, f);

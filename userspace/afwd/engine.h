@@ -61,6 +61,7 @@ struct afw_result {
 
 struct afw_engine_stats {
 	uint64_t packets;
+	uint64_t decided_packets;	/* of flows decided already: inspected */
 	uint64_t flows;			/* flows that started analysis */
 	uint64_t decided[__AFW_DECIDE_MAX];
 	uint64_t bounds;		/* decided because a bound was hit */

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The load estimate: each round ages it linearly by the time since the
- * previous round, one window taking it to zero, and adds the packets read.
+ * previous round, one window taking it to zero, and adds the packets read
+ * of inspected flows (a stream of them is what waiting helps; a crowd of
+ * handshakes is what it would slow).
  * At a steady rate r it settles at r * window whether the worker reads each
  * packet on its own or waits and reads many, so it means the same thing in
- * both modes. A handshake (four or five packets) stays below the threshold,
- * and only a stream or a crowd of flows crosses it.
+ * both modes.
  *
  * Waiting can also cost: a TCP flow that has its whole window queued sends
  * nothing more until afwd answers, so a wait only adds to its round trip,
  * and a slower flow makes the next wait longer. A wait that brings less than
- * an eighth of a batch is taken as that case, and waiting backs off.
+ * a quarter of what the rate before waiting promised (and less than a
+ * batch) is taken as that case, and waiting backs off. That rate, of all
+ * packets, is kept apart from the load, over the last rounds read without
+ * waiting, as packets and time in 1/8 steps.
  */
 
 #include "pace.h"
@@ -26,31 +30,39 @@ void afw_pace_init(struct afw_pace *p, uint64_t window_ns, unsigned int batch)
 				.backoff = AFW_PACE_BACKOFF_MIN };
 }
 
-void afw_pace_round(struct afw_pace *p, uint64_t now_ns, unsigned int n, bool waited)
+void afw_pace_round(struct afw_pace *p, uint64_t now_ns, unsigned int n, unsigned int bulk,
+		    bool waited)
 {
-	uint64_t dt = now_ns > p->last_ns ? now_ns - p->last_ns : 0;
+	uint64_t dt = now_ns > p->last_ns ? now_ns - p->last_ns : 0, expected;
 
 	p->last_ns = now_ns;
 	if (!p->window_ns)
 		return;
-	if (waited && n < p->batch / 8) {
-		p->load = 0;
-		p->busy = false;
-		/* Nothing at all: the traffic stopped, which is no reason to back off. */
-		if (n) {
-			p->hold_until_ns = now_ns + p->backoff * p->window_ns;
-			if (p->backoff < AFW_PACE_BACKOFF_MAX)
-				p->backoff *= 2;
+	if (waited) {
+		/* What the rate seen before waiting promised for this wait. */
+		expected = p->idle_ns ? p->idle_pkts * dt / p->idle_ns : 0;
+		if (!n || (n < p->batch && (uint64_t)n * AFW_PACE_ONE * 4 < expected)) {
+			p->load = 0;
+			p->busy = false;
+			/* Nothing at all: the traffic stopped, no reason to back off. */
+			if (n) {
+				p->hold_until_ns = now_ns + p->backoff * p->window_ns;
+				if (p->backoff < AFW_PACE_BACKOFF_MAX)
+					p->backoff *= 2;
+			}
+			return;
 		}
-		return;
-	}
-	if (waited)
 		p->backoff = AFW_PACE_BACKOFF_MIN;
+	} else if (n) {
+		/* The rate when each packet is read as it comes, over rounds. */
+		p->idle_pkts = p->idle_pkts - p->idle_pkts / 8 + (uint64_t)n * AFW_PACE_ONE;
+		p->idle_ns = p->idle_ns - p->idle_ns / 8 + (dt < p->window_ns ? dt : p->window_ns);
+	}
 	if (dt >= p->window_ns)
 		p->load = 0;
 	else
 		p->load -= p->load * dt / p->window_ns;
-	p->load += (uint64_t)n * AFW_PACE_ONE;
+	p->load += (uint64_t)bulk * AFW_PACE_ONE;
 	if (now_ns < p->hold_until_ns) {
 		p->busy = false;
 		return;

@@ -18,7 +18,9 @@ struct afw_pace {
 				 * 100 ms (the sums stay in 64 bits); 0: never */
 	unsigned int batch;	/* the most packets one read takes */
 	uint64_t last_ns;	/* the previous round */
-	uint64_t load;		/* packets per window, estimated, in 1/256 */
+	uint64_t load;		/* bulk packets per window, estimated, in 1/256 */
+	uint64_t idle_pkts;	/* packets (in 1/256) and time of the rounds */
+	uint64_t idle_ns;	/* read without waiting, averaged */
 	uint64_t hold_until_ns;	/* no waiting before this */
 	uint64_t backoff;	/* windows of the next hold */
 	bool busy;
@@ -27,10 +29,14 @@ struct afw_pace {
 void afw_pace_init(struct afw_pace *p, uint64_t window_ns, unsigned int batch);
 
 /*
- * Records a round at @now_ns that read @n packets, @waited telling whether
- * it waited on purpose before reading.
+ * Records a round at @now_ns that read @n packets, @bulk of them of flows
+ * that stream through afwd (inspected), @waited telling whether it waited
+ * on purpose before reading. Only @bulk counts towards starting to wait:
+ * packets of flows under analysis, a handshake's, are never made to wait
+ * for their own sake.
  */
-void afw_pace_round(struct afw_pace *p, uint64_t now_ns, unsigned int n, bool waited);
+void afw_pace_round(struct afw_pace *p, uint64_t now_ns, unsigned int n, unsigned int bulk,
+		    bool waited);
 
 /*
  * How long to wait before the next read: 0 means read as soon as a packet

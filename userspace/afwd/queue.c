@@ -1,12 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * NFQUEUE I/O. The cost to beat is the system call: a packet that costs a
- * receive and a send is two calls. Here one recvmmsg() takes every packet
- * that is waiting, up to a batch, and one send answers the whole batch,
- * with runs of equal verdicts folded into one NFQNL_MSG_VERDICT_BATCH.
+ * wait, a receive and a send is three calls. Two ways are built here.
+ *
+ * With io_uring, a round is one call: io_uring_enter() submits the last
+ * batch's verdicts and waits for the next packets, which a multishot
+ * receive has already put in a ring of buffers, one packet each. Local work
+ * (an eventfd, the module's socket) is watched by multishot polls on the
+ * same ring.
+ *
+ * Where io_uring is missing or forbidden (an old kernel, a seccomp filter,
+ * kernel.io_uring_disabled), poll() waits, one recvmmsg() takes every
+ * packet that is waiting, up to a batch, and one send answers them.
+ *
+ * Either way one send answers a whole batch, runs of equal verdicts folded
+ * into one NFQNL_MSG_VERDICT_BATCH.
  */
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +28,7 @@
 #include <linux/netlink.h>
 #include <libmnl/libmnl.h>
 #include <libnetfilter_queue/libnetfilter_queue.h>
+#include <liburing.h>
 
 #include "queue.h"
 
@@ -26,6 +39,15 @@
 #define AFW_QUEUE_MSGSIZE (0xffff + 4096)
 /* Room for the verdicts of a batch, which are about 40 bytes each. */
 #define AFW_QUEUE_TXSIZE 16384
+
+/* What an io_uring completion is for, in its user_data. */
+enum {
+	AFW_QUEUE_TAG_RECV = 1,
+	AFW_QUEUE_TAG_SEND,
+	AFW_QUEUE_TAG_LOCAL,		/* + the watched fd's bit */
+};
+
+#define AFW_QUEUE_LOCAL_MAX 2
 
 struct afw_queue {
 	struct mnl_socket *nl;
@@ -38,11 +60,31 @@ struct afw_queue {
 	bool run_set_mark;
 	size_t txlen;
 	unsigned int txmsgs;
-	char tx[AFW_QUEUE_TXSIZE] __attribute__((aligned(8)));
+	/*
+	 * With io_uring a send is only queued, and goes with the next
+	 * io_uring_enter(); the other buffer takes the next batch's verdicts.
+	 */
+	unsigned int txi;
+	unsigned int tx_queued;		/* sends queued, not yet submitted */
+	char tx[2][AFW_QUEUE_TXSIZE] __attribute__((aligned(8)));
+	/* The queue's socket, then the watched fds (poll() way). */
+	struct pollfd pfd[1 + AFW_QUEUE_LOCAL_MAX];
+	unsigned int nlocal;
+	bool use_ring;
+	struct io_uring ring;
+	struct io_uring_buf_ring *br;
+	bool recv_armed;
+	bool local_armed[AFW_QUEUE_LOCAL_MAX];
+	/* Buffers of the last batch, given back to the ring at the next wait. */
+	uint16_t used[AFW_QUEUE_BATCH];
+	unsigned int nused;
 	struct mmsghdr msgs[AFW_QUEUE_BATCH];
 	struct iovec iov[AFW_QUEUE_BATCH];
 	char rx[] __attribute__((aligned(8)));
 };
+
+static int afw_queue_ring_open(struct afw_queue *q);
+static void afw_queue_ring_close(struct afw_queue *q);
 
 /* Sends one configuration message and waits for its ack. */
 static int afw_queue_config(struct afw_queue *q, struct nlmsghdr *nlh)
@@ -69,7 +111,7 @@ struct afw_queue *afw_queue_open(uint16_t num, const struct afw_queue_opts *o,
 	struct nlmsghdr *nlh;
 	struct afw_queue *q;
 	unsigned int i;
-	int one = 1, size, saved;
+	int one = 1, size, saved, ret;
 
 	q = calloc(1, sizeof(*q) + (size_t)AFW_QUEUE_BATCH * AFW_QUEUE_MSGSIZE);
 	if (!q) {
@@ -124,6 +166,15 @@ struct afw_queue *afw_queue_open(uint16_t num, const struct afw_queue_opts *o,
 			 htonl(NFQA_CFG_F_GSO | NFQA_CFG_F_UID_GID | NFQA_CFG_F_FAIL_OPEN));
 	if (afw_queue_config(q, nlh) < 0)
 		goto err_close;
+	q->pfd[0] = (struct pollfd){ .fd = afw_queue_fd(q), .events = POLLIN };
+	if (o->io != AFW_QUEUE_IO_POLL) {
+		ret = afw_queue_ring_open(q);
+		if (ret < 0 && o->io == AFW_QUEUE_IO_URING) {
+			errno = -ret;
+			what = "io_uring";
+			goto err_close;
+		}
+	}
 	return q;
 
 err_close:
@@ -142,6 +193,7 @@ void afw_queue_close(struct afw_queue *q)
 {
 	if (!q)
 		return;
+	afw_queue_ring_close(q);
 	/* Closing the socket unbinds the queue; the kernel drops what is held. */
 	mnl_socket_close(q->nl);
 	free(q);
@@ -182,7 +234,8 @@ static int afw_queue_parse(const struct nlmsghdr *nlh, struct afw_qpkt *p)
 	return 0;
 }
 
-int afw_queue_recv(struct afw_queue *q, struct afw_qpkt *pkts, unsigned int max)
+/* The poll() way: takes up to a batch of waiting packets, without blocking. */
+static int afw_queue_take(struct afw_queue *q, struct afw_qpkt *pkts, unsigned int max)
 {
 	const struct nlmsghdr *nlh;
 	unsigned int i, n = 0;
@@ -216,6 +269,226 @@ int afw_queue_recv(struct afw_queue *q, struct afw_qpkt *pkts, unsigned int max)
 	return (int)n;
 }
 
+/* Arms the multishot receive: every packet lands in a buffer of the ring. */
+static void afw_queue_arm_recv(struct afw_queue *q)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&q->ring);
+
+	if (!sqe)
+		return;
+	io_uring_prep_recv_multishot(sqe, afw_queue_fd(q), NULL, 0, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = 0;
+	io_uring_sqe_set_data64(sqe, AFW_QUEUE_TAG_RECV);
+	q->recv_armed = true;
+}
+
+static void afw_queue_arm_local(struct afw_queue *q, unsigned int bit)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&q->ring);
+
+	if (!sqe)
+		return;
+	io_uring_prep_poll_multishot(sqe, q->pfd[1 + bit].fd, POLLIN);
+	io_uring_sqe_set_data64(sqe, AFW_QUEUE_TAG_LOCAL + bit);
+	q->local_armed[bit] = true;
+}
+
+/*
+ * Sets up the ring: a buffer per packet of a batch, given to the kernel as
+ * a buffer ring. Fails (and the poll() way is used) where io_uring, buffer
+ * rings or multishot receives are missing; the last shows only when the
+ * first receive completes, in afw_queue_ring_wait().
+ */
+static int afw_queue_ring_open(struct afw_queue *q)
+{
+	struct io_uring_buf_reg reg = { .ring_entries = AFW_QUEUE_BATCH, .bgid = 0 };
+	unsigned int i;
+	void *mem;
+	int ret;
+
+	ret = io_uring_queue_init(4 * AFW_QUEUE_BATCH, &q->ring, 0);
+	if (ret < 0)
+		return ret;
+	if (!(q->ring.features & IORING_FEAT_EXT_ARG)) {
+		ret = -EOPNOTSUPP;
+		goto err_exit;
+	}
+	if (posix_memalign(&mem, 4096, AFW_QUEUE_BATCH * sizeof(struct io_uring_buf))) {
+		ret = -ENOMEM;
+		goto err_exit;
+	}
+	q->br = mem;
+	reg.ring_addr = (unsigned long)q->br;
+	ret = io_uring_register_buf_ring(&q->ring, &reg, 0);
+	if (ret < 0)
+		goto err_free;
+	io_uring_buf_ring_init(q->br);
+	for (i = 0; i < AFW_QUEUE_BATCH; i++)
+		io_uring_buf_ring_add(q->br, q->iov[i].iov_base, AFW_QUEUE_MSGSIZE, (uint16_t)i,
+				      io_uring_buf_ring_mask(AFW_QUEUE_BATCH), (int)i);
+	io_uring_buf_ring_advance(q->br, AFW_QUEUE_BATCH);
+	q->use_ring = true;
+	afw_queue_arm_recv(q);
+	return 0;
+
+err_free:
+	free(q->br);
+	q->br = NULL;
+err_exit:
+	io_uring_queue_exit(&q->ring);
+	return ret;
+}
+
+static void afw_queue_ring_close(struct afw_queue *q)
+{
+	if (!q->use_ring)
+		return;
+	/* Verdicts still queued go out before the socket closes. */
+	if (q->tx_queued)
+		io_uring_submit(&q->ring);
+	io_uring_queue_exit(&q->ring);
+	free(q->br);
+	q->br = NULL;
+	q->use_ring = false;
+}
+
+/*
+ * The io_uring way. One io_uring_enter() submits what is queued (verdicts,
+ * buffers given back, re-armed receives) and sleeps until @want
+ * completions or @ts.
+ */
+static int afw_queue_ring_wait(struct afw_queue *q, struct afw_qpkt *pkts, unsigned int want,
+			       struct __kernel_timespec *ts, unsigned int *ready, bool *timed_out)
+{
+	const struct nlmsghdr *nlh;
+	struct io_uring_cqe *cqe;
+	unsigned int head, seen = 0, n = 0, i, bid;
+	uint64_t tag;
+	int ret;
+
+	/* The last batch is answered: its buffers go back to the kernel. */
+	for (i = 0; i < q->nused; i++)
+		io_uring_buf_ring_add(q->br, q->iov[q->used[i]].iov_base, AFW_QUEUE_MSGSIZE,
+				      q->used[i], io_uring_buf_ring_mask(AFW_QUEUE_BATCH), (int)i);
+	io_uring_buf_ring_advance(q->br, (int)q->nused);
+	q->nused = 0;
+	if (!q->recv_armed)
+		afw_queue_arm_recv(q);
+	for (i = 0; i < q->nlocal; i++)
+		if (!q->local_armed[i])
+			afw_queue_arm_local(q, i);
+
+	q->stats.syscalls++;
+	ret = io_uring_submit_and_wait_timeout(&q->ring, &cqe, want, ts, NULL);
+	q->tx_queued = 0;
+	*timed_out = ret == -ETIME;
+	if (ret < 0 && ret != -ETIME && ret != -EINTR)
+		return -1;
+
+	io_uring_for_each_cqe(&q->ring, head, cqe) {
+		seen++;
+		tag = io_uring_cqe_get_data64(cqe);
+		if (tag >= AFW_QUEUE_TAG_LOCAL) {
+			*ready |= 1u << (tag - AFW_QUEUE_TAG_LOCAL);
+			if (!(cqe->flags & IORING_CQE_F_MORE))
+				q->local_armed[tag - AFW_QUEUE_TAG_LOCAL] = false;
+			continue;
+		}
+		if (tag == AFW_QUEUE_TAG_SEND) {
+			/* Only failed sends complete. */
+			q->stats.errors++;
+			continue;
+		}
+		if (!(cqe->flags & IORING_CQE_F_MORE))
+			q->recv_armed = false;
+		if (cqe->res == -EINVAL && !q->stats.packets)
+			return -2;	/* no multishot receive in this kernel */
+		if (!(cqe->flags & IORING_CQE_F_BUFFER))
+			continue;	/* -ENOBUFS: re-armed once buffers are back */
+		bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+		q->used[q->nused++] = (uint16_t)bid;
+		nlh = q->iov[bid].iov_base;
+		if (cqe->res <= 0 || !mnl_nlmsg_ok(nlh, cqe->res) ||
+		    afw_queue_parse(nlh, &pkts[n]) < 0) {
+			q->stats.errors++;
+			continue;
+		}
+		n++;
+	}
+	io_uring_cq_advance(&q->ring, seen);
+	if (n) {
+		q->stats.packets += n;
+		q->stats.batches++;
+	}
+	return (int)n;
+}
+
+int afw_queue_watch(struct afw_queue *q, int fd)
+{
+	if (q->nlocal == AFW_QUEUE_LOCAL_MAX)
+		return -1;
+	q->pfd[1 + q->nlocal] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	return (int)q->nlocal++;
+}
+
+int afw_queue_wait(struct afw_queue *q, struct afw_qpkt *pkts, uint64_t timeout_ns,
+		   uint64_t gather_ns, unsigned int *ready, bool *gathered)
+{
+	uint64_t t = gather_ns ? gather_ns : timeout_ns;
+	struct __kernel_timespec kts = { .tv_sec = (long long)(t / 1000000000u),
+					 .tv_nsec = (long long)(t % 1000000000u) };
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000u),
+			       .tv_nsec = (long)(t % 1000000000u) };
+	unsigned int i;
+	bool timed_out = false;
+	int n, ret;
+
+	*ready = 0;
+	*gathered = false;
+	if (q->use_ring) {
+		/*
+		 * Gathering asks for a whole batch, so only the time (or local
+		 * work) ends the wait early; otherwise the first packet does.
+		 */
+		n = afw_queue_ring_wait(q, pkts, gather_ns ? AFW_QUEUE_BATCH : 1, &kts, ready,
+					&timed_out);
+		if (n != -2) {
+			/*
+			 * liburing reports the timeout only when nothing came, so
+			 * a gathering that ends short of a batch, with no local
+			 * work, ran its course.
+			 */
+			*gathered = gather_ns && (timed_out || (n < AFW_QUEUE_BATCH && !*ready));
+			return n;
+		}
+		/* This kernel has io_uring but not multishot receives. */
+		afw_queue_ring_close(q);
+		fprintf(stderr, "afwd: queue %u: no multishot receive in io_uring; "
+			"using poll()\n", q->num);
+	}
+	if (!t && !gather_ns)
+		return afw_queue_take(q, pkts, AFW_QUEUE_BATCH);
+	for (i = 0; i <= q->nlocal; i++)
+		q->pfd[i].revents = 0;
+	q->stats.syscalls++;
+	/* While gathering, the queue's socket is left out of the set. */
+	ret = gather_ns ? ppoll(q->pfd + 1, q->nlocal, &ts, NULL) :
+			  ppoll(q->pfd, q->nlocal + 1, &ts, NULL);
+	for (i = 0; i < q->nlocal; i++)
+		if (q->pfd[1 + i].revents & POLLIN)
+			*ready |= 1u << i;
+	*gathered = gather_ns && ret == 0;
+	if (!gather_ns && (ret <= 0 || !(q->pfd[0].revents & POLLIN)))
+		return 0;
+	return afw_queue_take(q, pkts, AFW_QUEUE_BATCH);
+}
+
+const char *afw_queue_io_name(const struct afw_queue *q)
+{
+	return q->use_ring ? "io_uring" : "poll";
+}
+
 /* Writes the pending run of verdicts as one message. */
 static void afw_queue_emit(struct afw_queue *q)
 {
@@ -229,7 +502,7 @@ static void afw_queue_emit(struct afw_queue *q)
 	 * first in the same datagram and are done by then, and afwd answers
 	 * every packet of a batch, so only this run's packets are left.
 	 */
-	nlh = nfq_nlmsg_put(q->tx + q->txlen,
+	nlh = nfq_nlmsg_put(q->tx[q->txi] + q->txlen,
 			    q->run_len > 1 ? NFQNL_MSG_VERDICT_BATCH : NFQNL_MSG_VERDICT, q->num);
 	nfq_nlmsg_verdict_put(nlh, (int)q->run_id, (int)q->run_verdict);
 	if (q->run_set_mark)
@@ -261,17 +534,39 @@ void afw_queue_verdict(struct afw_queue *q, uint32_t id, uint32_t verdict, uint3
 
 int afw_queue_flush(struct afw_queue *q)
 {
+	struct io_uring_sqe *sqe;
 	int ret = 0;
 
 	afw_queue_emit(q);
 	if (!q->txlen)
 		return 0;
-	q->stats.syscalls++;
-	if (mnl_socket_sendto(q->nl, q->tx, q->txlen) < 0) {
-		q->stats.errors++;
-		ret = -1;
-	}
 	q->stats.verdict_msgs += q->txmsgs;
+	if (q->use_ring) {
+		/* Both buffers queued: the older must go before this is reused. */
+		if (q->tx_queued == 2 || !(sqe = io_uring_get_sqe(&q->ring))) {
+			q->stats.syscalls++;
+			io_uring_submit(&q->ring);
+			q->tx_queued = 0;
+			sqe = io_uring_get_sqe(&q->ring);
+		}
+		if (sqe) {
+			/* Success posts nothing, so that it never ends a wait. */
+			io_uring_prep_send(sqe, afw_queue_fd(q), q->tx[q->txi], q->txlen, 0);
+			sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
+			io_uring_sqe_set_data64(sqe, AFW_QUEUE_TAG_SEND);
+			q->tx_queued++;
+			q->txi ^= 1;
+		} else {
+			q->stats.errors++;
+			ret = -1;
+		}
+	} else {
+		q->stats.syscalls++;
+		if (mnl_socket_sendto(q->nl, q->tx[q->txi], q->txlen) < 0) {
+			q->stats.errors++;
+			ret = -1;
+		}
+	}
 	q->txlen = 0;
 	q->txmsgs = 0;
 	return ret;
@@ -280,9 +575,4 @@ int afw_queue_flush(struct afw_queue *q)
 const struct afw_queue_stats *afw_queue_stats(const struct afw_queue *q)
 {
 	return &q->stats;
-}
-
-void afw_queue_count_syscall(struct afw_queue *q)
-{
-	q->stats.syscalls++;
 }

@@ -15,7 +15,14 @@
 /* Packets taken from the socket per receive call, and at most per batch. */
 #define AFW_QUEUE_BATCH 64
 
+enum afw_queue_io {
+	AFW_QUEUE_IO_AUTO,		/* io_uring where it works, else poll() */
+	AFW_QUEUE_IO_URING,		/* io_uring, or fail to open */
+	AFW_QUEUE_IO_POLL,		/* poll(), recvmmsg(), send() */
+};
+
 struct afw_queue_opts {
+	enum afw_queue_io io;
 	uint32_t maxlen;		/* packets the kernel holds for us */
 	uint32_t rcvbuf;		/* socket receive buffer, bytes */
 	bool fail_open;			/* NFQA_CFG_F_FAIL_OPEN */
@@ -50,13 +57,24 @@ struct afw_queue *afw_queue_open(uint16_t num, const struct afw_queue_opts *o,
 void afw_queue_close(struct afw_queue *q);
 int afw_queue_fd(const struct afw_queue *q);
 
+/* Watches @fd for local work too; returns its bit in afw_queue_wait()'s *ready. */
+int afw_queue_watch(struct afw_queue *q, int fd);
+
 /*
- * Takes up to @max (at most AFW_QUEUE_BATCH) packets that are waiting,
- * without blocking. Returns their number, 0 when none wait, or -1 on an
- * error other than "nothing to read". The packets stay valid until the
- * next call.
+ * Sends the verdicts flushed so far, if they have not gone yet, then waits
+ * and takes packets, up to AFW_QUEUE_BATCH:
+ *  - @gather_ns 0: until a packet comes, a watched fd is readable, or
+ *    @timeout_ns (0: take what is there, without waiting);
+ *  - otherwise: for @gather_ns however many packets come, unless a batch
+ *    fills or a watched fd is readable; *gathered tells it ran its course.
+ * Returns the packets' number, or -1 on an error. They stay valid until the
+ * next call. *ready gets the bits of the watched fds that are readable.
  */
-int afw_queue_recv(struct afw_queue *q, struct afw_qpkt *pkts, unsigned int max);
+int afw_queue_wait(struct afw_queue *q, struct afw_qpkt *pkts, uint64_t timeout_ns,
+		   uint64_t gather_ns, unsigned int *ready, bool *gathered);
+
+/* "io_uring" or "poll": how the queue waits. */
+const char *afw_queue_io_name(const struct afw_queue *q);
 
 /*
  * Appends a verdict (NF_ACCEPT, NF_DROP, NF_REPEAT) for packet @id. Verdicts
@@ -69,8 +87,5 @@ void afw_queue_verdict(struct afw_queue *q, uint32_t id, uint32_t verdict, uint3
 int afw_queue_flush(struct afw_queue *q);
 
 const struct afw_queue_stats *afw_queue_stats(const struct afw_queue *q);
-
-/* Counts a call made on the queue's behalf elsewhere, e.g. poll(). */
-void afw_queue_count_syscall(struct afw_queue *q);
 
 #endif /* AFW_QUEUE_H */

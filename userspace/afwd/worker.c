@@ -6,14 +6,14 @@
  *
  * Each round handles packets first and local work after, the order that
  * keeps system calls per packet low under load:
- *  0. wait: for a packet when the queue is quiet; under load, for local
- *     work or the end of a short interval, so that packets gather
- *     (pace.h);
- *  1. take every waiting packet, up to a batch, in one call;
+ *  0. wait: for a packet when the queue is quiet; under load, for the end
+ *     of a short interval, so that packets gather (pace.h);
+ *  1. take every waiting packet, up to a batch;
  *  2. decide the whole batch;
  *  3. install the decided flows in the module, in one call, before the
  *     verdicts (a re-injected packet must find its flow there);
- *  4. send all verdicts in one call;
+ *  4. send all verdicts in one call (with io_uring, the call that waits
+ *     for the next round's packets);
  *  5. only then run timers, read refusals, publish counters.
  * A full batch means more is waiting, so the next round does not wait.
  */
@@ -124,40 +124,6 @@ static void afw_worker_publish(struct afw_worker *w, uint64_t polls, uint64_t wa
 }
 
 /*
- * Sleeps until there is something to do: a packet, local work or a timer
- * when the queue is quiet; while gathering, local work, a timer or the end
- * of @gather_ns, however many packets arrive meanwhile. Returns whether the
- * queue is worth reading; *gathered tells whether the gathering ran to its
- * end.
- */
-static bool afw_worker_wait(struct afw_worker *w, struct pollfd *pfd, int nfds,
-			    uint64_t gather_ns, bool *gathered)
-{
-	uint64_t next = afw_engine_next_deadline(w->engine), now = afw_now_ns(), t;
-	struct timespec ts;
-	int ret;
-
-	t = next <= now ? 0 : next - now;
-	if (t > 1000000000u)
-		t = 1000000000u;
-	*gathered = false;
-	if (gather_ns && gather_ns <= t) {
-		t = gather_ns;
-		*gathered = true;
-	}
-	ts.tv_sec = (time_t)(t / 1000000000u);
-	ts.tv_nsec = (long)(t % 1000000000u);
-	afw_queue_count_syscall(w->q);
-	/* While gathering, the queue's socket is left out of the set. */
-	ret = gather_ns ? ppoll(pfd + 1, (nfds_t)(nfds - 1), &ts, NULL) :
-			  ppoll(pfd, (nfds_t)nfds, &ts, NULL);
-	/* Woken early by local work: what came so far is read all the same. */
-	if (ret != 0)
-		*gathered = false;
-	return gather_ns || (ret > 0 && pfd[0].revents & POLLIN);
-}
-
-/*
  * Worker threads take SCHED_BATCH: a packet queued for a worker then wakes
  * it without preempting the task that is running. On an idle CPU it runs at
  * once; on a busy one it runs when that task sleeps or its slice ends, and
@@ -180,43 +146,48 @@ static void *afw_worker_main(void *arg)
 	struct afw_worker *w = arg;
 	struct afw_daemon *d = w->d;
 	struct afw_qpkt pkts[AFW_QUEUE_BATCH];
-	struct pollfd pfd[3];
 	const struct afw_policy *pol;
 	struct afw_result res;
 	struct afw_pace pace;
-	uint64_t now, polls = 0, waits = 0, counter;
-	bool decided, more = false, gathered, readable;
+	uint64_t now, next, timeout, gather, polls = 0, waits = 0, counter, bulk;
+	bool decided, more = false, gathered;
+	unsigned int ready;
 	enum afw_pass pass;
 	struct afw_pkt p;
-	int n, i, nfds = 2;
+	int n, i, wake_bit, kern_bit = -1;
 
 	afw_worker_sched(w);
-	pfd[0] = (struct pollfd){ .fd = afw_queue_fd(w->q), .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = w->wake_fd, .events = POLLIN };
-	if (w->kern) {
-		pfd[2] = (struct pollfd){ .fd = afw_kern_fd(w->kern), .events = POLLIN };
-		nfds = 3;
-	}
+	wake_bit = afw_queue_watch(w->q, w->wake_fd);
+	if (w->kern)
+		kern_bit = afw_queue_watch(w->q, afw_kern_fd(w->kern));
 	afw_pace_init(&pace, d->cfg->gather_ns, AFW_QUEUE_BATCH);
 	while (!atomic_load(&d->stop)) {
-		pfd[0].revents = pfd[1].revents = pfd[2].revents = 0;
-		gathered = false;
-		readable = true;
+		/* 0: wait, for a packet or, under load, for packets to gather. */
+		timeout = gather = 0;
 		if (!more) {
-			polls++;
-			readable = afw_worker_wait(w, pfd, nfds, afw_pace_wait_ns(&pace),
-						   &gathered);
-			waits += gathered;
+			next = afw_engine_next_deadline(w->engine);
+			now = afw_now_ns();
+			timeout = next <= now ? 0 : next - now;
+			if (timeout > 1000000000u)
+				timeout = 1000000000u;
+			gather = afw_pace_wait_ns(&pace);
+			/* A timer due first cuts the gathering short: just wait for it. */
+			if (gather > timeout)
+				gather = 0;
+			if (!timeout)
+				timeout = 1;
 		}
-		pol = atomic_load(&d->policy);
-		now = afw_now_ns();
+		polls += !more;
 
 		/* 1-4: the packets. */
-		n = readable ? afw_queue_recv(w->q, pkts, AFW_QUEUE_BATCH) : 0;
+		n = afw_queue_wait(w->q, pkts, timeout, gather, &ready, &gathered);
 		if (n < 0)
 			n = 0;
+		waits += gathered;
+		pol = atomic_load(&d->policy);
+		now = afw_now_ns();
 		more = n == AFW_QUEUE_BATCH;
-		afw_pace_round(&pace, now, (unsigned int)n, gathered);
+		bulk = afw_engine_stats(w->engine)->decided_packets;
 		for (i = 0; i < n; i++) {
 			/* What the kernel queued but afwd cannot read passes on. */
 			if (afw_pkt_decode(&p, AFW_LINK_RAW, pkts[i].data, pkts[i].len) != AFW_PKT_OK) {
@@ -232,14 +203,17 @@ static void *afw_worker_main(void *arg)
 		if (w->kern)
 			afw_kern_flush(w->kern);
 		afw_queue_flush(w->q);
+		bulk = afw_engine_stats(w->engine)->decided_packets - bulk;
+		afw_pace_round(&pace, now, (unsigned int)n, (unsigned int)bulk, gathered);
 
 		/* 5: local work, only after the packets. */
-		if (pfd[1].revents & POLLIN)
+		if (ready & 1u << wake_bit)
 			(void)!read(w->wake_fd, &counter, sizeof(counter));
 		afw_engine_expire(w->engine, pol, now, false, afw_worker_expired, w);
 		if (w->kern) {
 			afw_kern_flush(w->kern);
-			if (pfd[2].revents & POLLIN && afw_kern_read_errors(w->kern)) {
+			if (kern_bit >= 0 && ready & 1u << kern_bit &&
+			    afw_kern_read_errors(w->kern)) {
 				pthread_mutex_lock(&d->log_lock);
 				fprintf(stderr, "afwd: queue %u: the module refused a flow: %s\n",
 					w->qnum, w->kern->last_error);

@@ -15,7 +15,7 @@ on_exit afw_unload
 topo_routed || not_ok "routed topology comes up" "ping across the router failed"
 
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=afw-test \
-	-addext "subjectAltName=DNS:allowed.test,DNS:denied.test,DNS:x.rej.test" \
+	-addext "subjectAltName=DNS:allowed.test,DNS:denied.test,DNS:x.rej.test,DNS:inspect.test" \
 	-keyout $work/key.pem -out $work/cert.pem 2> /dev/null
 nsx $NS_S python3 "$AFW_SRC/tests/tools/tlsserver.py" $S4 443 $work/cert.pem $work/key.pem \
 	$work/server.log &
@@ -31,6 +31,7 @@ cat > $work/policy.conf << 'POLICY'
 default deny
 prio 10 host allowed.test app tls allow
 prio 20 host *.rej.test reject
+prio 30 host inspect.test inspect
 POLICY
 check "the router queues unknown TCP to 443 to queues 0-1, fail closed" \
 	nsx $NS_R "$AFWCTL" config set unknown queue queue 0-1 fail closed
@@ -46,6 +47,8 @@ start_afwd() {
 check "afwd starts on queues 0-1 with the module" start_afwd
 on_exit pkill -f "$AFWD -q 0-1"
 check_grep "and says flows go to the module" "decided flows go to the afw module" \
+	"$(cat $work/afwd.log)"
+check_grep "and that its queues wait with io_uring" "queues wait with io_uring" \
 	"$(cat $work/afwd.log)"
 
 check_eq "curl to an allowed name gets the page" ok "$(fetch allowed.test)"
@@ -74,6 +77,21 @@ check_ge "the module counted the flow's packets itself" 1000 \
 	"$(nsx $NS_R "$AFWCTL" -j flow list | jq '[.[] | .packets] | max')"
 stats=$("$AFWD" --stats --ctl $work/afwd.sock)
 check_eq "no flow was refused by the module" 0 "$(jq '[.queues[].install_failed] | add' <<< "$stats")"
+
+# An inspected flow: installed as inspect, so the module keeps queueing
+# every packet of it, and afwd reads them in batches and answers each.
+p0=$(afwd_stat packets)
+got=$(fetch inspect.test "bytes/20000000" 300 /dev/null '%{size_download}')
+p1=$(afwd_stat packets)
+check_eq "a 20 MB transfer over an inspected flow completes" 20000000 "$got"
+check_ge "and afwd saw its packets (more than 500; saw $((p1 - p0)))" 500 $((p1 - p0))
+check_grep "the inspected flow is installed as inspect" '"verdict": *"inspect"' \
+	"$(nsx $NS_R "$AFWCTL" -j flow list)"
+# queue, portid, waiting, copy mode, copy range, dropped (full), dropped
+# (send failed), last id: for each of the two queues.
+check_eq "nothing is left waiting in queues 0-1, and nothing was dropped" "0 0 0 0 0 0" \
+	"$(nsx $NS_R awk '$1 <= 1 { printf "%s%s %s %s", (NR > 1 ? " " : ""), $3, $6, $7 }' \
+		/proc/net/netfilter/nfnetlink_queue)"
 
 # afwd stopped: the module's fail mode decides.
 pkill -KILL -f "$AFWD -q 0-1"
