@@ -6,35 +6,11 @@
 # Real curl against a real TLS server; the server logs every handshake.
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/tests/lib/tap.sh"
+. "$src/tests/lib/afwd-pair.sh"
 AFW_PREFIX="[host afwd] "
-afwd=$src/build/afwd
-work=$(mktemp -d)
-C=afwdt-c-$$
-S=afwdt-s-$$
-CA=10.199.0.1
-SA=10.199.0.2
-apid=
-
-cleanup() {
-	[ -n "$apid" ] && kill "$apid" 2> /dev/null
-	ip netns pids $S 2> /dev/null | xargs -r kill 2> /dev/null
-	ip netns del $C 2> /dev/null
-	ip netns del $S 2> /dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-for tool in ip iptables curl openssl python3; do
-	command -v $tool > /dev/null || { not_ok "$tool is installed" "run 'make deps'"; exit 1; }
-done
-[ -x "$afwd" ] || { not_ok "afwd is built" "run 'make'"; exit 1; }
-
-ip netns add $C && ip netns add $S &&
-ip -n $C link add veth0 type veth peer name veth0 netns $S &&
-ip -n $C addr add $CA/24 dev veth0 && ip -n $S addr add $SA/24 dev veth0 &&
-ip -n $C link set veth0 up && ip -n $S link set veth0 up &&
-ip -n $C link set lo up && ip -n $S link set lo up ||
-	{ not_ok "two network namespaces on a veth pair" "ip failed"; exit 1; }
+pair_tools="curl openssl"
+pair_init afwdt 10.199.0
+pair_up
 # afwd guards the server's namespace (INPUT). The server offers a small MSS,
 # so the client's ClientHello of about 500 bytes arrives in several segments,
 # and with GRO off each is queued on its own: afwd must reassemble them.
@@ -63,17 +39,7 @@ fetch() {
 handshakes() { grep -c "^handshake $1 " $work/server.log 2> /dev/null; }
 
 # The chain of docs/afwd.md, for this test's TLS traffic only.
-chain() {
-	local bypass=$1 ipt="ip netns exec $S iptables"
-	$ipt -F INPUT
-	$ipt -F afw 2> /dev/null || $ipt -N afw
-	$ipt -A afw -m mark ! --mark 0x0/0xff -j CONNMARK --save-mark --nfmask 0xff --ctmask 0xff
-	$ipt -A afw -m connmark --mark 0xa1/0xff -j ACCEPT
-	$ipt -A afw -m connmark --mark 0xa2/0xff -j DROP
-	$ipt -A afw -p tcp -m connmark --mark 0xa3/0xff -j REJECT --reject-with tcp-reset
-	$ipt -A afw -j NFQUEUE --queue-num 0 $bypass
-	$ipt -A INPUT -p tcp --dport 443 -j afw
-}
+chain() { pair_chain "-p tcp --dport 443" "$1"; }
 check "iptables NFQUEUE chain in the server namespace" chain ""
 
 cat > $work/policy.conf << 'POLICY'

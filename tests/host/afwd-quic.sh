@@ -12,50 +12,18 @@
 # tests use io_uring).
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/tests/lib/tap.sh"
+. "$src/tests/lib/afwd-pair.sh"
 AFW_PREFIX="[host afwd quic] "
-afwd=$src/build/afwd
-work=$(mktemp -d)
-C=afwdq-c-$$
-S=afwdq-s-$$
-CA=10.198.0.1
-SA=10.198.0.2
-apid=
-
-cleanup() {
-	[ -n "$apid" ] && kill "$apid" 2> /dev/null
-	ip netns pids $S 2> /dev/null | xargs -r kill 2> /dev/null
-	ip netns pids $C 2> /dev/null | xargs -r kill 2> /dev/null
-	ip netns del $C 2> /dev/null
-	ip netns del $S 2> /dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-for tool in ip iptables chromium python3; do
-	command -v $tool > /dev/null || { not_ok "$tool is installed" "run 'make deps'"; exit 1; }
-done
-[ -x "$afwd" ] || { not_ok "afwd is built" "run 'make'"; exit 1; }
-
-ip netns add $C && ip netns add $S &&
-ip -n $C link add veth0 type veth peer name veth0 netns $S &&
-ip -n $C addr add $CA/24 dev veth0 && ip -n $S addr add $SA/24 dev veth0 &&
-ip -n $C link set veth0 up && ip -n $S link set veth0 up &&
-ip -n $C link set lo up && ip -n $S link set lo up ||
-	{ not_ok "two network namespaces on a veth pair" "ip failed"; exit 1; }
+pair_tools="chromium"
+pair_init afwdq 10.198.0
+pair_up
 
 ip netns exec $S python3 "$src/tests/tools/udpsink.py" $SA 443 $work/sink.log &
 wait_until 5 sh -c "ip netns exec $S ss -lun | grep -q '$SA:443 '" ||
 	{ not_ok "the UDP server listens" "udpsink.py did not start"; exit 1; }
 
-# The chain of docs/afwd.md, for UDP 443 in the server's namespace.
-ipt="ip netns exec $S iptables"
-$ipt -N afw &&
-$ipt -A afw -m mark ! --mark 0x0/0xff -j CONNMARK --save-mark --nfmask 0xff --ctmask 0xff &&
-$ipt -A afw -m connmark --mark 0xa1/0xff -j ACCEPT &&
-$ipt -A afw -m connmark --mark 0xa2/0xff -j DROP &&
-$ipt -A afw -j NFQUEUE --queue-num 0 &&
-$ipt -A INPUT -p udp --dport 443 -j afw ||
-	{ not_ok "iptables NFQUEUE chain for UDP 443" "iptables failed"; exit 1; }
+check "the chain of docs/afwd.md for UDP 443 in the server's namespace" \
+	pair_chain "-p udp --dport 443"
 
 cat > $work/policy.conf << 'POLICY'
 default deny

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# For afwd's host tests: a client and a server network namespace on a veth
+# pair, afwd guarding the server's INPUT with the iptables chain of
+# docs/afwd.md. Source after tap.sh, with $src set.
+#
+#   pair_init TAG NET     names C and S from TAG, CA=NET.1 and SA=NET.2,
+#                         makes $work, cleans both up on exit; checks that
+#                         the TOOLS in $pair_tools and afwd are there
+#   pair_up               the namespaces and the veth pair, addressed
+#   pair_chain MATCH [BYPASS]  the chain, for INPUT packets matching MATCH
+#                         (e.g. "-p tcp --dport 443"), queue 0, and
+#                         NFQUEUE's BYPASS option (--queue-bypass) or none
+# $apid, when set, is afwd's pid: it is killed on exit.
+
+afwd=$src/build/afwd
+apid=
+
+pair_cleanup() {
+	[ -n "$apid" ] && kill "$apid" 2> /dev/null
+	ip netns pids "$S" 2> /dev/null | xargs -r kill 2> /dev/null
+	ip netns pids "$C" 2> /dev/null | xargs -r kill 2> /dev/null
+	ip netns del "$C" 2> /dev/null
+	ip netns del "$S" 2> /dev/null
+	rm -rf "$work"
+}
+
+pair_init() {
+	local tool
+	C=$1-c-$$
+	S=$1-s-$$
+	CA=$2.1
+	SA=$2.2
+	work=$(mktemp -d)
+	trap pair_cleanup EXIT
+	for tool in ip iptables python3 ${pair_tools:-}; do
+		command -v "$tool" > /dev/null ||
+			{ not_ok "$tool is installed" "run 'make deps'"; exit 1; }
+	done
+	[ -x "$afwd" ] || { not_ok "afwd is built" "run 'make'"; exit 1; }
+}
+
+pair_up() {
+	ip netns add "$C" && ip netns add "$S" &&
+	ip -n "$C" link add veth0 type veth peer name veth0 netns "$S" &&
+	ip -n "$C" addr add "$CA/24" dev veth0 && ip -n "$S" addr add "$SA/24" dev veth0 &&
+	ip -n "$C" link set veth0 up && ip -n "$S" link set veth0 up &&
+	ip -n "$C" link set lo up && ip -n "$S" link set lo up ||
+		{ not_ok "two network namespaces on a veth pair" "ip failed"; exit 1; }
+}
+
+pair_chain() {
+	local match=$1 bypass=${2:-} ipt="ip netns exec $S iptables"
+	$ipt -F INPUT &&
+	{ $ipt -F afw 2> /dev/null || $ipt -N afw; } &&
+	$ipt -A afw -m mark ! --mark 0x0/0xff -j CONNMARK --save-mark --nfmask 0xff --ctmask 0xff &&
+	$ipt -A afw -m connmark --mark 0xa1/0xff -j ACCEPT &&
+	$ipt -A afw -m connmark --mark 0xa2/0xff -j DROP &&
+	$ipt -A afw -p tcp -m connmark --mark 0xa3/0xff -j REJECT --reject-with tcp-reset &&
+	$ipt -A afw -j NFQUEUE --queue-num 0 $bypass &&
+	$ipt -A INPUT $match -j afw
+}
