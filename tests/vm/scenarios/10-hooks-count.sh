@@ -45,8 +45,13 @@ check_ge "server ipv6 in counts the requests" $((s6_in + 20)) "$(counter $NS_S i
 nsx $NS_S iperf3 -s -1 -D -B $S4 > /dev/null
 wait_until 10 nsx $NS_S sh -c "ss -ltn | grep -q ':5201'"
 r_fwd=$(counter $NS_R ipv4 forward bytes)
-check "1 MB of TCP through the router" nsx $NS_C iperf3 -c $S4 -n 1M > /dev/null
-check_ge "router forward bytes count the TCP transfer" $((r_fwd + 1000000)) "$(counter $NS_R ipv4 forward bytes)"
+# iperf3 stops when the client has sent 1 MB, and the server may not have
+# read it all by then (on a slow kernel, a fifth of it was still in
+# flight): the router must have forwarded at least what the server got.
+got=$(nsx $NS_C iperf3 -c $S4 -n 1M -J | jq '.end.sum_received.bytes // 0')
+check_ge "1 MB of TCP through the router: the server received most of it" 500000 "$got"
+check_ge "router forward bytes count every byte the server received" $((r_fwd + got)) \
+	"$(counter $NS_R ipv4 forward bytes)"
 
 check_eq "traffic in other namespaces leaves the initial one untouched" \
 	"$init_in" "$(counter - ipv4 in packets)"
