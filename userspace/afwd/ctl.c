@@ -73,7 +73,7 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 			(unsigned long long)s.queue.packets, (unsigned long long)s.queue.batches,
 			(unsigned long long)s.queue.verdict_msgs,
 			(unsigned long long)(s.queue.syscalls + s.kern.syscalls),
-			(unsigned long long)s.polls, (unsigned long long)s.waits,
+			(unsigned long long)s.queue.polls, (unsigned long long)s.queue.waits,
 			(unsigned long long)s.queue.errors,
 			s.analyzing, (unsigned long long)s.engine.flows,
 			(unsigned long long)s.engine.bounds, (unsigned long long)s.engine.evasions,

@@ -47,8 +47,6 @@ struct afw_worker_snapshot {
 	struct afw_engine_stats engine;
 	struct afw_kern_stats kern;
 	unsigned int analyzing;
-	uint64_t polls;
-	uint64_t waits;			/* waits that let packets gather */
 };
 
 struct afw_daemon;

@@ -359,7 +359,7 @@ static void afw_queue_ring_close(struct afw_queue *q)
  * completions or @ts.
  */
 static int afw_queue_ring_wait(struct afw_queue *q, struct afw_qpkt *pkts, unsigned int want,
-			       struct __kernel_timespec *ts, unsigned int *ready, bool *timed_out)
+			       struct __kernel_timespec *ts, unsigned int *ready)
 {
 	const struct nlmsghdr *nlh;
 	struct io_uring_cqe *cqe;
@@ -382,7 +382,6 @@ static int afw_queue_ring_wait(struct afw_queue *q, struct afw_qpkt *pkts, unsig
 	q->stats.syscalls++;
 	ret = io_uring_submit_and_wait_timeout(&q->ring, &cqe, want, ts, NULL);
 	q->tx_queued = 0;
-	*timed_out = ret == -ETIME;
 	if (ret < 0 && ret != -ETIME && ret != -EINTR)
 		return -1;
 
@@ -441,25 +440,26 @@ int afw_queue_wait(struct afw_queue *q, struct afw_qpkt *pkts, uint64_t timeout_
 	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000u),
 			       .tv_nsec = (long)(t % 1000000000u) };
 	unsigned int i;
-	bool timed_out = false;
 	int n, ret;
 
 	*ready = 0;
 	*gathered = false;
+	if (t || gather_ns)
+		q->stats.polls++;
 	if (q->use_ring) {
 		/*
 		 * Gathering asks for a whole batch, so only the time (or local
 		 * work) ends the wait early; otherwise the first packet does.
 		 */
-		n = afw_queue_ring_wait(q, pkts, gather_ns ? AFW_QUEUE_BATCH : 1, &kts, ready,
-					&timed_out);
+		n = afw_queue_ring_wait(q, pkts, gather_ns ? AFW_QUEUE_BATCH : 1, &kts, ready);
 		if (n != -2) {
 			/*
 			 * liburing reports the timeout only when nothing came, so
 			 * a gathering that ends short of a batch, with no local
 			 * work, ran its course.
 			 */
-			*gathered = gather_ns && (timed_out || (n < AFW_QUEUE_BATCH && !*ready));
+			*gathered = gather_ns && n >= 0 && n < AFW_QUEUE_BATCH && !*ready;
+			q->stats.waits += *gathered;
 			return n;
 		}
 		/* This kernel has io_uring but not multishot receives. */
@@ -479,6 +479,7 @@ int afw_queue_wait(struct afw_queue *q, struct afw_qpkt *pkts, uint64_t timeout_
 		if (q->pfd[1 + i].revents & POLLIN)
 			*ready |= 1u << i;
 	*gathered = gather_ns && ret == 0;
+	q->stats.waits += *gathered;
 	if (!gather_ns && (ret <= 0 || !(q->pfd[0].revents & POLLIN)))
 		return 0;
 	return afw_queue_take(q, pkts, AFW_QUEUE_BATCH);

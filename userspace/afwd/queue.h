@@ -46,6 +46,8 @@ struct afw_queue_stats {
 	uint64_t batches;		/* receive rounds that found packets */
 	uint64_t verdict_msgs;		/* verdict messages sent */
 	uint64_t syscalls;		/* every call into the kernel for this queue */
+	uint64_t polls;			/* waits for packets, local work or time */
+	uint64_t waits;			/* of those, gatherings that ran their course */
 	uint64_t errors;		/* malformed messages, failed sends */
 };
 

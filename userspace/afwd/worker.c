@@ -19,7 +19,6 @@
  */
 
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -110,7 +109,7 @@ static void afw_worker_verdict(struct afw_worker *w, const struct afw_qpkt *qp,
 	afw_queue_verdict(w->q, qp->id, NF_REPEAT, mark, true);
 }
 
-static void afw_worker_publish(struct afw_worker *w, uint64_t polls, uint64_t waits)
+static void afw_worker_publish(struct afw_worker *w)
 {
 	pthread_mutex_lock(&w->lock);
 	w->snap.queue = *afw_queue_stats(w->q);
@@ -118,8 +117,6 @@ static void afw_worker_publish(struct afw_worker *w, uint64_t polls, uint64_t wa
 	if (w->kern)
 		w->snap.kern = w->kern->stats;
 	w->snap.analyzing = afw_engine_flows(w->engine);
-	w->snap.polls = polls;
-	w->snap.waits = waits;
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -149,7 +146,7 @@ static void *afw_worker_main(void *arg)
 	const struct afw_policy *pol;
 	struct afw_result res;
 	struct afw_pace pace;
-	uint64_t now, next, timeout, gather, polls = 0, waits = 0, counter, bulk;
+	uint64_t now, next, timeout, gather, counter, bulk;
 	bool decided, more = false, gathered;
 	unsigned int ready;
 	enum afw_pass pass;
@@ -177,13 +174,10 @@ static void *afw_worker_main(void *arg)
 			if (!timeout)
 				timeout = 1;
 		}
-		polls += !more;
-
 		/* 1-4: the packets. */
 		n = afw_queue_wait(w->q, pkts, timeout, gather, &ready, &gathered);
 		if (n < 0)
 			n = 0;
-		waits += gathered;
 		pol = atomic_load(&d->policy);
 		now = afw_now_ns();
 		more = n == AFW_QUEUE_BATCH;
@@ -222,9 +216,9 @@ static void *afw_worker_main(void *arg)
 		}
 		/* The old policy may go once every worker has passed this point. */
 		atomic_store(&w->seen_gen, atomic_load(&d->policy_gen));
-		afw_worker_publish(w, polls, waits);
+		afw_worker_publish(w);
 	}
-	afw_worker_publish(w, polls, waits);
+	afw_worker_publish(w);
 	return NULL;
 }
 
