@@ -14,24 +14,8 @@
 #include <linux/afw.h>
 
 #include "check.h"
+#include "genl_msg.h"
 #include "stats.h"
-
-struct msg {
-	char buf[4096];
-	struct nlmsghdr *nlh;
-};
-
-static void msg_start(struct msg *m)
-{
-	struct genlmsghdr *g;
-
-	memset(m->buf, 0, sizeof(m->buf));
-	m->nlh = mnl_nlmsg_put_header(m->buf);
-	m->nlh->nlmsg_type = 0x20;
-	g = mnl_nlmsg_put_extra_header(m->nlh, sizeof(*g));
-	g->cmd = AFW_CMD_STATS_GET;
-	g->version = AFW_GENL_VERSION;
-}
 
 static int is_u32(int type)
 {
@@ -81,7 +65,7 @@ int main(void)
 	struct msg m;
 	int failed = 0, ret;
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATS_GET);
 	put_stats(&m, S_OK, 0);
 	ret = afw_stats_parse(m.nlh, &st);
 	CHECK(failed, "a complete reply parses", ret == MNL_CB_OK);
@@ -119,45 +103,45 @@ int main(void)
 	      !strcmp(afw_stats_source_name(AFW_STATS_RULE), "rule") &&
 	      !strcmp(afw_stats_source_name(AFW_STATS_UNKNOWN), "unknown"));
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATS_GET);
 	mnl_attr_put_u32(m.nlh, AFW_A_MAX + 1, 99);
 	put_stats(&m, S_EXTRA, 0);
 	CHECK(failed, "attributes from a newer module are skipped",
 	      afw_stats_parse(m.nlh, &st) == MNL_CB_OK &&
 	      st.flows_refused == want64(AFW_STATS_A_FLOWS_REFUSED));
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATS_GET);
 	errno = 0;
 	CHECK(failed, "a reply without the stats nest is refused",
 	      afw_stats_parse(m.nlh, &st) == MNL_CB_ERROR && errno == EBADMSG);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATS_GET);
 	put_stats(&m, S_SKIP, AFW_STATS_A_RULE_DROP);
 	errno = 0;
 	CHECK(failed, "a reply missing a counter is refused, not shown as zero",
 	      afw_stats_parse(m.nlh, &st) == MNL_CB_ERROR && errno == EBADMSG);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATS_GET);
 	put_stats(&m, S_SKIP, AFW_STATS_A_MAX_FLOWS);
 	CHECK(failed, "a reply missing a table bound is refused",
 	      afw_stats_parse(m.nlh, &st) == MNL_CB_ERROR);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATS_GET);
 	put_stats(&m, S_SHORT, AFW_STATS_A_UNKNOWN_DROP);
 	CHECK(failed, "a 2-byte value where 8 are due is refused",
 	      afw_stats_parse(m.nlh, &st) == MNL_CB_ERROR);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATS_GET);
 	put_stats(&m, S_SHORT, AFW_STATS_A_FLOWS);
 	CHECK(failed, "a 2-byte value where 4 are due is refused",
 	      afw_stats_parse(m.nlh, &st) == MNL_CB_ERROR);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATS_GET);
 	mnl_attr_put_u32(m.nlh, AFW_A_STATS, 5);
 	CHECK(failed, "stats that are not a nest are refused",
 	      afw_stats_parse(m.nlh, &st) == MNL_CB_ERROR);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATS_GET);
 	put_stats(&m, S_OK, 0);
 	/* The last counter claims 8 bytes more than the message holds. */
 	m.nlh->nlmsg_len -= 8;
@@ -165,7 +149,7 @@ int main(void)
 	CHECK(failed, "a reply cut short inside the nest is refused",
 	      afw_stats_parse(m.nlh, &st) == MNL_CB_ERROR && errno == EBADMSG);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATS_GET);
 	m.nlh->nlmsg_len = MNL_NLMSG_HDRLEN + 2;
 	errno = 0;
 	CHECK(failed, "a reply shorter than the genl header is refused",

@@ -13,24 +13,8 @@
 #include <linux/afw.h>
 
 #include "check.h"
+#include "genl_msg.h"
 #include "status.h"
-
-struct msg {
-	char buf[4096];
-	struct nlmsghdr *nlh;
-};
-
-static void msg_start(struct msg *m)
-{
-	struct genlmsghdr *g;
-
-	memset(m->buf, 0, sizeof(m->buf));
-	m->nlh = mnl_nlmsg_put_header(m->buf);
-	m->nlh->nlmsg_type = 0x20;
-	g = mnl_nlmsg_put_extra_header(m->nlh, sizeof(*g));
-	g->cmd = AFW_CMD_STATUS_GET;
-	g->version = AFW_GENL_VERSION;
-}
 
 /* Flags that make put_hooks() produce one kind of damage. */
 enum { H_OK, H_NO_PACKETS = 1, H_SHORT_BYTES = 2, H_EXTRA_ATTR = 4 };
@@ -64,7 +48,7 @@ int main(void)
 	struct msg m;
 	int failed = 0, ret;
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATUS_GET);
 	mnl_attr_put_strz(m.nlh, AFW_A_MODULE_VERSION, "1.2.3");
 	put_hooks(&m, 6, H_OK);
 	ret = afw_status_parse(m.nlh, &st);
@@ -79,52 +63,52 @@ int main(void)
 	      !strcmp(afw_family_name(st.hooks[4].family), "ipv6") &&
 	      !strcmp(afw_direction_name(st.hooks[2].direction), "forward"));
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATUS_GET);
 	mnl_attr_put_strz(m.nlh, AFW_A_MODULE_VERSION, "1.2.3");
 	mnl_attr_put_u32(m.nlh, AFW_A_MAX + 1, 99);
 	put_hooks(&m, 6, H_EXTRA_ATTR);
 	CHECK(failed, "attributes from a newer module are skipped",
 	      afw_status_parse(m.nlh, &st) == MNL_CB_OK && st.nhooks == 6);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATUS_GET);
 	put_hooks(&m, 6, H_OK);
 	errno = 0;
 	CHECK(failed, "a reply without the version is refused",
 	      afw_status_parse(m.nlh, &st) == MNL_CB_ERROR && errno == EBADMSG);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATUS_GET);
 	mnl_attr_put(m.nlh, AFW_A_MODULE_VERSION, 3, "1.2");
 	put_hooks(&m, 6, H_OK);
 	CHECK(failed, "a version string without its NUL is refused",
 	      afw_status_parse(m.nlh, &st) == MNL_CB_ERROR);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATUS_GET);
 	mnl_attr_put_strz(m.nlh, AFW_A_MODULE_VERSION, "1.2.3");
 	put_hooks(&m, 6, H_SHORT_BYTES);
 	CHECK(failed, "a 4-byte value where 8 are due is refused",
 	      afw_status_parse(m.nlh, &st) == MNL_CB_ERROR);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATUS_GET);
 	mnl_attr_put_strz(m.nlh, AFW_A_MODULE_VERSION, "1.2.3");
 	put_hooks(&m, 6, H_NO_PACKETS);
 	errno = 0;
 	CHECK(failed, "a hook entry missing its packet count is refused",
 	      afw_status_parse(m.nlh, &st) == MNL_CB_ERROR && errno == EBADMSG);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATUS_GET);
 	mnl_attr_put_strz(m.nlh, AFW_A_MODULE_VERSION, "1.2.3");
 	put_hooks(&m, AFW_STATUS_MAX_HOOKS + 1, H_OK);
 	errno = 0;
 	CHECK(failed, "more hook entries than exist are refused, not overflowed",
 	      afw_status_parse(m.nlh, &st) == MNL_CB_ERROR && errno == E2BIG);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATUS_GET);
 	mnl_attr_put_strz(m.nlh, AFW_A_MODULE_VERSION, "1.2.3");
 	mnl_attr_put_u32(m.nlh, AFW_A_COUNTERS, 5);
 	CHECK(failed, "counters that are not a nest are refused",
 	      afw_status_parse(m.nlh, &st) == MNL_CB_ERROR);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATUS_GET);
 	mnl_attr_put_strz(m.nlh, AFW_A_MODULE_VERSION, "1.2.3");
 	put_hooks(&m, 6, H_OK);
 	/* The last hook entry claims 8 bytes more than the message holds. */
@@ -133,7 +117,7 @@ int main(void)
 	CHECK(failed, "a reply cut short inside the counters is refused",
 	      afw_status_parse(m.nlh, &st) == MNL_CB_ERROR && errno == EBADMSG);
 
-	msg_start(&m);
+	msg_start(&m, AFW_CMD_STATUS_GET);
 	m.nlh->nlmsg_len = MNL_NLMSG_HDRLEN + 2;
 	errno = 0;
 	CHECK(failed, "a reply shorter than the genl header is refused",
