@@ -40,6 +40,8 @@ import struct
 import sys
 import time
 
+from inet import csum
+
 ETH_P_ALL = 0x0003
 ETH_P_IP = 0x0800
 ETH_P_IPV6 = 0x86DD
@@ -47,15 +49,6 @@ PROTOS = {"tcp": socket.IPPROTO_TCP, "udp": socket.IPPROTO_UDP}
 # IPv6 extension header numbers.
 EXT_HBH, EXT_RT, EXT_FRAG, EXT_DST = 0, 43, 44, 60
 EXTS = {"hbh": EXT_HBH, "dst": EXT_DST, "rt": EXT_RT}
-
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 def l4_datagram(args, src, dst):
