@@ -23,6 +23,26 @@ enum afw_app {
 #define AFW_APP_MAX (__AFW_APP_MAX - 1)
 
 /*
+ * Why the analyzers could not name a flow (app is then "unknown"), so that
+ * a policy decides each kind of give-up on its own terms instead of
+ * sending them all to the default. AFW_REASON_NONE: the flow was read.
+ * The policy word "reason" takes the names in afw_reason_name().
+ */
+enum afw_reason {
+	AFW_REASON_NONE,
+	AFW_REASON_TIMEOUT,	/* the analysis time ran out */
+	AFW_REASON_BOUND,	/* a byte or packet bound was reached first */
+	AFW_REASON_TABLE_FULL,	/* no room to analyze one more flow */
+	AFW_REASON_NOT_TLS,	/* the first bytes are none of the protocols afwd reads */
+	AFW_REASON_MALFORMED,	/* a protocol afwd reads, but broken */
+	AFW_REASON_EVASION,	/* the flow contradicted itself, or tried to mislead */
+	AFW_REASON_UNDECODABLE,	/* a packet afwd could not decode at all */
+	AFW_REASON_MID_STREAM,	/* first seen after its start */
+	__AFW_REASON_MAX
+};
+#define AFW_REASON_MAX (__AFW_REASON_MAX - 1)
+
+/*
  * Text from the network, not NUL-terminated; len == 0 means absent. The
  * parsers' spans (span.h) are the same bytes, seen as uint8_t.
  */
@@ -36,6 +56,7 @@ struct afw_text {
 
 struct afw_facts {
 	enum afw_app app;
+	enum afw_reason reason;		/* AFW_REASON_NONE unless app is unknown */
 	/*
 	 * The TLS or QUIC SNI, or the HTTP Host without its ":port", as sent:
 	 * the matcher ignores case and one trailing dot.

@@ -35,7 +35,22 @@ static const char *const afw_app_names[] = {
 	[AFW_APP_HTTP] = "http",
 };
 
+/* The policy's words for enum afw_reason; "" for none. */
+static const char *const afw_reason_names[] = {
+	[AFW_REASON_NONE] = "",
+	[AFW_REASON_TIMEOUT] = "timeout",
+	[AFW_REASON_BOUND] = "bound",
+	[AFW_REASON_TABLE_FULL] = "table-full",
+	[AFW_REASON_NOT_TLS] = "not-tls",
+	[AFW_REASON_MALFORMED] = "malformed",
+	[AFW_REASON_EVASION] = "evasion",
+	[AFW_REASON_UNDECODABLE] = "undecodable",
+	[AFW_REASON_MID_STREAM] = "mid-stream",
+};
+
 #define AFW_N(a) (sizeof(a) / sizeof((a)[0]))
+
+_Static_assert(AFW_N(afw_reason_names) == __AFW_REASON_MAX, "a name for every reason");
 
 #define AFW_JA4_LEN 36
 
@@ -51,6 +66,11 @@ struct afw_parse {
 const char *afw_decision_name(enum afw_decision v)
 {
 	return (unsigned int)v <= AFW_DECIDE_MAX ? afw_decision_names[v] : "unknown";
+}
+
+const char *afw_reason_name(enum afw_reason r)
+{
+	return (unsigned int)r <= AFW_REASON_MAX ? afw_reason_names[r] : "?";
 }
 
 /* @tok for a message: bytes that are not printable ASCII as \xNN, cut short with "...". */

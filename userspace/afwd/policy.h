@@ -100,4 +100,7 @@ int afw_policy_check(const char *path, FILE *out, FILE *errout);
 
 const char *afw_decision_name(enum afw_decision v);
 
+/* The policy word for @r ("timeout", "mid-stream"...); "" for AFW_REASON_NONE. */
+const char *afw_reason_name(enum afw_reason r);
+
 #endif /* AFW_POLICY_H */
