@@ -41,9 +41,9 @@ AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afw
 AFWD_LIB_SRCS := userspace/afwd/tls.c userspace/afwd/ja4.c userspace/afwd/http.c \
 	userspace/afwd/pkt.c userspace/afwd/reasm.c userspace/afwd/pcap.c \
 	userspace/afwd/quic.c userspace/afwd/policy.c userspace/afwd/policy_match.c \
-	userspace/afwd/hostname.c userspace/afwd/pace.c
+	userspace/afwd/hostname.c userspace/afwd/pace.c userspace/afwd/engine.c
 AFWD_SRCS := userspace/afwd/afwd.c userspace/afwd/worker.c userspace/afwd/queue.c \
-	userspace/afwd/kernel.c userspace/afwd/engine.c userspace/afwd/report.c \
+	userspace/afwd/kernel.c userspace/afwd/report.c \
 	userspace/afwd/offline.c userspace/afwd/ctl.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))

@@ -27,7 +27,7 @@ check_grep "the systemd unit runs the installed afwd" '^ExecStart=/usr/local/sbi
 check_grep "with CAP_NET_ADMIN only and a read-only system" \
 	'CapabilityBoundingSet=CAP_NET_ADMIN.*ProtectSystem=strict' \
 	"$(tr '\n' ' ' < "$root/lib/systemd/system/afwd.service" 2>/dev/null)"
-check_grep "a starting policy lands in /etc/afw, allowing all" "0 rules, default allow" \
+check_grep "a starting policy lands in /etc/afw: default allow, give-ups refused where a name is expected" "3 rules, default allow" \
 	"$("$root/usr/local/sbin/afwd" --check "$root/etc/afw/policy.conf" 2>&1)"
 echo "default deny" > "$root/etc/afw/policy.conf"
 make -s -C "$src" install-userspace DESTDIR="$root" > /dev/null 2>&1

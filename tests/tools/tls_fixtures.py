@@ -84,13 +84,21 @@ def handshake(body, typ=1):
     return u8(typ) + struct.pack(">I", len(body))[1:] + body
 
 
-def records(msg, sizes=None, typ=22):
-    """The message in TLS records; @sizes: payload size of each but the last."""
+def records(msg, sizes=None, typ=22, version=0x0301):
+    """The message in TLS records; @sizes: payload size of each but the last (0: an empty record)."""
     out, off = b"", 0
     for n in (sizes or []):
-        out += u8(typ) + b"\x03\x01" + vec16(msg[off:off + n])
+        out += u8(typ) + u16(version) + vec16(msg[off:off + n])
         off += n
-    return out + u8(typ) + b"\x03\x01" + vec16(msg[off:])
+    return out + u8(typ) + u16(version) + vec16(msg[off:])
+
+
+def ech_ext(enc=32, payload=200, typ=0):
+    """encrypted_client_hello: outer (cipher suite, config id, enc, payload) or inner (empty)."""
+    if typ == 1:
+        return ext(0xfe0d, u8(1))
+    return ext(0xfe0d, u8(0) + u16(0x0001) + u16(0x0001) + u8(7) + vec16(bytes(enc)) +
+               vec16(bytes(payload)))
 
 
 def crafted():
@@ -110,6 +118,14 @@ def crafted():
         "crafted-padding-two-records": records(hello(pad), [1000]),
         # The rest of the record may be another message: the hello is whole, that is enough.
         "crafted-record-longer": b"\x16\x03\x01" + u16(len(hello()) + 20) + hello(),
+        # OpenSSL 3.0 takes any record version 3.x before a version is agreed,
+        # and skips up to 32 empty handshake records in a row.
+        "crafted-record-version-0305": records(hello(), version=0x0305),
+        "crafted-record-version-03ff-two-records": records(hello(), [100], version=0x03ff),
+        "crafted-record-version-0300": records(hello(), version=0x0300),
+        "crafted-empty-records": records(hello(), [0] * 32 + [60, 0, 0] + [0] * 30),
+        "crafted-ech": records(hello(std_exts(sni=b"public.afw.test") + [ech_ext()])),
+        "crafted-ech-inner": records(hello(std_exts() + [ech_ext(typ=1)])),
     }
     h = hello()
     long_ext_block = h[4 + 2 + 32 + 1 + 32 + 2 + 30 + 2:]
@@ -152,7 +168,11 @@ def crafted():
                                   "not handshake"),
         "bad-server-hello": (records(b"\x02" + h[1:]), "not a ClientHello"),
         "bad-record-16385": (b"\x16\x03\x01\x40\x01" + h, "longer than 16384"),
-        "bad-empty-record": (b"\x16\x03\x01\x00\x00" + records(h), "empty handshake record"),
+        "bad-empty-records-33": (records(h, [0] * 33), "more than 32 empty"),
+        "bad-ech-len": (records(hello(std_exts() + [ext(0xfe0d, u8(0) + u16(1) + u16(1) + u8(7) +
+                                                          u16(40) + bytes(10))])),
+                        "encrypted_client_hello overruns"),
+        "bad-ech-type": (records(hello(std_exts() + [ext(0xfe0d, u8(2))])), "unknown type"),
         "bad-fragmented-too-big": (b"\x16\x03\x01\x00\x10\x01\x01\x00\x00" + bytes(12),
                                    "larger than the scratch"),
     }
@@ -161,7 +181,10 @@ def crafted():
         "more-hs-len-long": records(h[:1] + struct.pack(">I", len(h) + 6)[1:] + h[4:]),
     }
     not_tls = {"not-tls": b"GET / HTTP/1.1\r\nHost: a.test\r\n\r\n",
-               "not-tls-version": b"\x16\x02\x00\x00\x10" + h}
+               "not-tls-version": b"\x16\x02\x00\x00\x10" + h,
+               # OpenSSL 3.0 refuses a hello behind an alert record: so a leading
+               # alert is not the start of a TLS stream.
+               "not-tls-alert": b"\x15\x03\x01\x00\x02\x01\x70" + records(h)}
     return ok, bad, more, not_tls
 
 

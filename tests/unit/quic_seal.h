@@ -18,11 +18,17 @@
  * with no token and no Source Connection ID, the reserved header bits set
  * to the two bits of reserved. Returns its size, 0 on error.
  */
-static inline size_t afw_test_seal_bits(struct afw_quic_ctx *ctx, uint32_t version,
-					const uint8_t *dcid, size_t dcid_len, uint64_t pn,
-					unsigned int pn_len, const uint8_t *frames,
-					size_t frames_len, size_t payload_len, unsigned int reserved,
-					uint8_t *out, size_t cap)
+/*
+ * The same with the keys of @key_dcid, the client's first DCID, under the
+ * DCID @dcid in the header: as a client sends once it switched to the
+ * server's connection ID.
+ */
+static inline size_t afw_test_seal_keyed(struct afw_quic_ctx *ctx, uint32_t version,
+					 const uint8_t *key_dcid, const uint8_t *dcid,
+					 size_t dcid_len, uint64_t pn, unsigned int pn_len,
+					 const uint8_t *frames, size_t frames_len,
+					 size_t payload_len, unsigned int reserved, uint8_t *out,
+					 size_t cap)
 {
 	struct afw_quic_keys keys;
 	EVP_CIPHER_CTX *c = NULL;
@@ -30,7 +36,7 @@ static inline size_t afw_test_seal_bits(struct afw_quic_ctx *ctx, uint32_t versi
 	size_t pos = 0, pn_off, length, i;
 	int outl, ok = 0;
 
-	if (afw_quic_initial_keys(ctx, version, dcid, dcid_len, &keys, NULL) ||
+	if (afw_quic_initial_keys(ctx, version, key_dcid, dcid_len, &keys, NULL) ||
 	    payload_len < frames_len || pn_len < 1 || pn_len > 4)
 		return 0;
 	length = pn_len + payload_len + 16;
@@ -77,6 +83,16 @@ static inline size_t afw_test_seal_bits(struct afw_quic_ctx *ctx, uint32_t versi
 out:
 	EVP_CIPHER_CTX_free(c);
 	return ok ? pos + payload_len + 16 : 0;
+}
+
+static inline size_t afw_test_seal_bits(struct afw_quic_ctx *ctx, uint32_t version,
+					const uint8_t *dcid, size_t dcid_len, uint64_t pn,
+					unsigned int pn_len, const uint8_t *frames,
+					size_t frames_len, size_t payload_len, unsigned int reserved,
+					uint8_t *out, size_t cap)
+{
+	return afw_test_seal_keyed(ctx, version, dcid, dcid, dcid_len, pn, pn_len, frames,
+				   frames_len, payload_len, reserved, out, cap);
 }
 
 static inline size_t afw_test_seal(struct afw_quic_ctx *ctx, uint32_t version,

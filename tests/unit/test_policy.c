@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "hostname.h"
 #include "policy.h"
 
 #define FIXTURES "tests/fixtures/policy/"
@@ -61,6 +62,25 @@ static struct afw_facts tls_flow(const char *host)
 		f.host = (struct afw_text){ host, strlen(host) };
 	inet_pton(AF_INET, "203.0.113.5", f.daddr);
 	return f;
+}
+
+/* @ids, comma-separated, as the ALPN wire list of facts.h, in @buf. */
+static struct afw_text alpn_list(char *buf, size_t cap, const char *ids)
+{
+	size_t n = 0, l;
+	const char *c;
+
+	while (*ids) {
+		c = strchr(ids, ',');
+		l = c ? (size_t)(c - ids) : strlen(ids);
+		if (n + 1 + l > cap)
+			break;
+		buf[n++] = (char)l;
+		memcpy(buf + n, ids, l);
+		n += l;
+		ids += l + (c != NULL);
+	}
+	return (struct afw_text){ buf, n };
 }
 
 /* The line of the rule that decides @f, or of the default. */
@@ -257,6 +277,7 @@ static void test_match(int *failed)
 	struct afw_policy_match m;
 	struct afw_facts f;
 	struct afw_policy *p;
+	char ab[64];
 
 	p = afw_policy_load(FIXTURES "good.conf", &err);
 	if (!p) {
@@ -264,13 +285,11 @@ static void test_match(int *failed)
 		return;
 	}
 	f = tls_flow("www.example.com");
-	f.alpn[0] = (struct afw_text){ "h3", 2 };
-	f.alpn[1] = (struct afw_text){ "http/1.1", 8 };
-	f.n_alpn = 2;
+	f.alpn = alpn_list(ab, sizeof(ab), "h3,http/1.1");
 	CHECK(*failed, "a wildcard rule with its ALPN allows",
 	      afw_policy_match(p, &f, &m) == AFW_DECIDE_ALLOW && m.line == 4 && m.prio == 10 &&
 	      !m.is_default);
-	f.n_alpn = 1;
+	f.alpn = alpn_list(ab, sizeof(ab), "h3");
 	CHECK(*failed, "the same flow without a listed ALPN gets the default",
 	      afw_policy_match(p, &f, &m) == AFW_DECIDE_DENY && m.is_default && m.line == 2);
 	f = tls_flow("Ads.Example.NET.");
@@ -346,10 +365,9 @@ static void test_match(int *failed)
 	CHECK(*failed, "app and proto", line_of(p, &f) == 5);
 	f.l4proto = IPPROTO_TCP;
 	CHECK(*failed, "app without its proto", line_of(p, &f) == 4);
-	f.alpn[0] = (struct afw_text){ "h2", 2 };
-	f.n_alpn = 1;
+	f.alpn = alpn_list(ab, sizeof(ab), "h2");
 	CHECK(*failed, "ALPN compares case-sensitively", line_of(p, &f) == 4);
-	f.alpn[0] = (struct afw_text){ "H2", 2 };
+	f.alpn = alpn_list(ab, sizeof(ab), "H2");
 	CHECK(*failed, "ALPN matches", line_of(p, &f) == 6);
 	f = tls_flow("other.test");
 	f.ja4 = (struct afw_text){ "T13D1516H2_8DAAF6152771_E5627EFA2AB1", 36 };
@@ -486,9 +504,16 @@ static const char *const addr_pool[] = {
 };
 static const unsigned int port_pool[] = { 22, 80, 443, 8080, 8443 };
 static const char *const app_names[] = { "unknown", "tls", "quic", "http" };
+static const char *const reason_names[] = {
+	"", "timeout", "bound", "table-full", "not-tls", "malformed", "evasion", "undecodable",
+	"mid-stream",
+};
+static const char *const name_names[] = { "none", "invalid", "valid" };
+/* The ALPN ids of the flow random_facts() made last, as indexes into alpn_pool. */
+static unsigned int f_alpn[3], f_alpn_n;
 
 struct ref_rule {
-	unsigned int prio, line, verdict, apps;
+	unsigned int prio, line, verdict, apps, reasons, names, ech;
 	unsigned int n_host, host[3], n_alpn, alpn[2], n_ja4, ja4, n_proto, proto[2];
 	unsigned int n_port, lo[2], hi[2], n_net, net[2], n_uid, uid[2];
 };
@@ -548,15 +573,28 @@ static bool ref_matches(const struct ref_rule *r, const struct afw_facts *f)
 	unsigned int i, j;
 	bool hit;
 
+	char norm[AFW_HOSTNAME_MAX + 1];
+	const char *why;
+	unsigned int name;
+
 	if (r->apps && !(r->apps & (1u << f->app)))
+		return false;
+	if (r->reasons && !(r->reasons & (1u << f->reason)))
+		return false;
+	name = !f->host.ptr ? 1 : afw_hostname_norm(f->host.ptr, f->host.len, norm, &why) < 0 ?
+	       2 : 4;
+	if (r->names && !(r->names & name))
+		return false;
+	if (r->ech && (!(f->app == AFW_APP_TLS || f->app == AFW_APP_QUIC) ||
+		       !(r->ech & (f->ech ? 1 : 2))))
 		return false;
 	for (hit = !r->n_host, i = 0; i < r->n_host; i++)
 		hit |= ref_host(host_pool[r->host[i]], f->host.ptr);
 	if (!hit)
 		return false;
 	for (hit = !r->n_alpn, i = 0; i < r->n_alpn; i++)
-		for (j = 0; j < f->n_alpn; j++)
-			hit |= !strcmp(alpn_pool[r->alpn[i]], f->alpn[j].ptr);
+		for (j = 0; j < f_alpn_n; j++)
+			hit |= !strcmp(alpn_pool[r->alpn[i]], alpn_pool[f_alpn[j]]);
 	if (!hit)
 		return false;
 	if (r->n_ja4 && !(f->ja4.ptr && !strcmp(ja4_pool[r->ja4], f->ja4.ptr)))
@@ -585,12 +623,15 @@ static unsigned int ref_decide(const struct ref_rule *rules, unsigned int n, uns
 	const struct ref_rule *best = NULL;
 	unsigned int i;
 
+	bool strict = f->reason == AFW_REASON_MALFORMED || f->reason == AFW_REASON_EVASION;
+
 	for (i = 0; i < n; i++)
-		if (ref_matches(&rules[i], f) &&
+		if ((!strict || rules[i].reasons) && ref_matches(&rules[i], f) &&
 		    (!best || rules[i].prio < best->prio ||
 		     (rules[i].prio == best->prio && rules[i].line < best->line)))
 			best = &rules[i];
-	return best ? best->line : dflt_line;
+	/* Strict reasons no rule names are denied with no line. */
+	return best ? best->line : strict ? 0 : dflt_line;
 }
 
 static void ref_list(char *buf, size_t len, const char *kw, unsigned int n,
@@ -620,6 +661,30 @@ static void random_rule(unsigned int *seed, struct ref_rule *r, char *buf, size_
 			if (r->apps & (1u << i))
 				snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
 					 r->apps & ((1u << i) - 1) ? "," : " app ", app_names[i]);
+	}
+	if (!rnd(seed, 5)) {
+		r->reasons = (1 + rnd(seed, 511)) & ~1u;
+		for (i = 1; i < 9; i++)
+			if (r->reasons & (1u << i))
+				snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+					 r->reasons & ((1u << i) - 2) ? "," : " reason ",
+					 reason_names[i]);
+		if (!r->reasons) {
+			r->reasons = 1u << 5;
+			snprintf(buf + strlen(buf), len - strlen(buf), " reason malformed");
+		}
+	}
+	if (!rnd(seed, 6)) {
+		r->names = 1 + rnd(seed, 7);
+		for (i = 0; i < 3; i++)
+			if (r->names & (1u << i))
+				snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+					 r->names & ((1u << i) - 1) ? "," : " name ", name_names[i]);
+	}
+	if (!rnd(seed, 6)) {
+		r->ech = 1 + rnd(seed, 3);
+		snprintf(buf + strlen(buf), len - strlen(buf), " ech %s",
+			 r->ech == 1 ? "yes" : r->ech == 2 ? "no" : "no,yes");
 	}
 	if (rnd(seed, 3)) {
 		r->n_host = 1 + rnd(seed, 3);
@@ -674,18 +739,25 @@ static void random_rule(unsigned int *seed, struct ref_rule *r, char *buf, size_
 static void random_facts(unsigned int *seed, struct afw_facts *f)
 {
 	const char *host, *addr;
+	static char ab[32];
 	unsigned int i;
+	size_t off = 0;
 
 	memset(f, 0, sizeof(*f));
 	f->app = (enum afw_app)rnd(seed, 4);
 	host = flow_hosts[rnd(seed, sizeof(flow_hosts) / sizeof(flow_hosts[0]))];
 	if (host)
 		f->host = (struct afw_text){ host, strlen(host) };
-	f->n_alpn = rnd(seed, 3);
-	for (i = 0; i < f->n_alpn; i++)
-		f->alpn[i] = (struct afw_text){ alpn_pool[rnd(seed, 3)], 0 };
-	for (i = 0; i < f->n_alpn; i++)
-		f->alpn[i].len = strlen(f->alpn[i].ptr);
+	f_alpn_n = rnd(seed, 3);
+	for (i = 0; i < f_alpn_n; i++) {
+		f_alpn[i] = rnd(seed, 3);
+		ab[off++] = (char)strlen(alpn_pool[f_alpn[i]]);
+		memcpy(ab + off, alpn_pool[f_alpn[i]], strlen(alpn_pool[f_alpn[i]]));
+		off += strlen(alpn_pool[f_alpn[i]]);
+	}
+	f->alpn = (struct afw_text){ ab, off };
+	f->reason = rnd(seed, 2) ? AFW_REASON_NONE : (enum afw_reason)rnd(seed, 9);
+	f->ech = rnd(seed, 2);
 	if (rnd(seed, 2)) {
 		f->ja4.ptr = ja4_pool[rnd(seed, 2)];
 		f->ja4.len = strlen(f->ja4.ptr);
@@ -824,6 +896,217 @@ static void test_many(int *failed)
 	free(text);
 }
 
+/* A flow afwd gave up on, for @reason, to @proto port @port. */
+static struct afw_facts giveup(enum afw_reason reason, uint8_t proto, uint16_t port)
+{
+	struct afw_facts f = tls_flow(NULL);
+
+	f.app = AFW_APP_UNKNOWN;
+	f.reason = reason;
+	f.l4proto = proto;
+	f.dport = port;
+	return f;
+}
+
+/* What "afwd --check" prints for @text. */
+static int check_text(const char *text, char *out, size_t len)
+{
+	char path[64], errs[256];
+	FILE *o, *e;
+	int rc;
+
+	if (!write_tmp(path, text))
+		return -1;
+	memset(out, 0, len);
+	o = fmemopen(out, len, "w");
+	e = fmemopen(errs, sizeof(errs), "w");
+	rc = afw_policy_check(path, o, e);
+	fclose(o);
+	fclose(e);
+	unlink(path);
+	return rc;
+}
+
+/* reason, name and ech; ALPN lists of any length. */
+static void test_terms(int *failed)
+{
+	struct afw_policy_error err;
+	struct afw_policy_match m;
+	char ab[512], ids[512], *out = NULL, label[80];
+	struct afw_policy *p, *q;
+	struct afw_facts f;
+	size_t outlen, i;
+	FILE *o;
+
+	CHECK(*failed, "an unknown reason is refused, naming the reasons",
+	      fails("default allow\nreason broken deny\n", 2, 8, "broken",
+		    "reason is timeout, bound, table-full, not-tls, malformed"));
+	CHECK(*failed, "no reason stands for a flow that was read",
+	      fails("default allow\nreason none deny\n", 2, 8, "none", "reason is"));
+	CHECK(*failed, "name takes none, invalid or valid",
+	      fails("default allow\nname bogus deny\n", 2, 6, "bogus",
+		    "name is none, invalid or valid"));
+	CHECK(*failed, "ech takes yes or no",
+	      fails("default allow\nech maybe deny\n", 2, 5, "maybe", "ech is yes or no"));
+	CHECK(*failed, "reason given twice",
+	      fails("default allow\nreason bound reason timeout deny\n", 2, 14, "reason",
+		    "given twice"));
+
+	p = parse("default allow\n"
+		  "prio 1 reason timeout,bound proto tcp dport 443 deny\n"
+		  "prio 2 reason not-tls dport 443 reject\n"
+		  "prio 3 reason malformed to 10.0.0.0/8 allow\n"
+		  "prio 4 dport 443 inspect\n"
+		  "prio 5 name none app tls deny\n"
+		  "prio 6 name invalid reject\n"
+		  "prio 7 ech yes host public.test deny\n"
+		  "prio 8 ech no app quic inspect\n", &err);
+	CHECK(*failed, "a policy with reason, name and ech parses", p != NULL);
+	if (!p) {
+		printf("# %s\n", err.msg);
+		return;
+	}
+	f = giveup(AFW_REASON_BOUND, IPPROTO_TCP, 443);
+	CHECK(*failed, "reason bound on TCP 443 is denied by its rule",
+	      afw_policy_match(p, &f, &m) == AFW_DECIDE_DENY && m.line == 2);
+	f.dport = 22;
+	CHECK(*failed, "the same give-up elsewhere gets the default allow",
+	      afw_policy_match(p, &f, &m) == AFW_DECIDE_ALLOW && m.is_default);
+	f = giveup(AFW_REASON_NOT_TLS, IPPROTO_UDP, 443);
+	CHECK(*failed, "not-tls on UDP 443 is rejected", line_of(p, &f) == 3);
+	f = giveup(AFW_REASON_NONE, IPPROTO_TCP, 443);
+	CHECK(*failed, "a flow that was read matches no reason rule", line_of(p, &f) == 5);
+	f = giveup(AFW_REASON_MALFORMED, IPPROTO_TCP, 443);
+	CHECK(*failed, "malformed matches no rule without a reason (dport 443 inspect), "
+	      "and a default allow does not let it through",
+	      afw_policy_match(p, &f, &m) == AFW_DECIDE_DENY && m.unnamed && !m.line &&
+	      !m.is_default);
+	inet_pton(AF_INET, "10.1.2.3", f.daddr);
+	CHECK(*failed, "a rule that names malformed decides it",
+	      afw_policy_match(p, &f, &m) == AFW_DECIDE_ALLOW && m.line == 4 && !m.unnamed);
+	f = giveup(AFW_REASON_EVASION, IPPROTO_UDP, 53);
+	CHECK(*failed, "evasion, named by no rule, is denied despite the default allow",
+	      afw_policy_match(p, &f, &m) == AFW_DECIDE_DENY && m.unnamed);
+	f = giveup(AFW_REASON_TIMEOUT, IPPROTO_TCP, 8443);
+	CHECK(*failed, "a timeout elsewhere gets the default", line_of(p, &f) == 1);
+
+	f = tls_flow(NULL);
+	f.dport = 8443;
+	CHECK(*failed, "name none: a TLS hello without SNI", line_of(p, &f) == 6);
+	f = tls_flow("x..");
+	f.dport = 8443;
+	CHECK(*failed, "name invalid: an empty label", line_of(p, &f) == 7);
+	memset(label, 'a', 64);
+	strcpy(label + 64, ".test");
+	f = tls_flow(label);
+	f.dport = 8443;
+	CHECK(*failed, "name invalid: a label of 64 bytes", line_of(p, &f) == 7);
+	f = tls_flow("public.test");
+	f.dport = 8443;
+	CHECK(*failed, "a valid name matches neither", line_of(p, &f) == 1);
+	f.ech = true;
+	CHECK(*failed, "ech yes with the public name", line_of(p, &f) == 8);
+	f.app = AFW_APP_QUIC;
+	f.ech = false;
+	CHECK(*failed, "ech no: a QUIC hello without ECH", line_of(p, &f) == 9);
+	f.app = AFW_APP_HTTP;
+	CHECK(*failed, "ech tests only TLS and QUIC flows", line_of(p, &f) == 1);
+
+	o = open_memstream(&out, &outlen);
+	afw_policy_print(p, o);
+	fclose(o);
+	CHECK(*failed, "the printer writes reason, name and ech back",
+	      out && strstr(out, "prio 1 reason timeout,bound proto 6 dport 443 deny\n") &&
+	      strstr(out, "prio 5 name none app tls deny\n") == NULL &&
+	      strstr(out, "prio 5 app tls name none deny\n") &&
+	      strstr(out, "prio 7 host public.test ech yes deny\n") &&
+	      strstr(out, "prio 3 reason malformed to 10.0.0.0/8 allow\n"));
+	q = out ? afw_policy_parse(out, outlen, "printed", &err) : NULL;
+	f = giveup(AFW_REASON_BOUND, IPPROTO_TCP, 443);
+	CHECK(*failed, "and the printed policy decides the same", q && line_of(q, &f) == 2);
+	afw_policy_free(q);
+	free(out);
+	afw_policy_free(p);
+
+	/* Every ALPN id counts, not only the first few. */
+	p = parse("default deny\nalpn proto-39 allow\n", &err);
+	ids[0] = '\0';
+	for (i = 0; i < 40; i++)
+		snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%sproto-%zu", i ? "," : "",
+			 i);
+	f = tls_flow("a.test");
+	f.alpn = alpn_list(ab, sizeof(ab), ids);
+	CHECK(*failed, "the 40th of 40 ALPN ids matches", p && line_of(p, &f) == 2);
+	f.alpn.len -= 9;
+	CHECK(*failed, "and without it nothing does", p && line_of(p, &f) == 1);
+	/* A list that lies about an id's length ends the walk, it is not read past. */
+	ab[0] = (char)200;
+	f.alpn.len = 20;
+	CHECK(*failed, "a lying ALPN length is not read past", p && line_of(p, &f) == 1);
+	afw_policy_free(p);
+
+	CHECK(*failed, "--check says how a default allow treats malformed and evasion",
+	      check_text("default allow\n", ab, sizeof(ab)) == 0 &&
+	      strstr(ab, "malformed or evasion are denied unless a rule names them"));
+	CHECK(*failed, "and says nothing of it under a default deny",
+	      check_text("default deny\n", ab, sizeof(ab)) == 0 && !strstr(ab, "malformed"));
+}
+
+/*
+ * The shipped policy: the default allow for everything, but a flow afwd
+ * could not name, on a port where a name is expected, is refused.
+ */
+static void test_dist(int *failed)
+{
+	static const struct {
+		enum afw_reason reason;
+		uint8_t proto;
+		uint16_t port;
+		enum afw_decision want;
+		const char *what;
+	} cases[] = {
+		{ AFW_REASON_NONE, IPPROTO_TCP, 443, AFW_DECIDE_ALLOW, "a TLS flow to 443 that was read" },
+		{ AFW_REASON_NOT_TLS, IPPROTO_TCP, 443, AFW_DECIDE_DENY, "not TLS on TCP 443" },
+		{ AFW_REASON_BOUND, IPPROTO_TCP, 443, AFW_DECIDE_DENY, "a bound on TCP 443" },
+		{ AFW_REASON_TIMEOUT, IPPROTO_TCP, 80, AFW_DECIDE_DENY, "a timeout on TCP 80" },
+		{ AFW_REASON_TABLE_FULL, IPPROTO_TCP, 853, AFW_DECIDE_DENY, "table full on TCP 853" },
+		{ AFW_REASON_UNDECODABLE, IPPROTO_TCP, 443, AFW_DECIDE_DENY, "undecodable on 443" },
+		{ AFW_REASON_NOT_TLS, IPPROTO_UDP, 443, AFW_DECIDE_DENY, "not QUIC on UDP 443" },
+		{ AFW_REASON_BOUND, IPPROTO_UDP, 443, AFW_DECIDE_DENY, "a bound on UDP 443" },
+		{ AFW_REASON_MALFORMED, IPPROTO_TCP, 22, AFW_DECIDE_DENY, "malformed anywhere" },
+		{ AFW_REASON_EVASION, IPPROTO_UDP, 5353, AFW_DECIDE_DENY, "evasion anywhere" },
+		{ AFW_REASON_NOT_TLS, IPPROTO_TCP, 22, AFW_DECIDE_ALLOW, "SSH on 22: the default" },
+		{ AFW_REASON_TIMEOUT, IPPROTO_UDP, 53, AFW_DECIDE_ALLOW, "DNS on 53: the default" },
+		{ AFW_REASON_MID_STREAM, IPPROTO_TCP, 443, AFW_DECIDE_ALLOW,
+		  "a TCP 443 flow seen mid-stream: allowed by its own line" },
+	};
+	struct afw_policy_error err;
+	struct afw_policy_match m;
+	struct afw_policy *p = afw_policy_load("dist/policy.conf", &err);
+	struct afw_facts f;
+	char name[128];
+	size_t i;
+
+	CHECK(*failed, "dist/policy.conf loads", p != NULL);
+	if (!p)
+		return;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		f = giveup(cases[i].reason, cases[i].proto, cases[i].port);
+		if (cases[i].reason == AFW_REASON_NONE) {
+			f = tls_flow("www.example.com");
+			f.dport = cases[i].port;
+		}
+		snprintf(name, sizeof(name), "dist/policy.conf: %s: %s", cases[i].what,
+			 afw_decision_name(cases[i].want));
+		CHECK(*failed, name, afw_policy_match(p, &f, &m) == cases[i].want &&
+		      (cases[i].reason != AFW_REASON_MID_STREAM || !m.is_default));
+	}
+	f = (struct afw_facts){ .family = AF_INET, .l4proto = IPPROTO_ICMP };
+	CHECK(*failed, "dist/policy.conf: its default is allow",
+	      afw_policy_match(p, &f, &m) == AFW_DECIDE_ALLOW && m.is_default);
+	afw_policy_free(p);
+}
+
 int main(void)
 {
 	int failed = 0;
@@ -833,5 +1116,7 @@ int main(void)
 	test_reload_check(&failed);
 	test_random(&failed);
 	test_many(&failed);
+	test_terms(&failed);
+	test_dist(&failed);
 	return failed;
 }

@@ -238,9 +238,10 @@ static void test_three(struct afw_quic_ctx *ctx, int *failed, uint32_t version)
 	n = afw_test_crypto_frame(frames, 500, alt, sizeof(alt));
 	n = afw_test_seal(ctx, version, dcid, 8, 4, 2, frames, n, 1170, bad, sizeof(bad));
 	ret = afw_quic_feed(ctx, &flow, bad, n, &why);
-	snprintf(name, sizeof(name), "%08x: an overlap with different bytes is refused (-EPROTO)",
+	snprintf(name, sizeof(name),
+		 "%08x: an overlap with different bytes is refused as a contradiction (-EILSEQ)",
 		 version);
-	CHECK(*failed, name, ret == -EPROTO && strstr(why, "differs"));
+	CHECK(*failed, name, ret == -EILSEQ && strstr(why, "differs"));
 	snprintf(name, sizeof(name), "%08x: and leaves the ClientHello as it was", version);
 	CHECK(*failed, name, !afw_quic_client_hello(&flow, &msg, &msg_len) &&
 	      msg_len == sizeof(hello) && !memcmp(msg, hello, sizeof(hello)) &&
@@ -423,7 +424,8 @@ static void test_headers(struct afw_quic_ctx *ctx, int *failed)
 	n = afw_test_seal(ctx, AFW_QUIC_V1, other, 8, 3, 1,
 			  (const uint8_t *)"\x06\x00\x01\x01", 4, 1170, pkt, sizeof(pkt));
 	ret = afw_quic_feed(ctx, &flow, pkt, n, &why);
-	CHECK(*failed, "another DCID in the same flow is refused (-EPROTO)", ret == -EPROTO);
+	CHECK(*failed, "another DCID in the same flow is refused as a contradiction (-EILSEQ)",
+	      ret == -EILSEQ);
 
 	n = afw_test_seal_bits(ctx, AFW_QUIC_V1, other, 8, 0, 1,
 			       (const uint8_t *)"\x06\x00\x01\x01", 4, 1170, 2, pkt, sizeof(pkt));

@@ -176,11 +176,14 @@ static void fixture(struct afw_ja4_ctx *ctx, int *failed, char *line)
 	 */
 	{
 		const uint8_t *msg;
-		size_t hs_len;
+		size_t hs_len, rec = 0;
 
+		/* Past the empty records, the first one that carries bytes. */
+		while (rec + 5 <= len && !data[rec + 3] && !data[rec + 4])
+			rec += 5;
 		afw_tls_parse_stream(data, len, scratch, sizeof(scratch), &h);
 		msg = (h.ciphers.p >= scratch && h.ciphers.p < scratch + sizeof(scratch)) ?
-			scratch : data + 5;
+			scratch : data + rec + 5;
 		hs_len = 4 + ((size_t)msg[1] << 16 | (size_t)msg[2] << 8 | msg[3]);
 		st = afw_tls_parse_handshake(msg, hs_len, &q);
 		snprintf(what, sizeof(what), "%s: bare handshake parses, JA4 starts with q", name);
@@ -351,6 +354,31 @@ static void api(int *failed)
 	      afw_tls_parse_handshake((const uint8_t *)"\x02", 1, &h) == AFW_TLS_BAD);
 }
 
+/* encrypted_client_hello is reported, and the SNI beside it is the public name. */
+static void ech(int *failed)
+{
+	static const char *const cases[][2] = {
+		{ "crafted-ech.bin", "public.afw.test" },
+		{ "crafted-ech-inner.bin", "crafted.afw.test" },
+		{ "crafted-one-record.bin", NULL },
+		{ "chromium.bin", "chromium.afw.test" },
+	};
+	static uint8_t data[MAX_FIXTURE];
+	struct afw_tls_hello h;
+	char what[128];
+	size_t i, len;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		len = load(cases[i][0], data);
+		snprintf(what, sizeof(what), "%s: %s", cases[i][0],
+			 cases[i][1] ? "ECH reported, with the outer name as SNI" : "no ECH");
+		CHECK(*failed, what,
+		      len && afw_tls_parse_stream(data, len, scratch, sizeof(scratch), &h) ==
+		      AFW_TLS_OK && h.has_ech == (cases[i][1] != NULL) &&
+		      (!cases[i][1] || span_is(&h.sni, cases[i][1])));
+	}
+}
+
 int main(void)
 {
 	struct afw_ja4_ctx *ctx = afw_ja4_ctx_new();
@@ -374,6 +402,7 @@ int main(void)
 	CHECK(failed, "expected.txt lists real clients and crafted cases", lines >= 40);
 	ja4_spec(ctx, &failed);
 	api(&failed);
+	ech(&failed);
 	afw_ja4_ctx_free(ctx);
 	return failed;
 }

@@ -244,10 +244,14 @@ static void afw_engine_judge(const struct afw_policy *pol, const struct afw_fact
 	struct afw_policy_match m = { 0 };
 
 	res->app = facts->app;
+	res->giveup = facts->reason;
 	res->decision = afw_policy_match(pol, facts, &m);
 	res->rule_line = m.line;
 	res->is_default = m.is_default;
-	if (m.is_default)
+	if (m.unnamed)
+		snprintf(res->reason, sizeof(res->reason), "%s%sno rule names reason %s", why,
+			 *why ? ", " : "", afw_reason_name(facts->reason));
+	else if (m.is_default)
 		snprintf(res->reason, sizeof(res->reason), "%s%sdefault (line %u)", why,
 			 *why ? ", " : "", m.line);
 	else
@@ -269,7 +273,7 @@ static void afw_engine_hello(struct afw_engine *e, const struct afw_tls_hello *h
 			     struct afw_facts *facts)
 {
 	struct afw_span name;
-	size_t off = 0, used = 0;
+	size_t off = 0;
 
 	facts->app = t == AFW_JA4_QUIC ? AFW_APP_QUIC : AFW_APP_TLS;
 	res->tls_version = h->version;
@@ -277,22 +281,37 @@ static void afw_engine_hello(struct afw_engine *e, const struct afw_tls_hello *h
 		facts->host = afw_text_of(&h->sni);
 		afw_copy_span(res->host, sizeof(res->host), &h->sni);
 	}
+	facts->ech = res->ech = h->has_ech;
+	/* The policy reads every id; the record keeps those that fit. */
+	if (h->has_alpn)
+		facts->alpn = afw_text_of(&h->alpn);
 	while (h->has_alpn && afw_tls_alpn_next(&h->alpn, &off, &name)) {
-		if (facts->n_alpn < AFW_FACTS_MAX_ALPN)
-			facts->alpn[facts->n_alpn++] = afw_text_of(&name);
-		if (used + name.len + 2 < sizeof(res->alpn)) {
-			if (used)
-				res->alpn[used++] = ',';
-			memcpy(res->alpn + used, name.p, name.len);
-			used += name.len;
-			res->alpn[used] = '\0';
-			res->n_alpn++;
+		if (res->alpn_len + 1 + name.len <= sizeof(res->alpn)) {
+			res->alpn[res->alpn_len++] = (uint8_t)name.len;
+			memcpy(res->alpn + res->alpn_len, name.p, name.len);
+			res->alpn_len += name.len;
 		}
+		res->n_alpn++;
 	}
 	if (!afw_ja4(e->ja4, h, t, res->ja4)) {
 		facts->ja4.ptr = res->ja4;
 		facts->ja4.len = strlen(res->ja4);
 	}
+}
+
+/*
+ * A flow the readers could not name, for @reason: decided by the policy's
+ * rules for that reason (evasion and malformed only by a rule naming them).
+ * @app is what the report shows; the policy sees app "unknown".
+ */
+static void afw_engine_giveup(const struct afw_policy *pol, struct afw_facts *facts,
+			      struct afw_result *res, enum afw_reason reason, enum afw_app app,
+			      const char *why)
+{
+	facts->app = AFW_APP_UNKNOWN;
+	facts->reason = reason;
+	afw_engine_judge(pol, facts, res, why);
+	res->app = app;
 }
 
 /*
@@ -306,6 +325,7 @@ static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
 	size_t len = f->reasm.have;
 	struct afw_http_request req;
 	struct afw_tls_hello h;
+	char why[100];
 
 	switch (afw_tls_parse_stream(data, len, e->scratch, sizeof(e->scratch), &h)) {
 	case AFW_TLS_OK:
@@ -321,10 +341,12 @@ static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
 		 * from its SYN is held to a well-formed ClientHello.
 		 */
 		if (!f->reasm.syn_seen) {
-			afw_engine_judge(pol, facts, res, "joined mid-stream");
+			afw_engine_giveup(pol, facts, res, AFW_REASON_MID_STREAM, AFW_APP_UNKNOWN,
+					  "joined mid-stream");
 			return true;
 		}
-		afw_engine_refuse(res, AFW_APP_TLS, "malformed ClientHello: %s", h.reason);
+		snprintf(why, sizeof(why), "malformed ClientHello: %s", h.reason);
+		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_TLS, why);
 		return true;
 	case AFW_TLS_NOT_TLS:
 		break;
@@ -343,54 +365,114 @@ static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
 		return false;
 	case AFW_HTTP_BAD:
 		if (!f->reasm.syn_seen) {
-			afw_engine_judge(pol, facts, res, "joined mid-stream");
+			afw_engine_giveup(pol, facts, res, AFW_REASON_MID_STREAM, AFW_APP_UNKNOWN,
+					  "joined mid-stream");
 			return true;
 		}
-		afw_engine_refuse(res, AFW_APP_HTTP, "malformed HTTP request: %s", req.reason);
+		snprintf(why, sizeof(why), "malformed HTTP request: %s", req.reason);
+		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_HTTP, why);
 		return true;
 	case AFW_HTTP_NOT_HTTP:
 		break;
 	}
-	afw_engine_judge(pol, facts, res, "neither TLS nor HTTP");
+	afw_engine_giveup(pol, facts, res, f->reasm.syn_seen ? AFW_REASON_NOT_TLS :
+			  AFW_REASON_MID_STREAM, AFW_APP_UNKNOWN, f->reasm.syn_seen ?
+			  "neither TLS nor HTTP" : "joined mid-stream");
 	return true;
 }
 
+/*
+ * A UDP flow: QUIC Initials, decrypted and reassembled up to the
+ * ClientHello. Datagrams that bring no new CRYPTO bytes count towards the
+ * packet bound; those that do are bounded by AFW_QUIC_MAX_FRESH and by
+ * the CRYPTO buffer, so a hello spread over many Initials is still read.
+ */
 static bool afw_engine_udp(struct afw_engine *e, const struct afw_policy *pol,
 			   struct afw_eflow *f, const struct afw_pkt *p,
 			   struct afw_result *res, struct afw_facts *facts)
 {
+	unsigned int fresh = f->quic.fresh;
 	const char *why = "";
 	struct afw_tls_hello h;
 	const uint8_t *msg;
+	char text[120];
 	size_t len;
 	int ret;
 
 	ret = afw_quic_feed(e->quic, &f->quic, p->payload, p->payload_len, &why);
-	if (ret == AFW_QUIC_MORE)
-		return false;
+	if (f->quic.fresh == fresh)
+		f->idle++;
 	if (ret == AFW_QUIC_DONE) {
 		afw_quic_client_hello(&f->quic, &msg, &len);
 		if (afw_tls_parse_handshake(msg, len, &h) != AFW_TLS_OK) {
-			afw_engine_refuse(res, AFW_APP_QUIC, "malformed ClientHello in QUIC: %s",
-					  h.reason ? h.reason : "incomplete");
+			snprintf(text, sizeof(text), "malformed ClientHello in QUIC: %s",
+				 h.reason ? h.reason : "incomplete");
+			afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_QUIC, text);
 			return true;
 		}
 		afw_engine_hello(e, &h, AFW_JA4_QUIC, res, facts);
 		afw_engine_judge(pol, facts, res, "quic");
 		return true;
 	}
-	/* Before any Initial authenticated, this is simply not QUIC. */
-	if (!f->quic.initials) {
-		afw_engine_judge(pol, facts, res, "not QUIC");
+	if (ret == AFW_QUIC_MORE) {
+		if (f->quic.fresh < AFW_QUIC_MAX_FRESH)
+			return false;
+		e->stats.bounds++;
+		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_APP_QUIC,
+				  "bound: QUIC Initials without a whole ClientHello");
 		return true;
 	}
+	/*
+	 * Before any Initial authenticated this is not QUIC that afwd reads:
+	 * another protocol, an unknown QUIC version, or junk. Should a real
+	 * Initial follow on the installed flow, the kernel sends it here again
+	 * and it is judged as a connection of its own.
+	 */
+	if (!f->quic.initials) {
+		snprintf(text, sizeof(text), "not QUIC: %s", why);
+		afw_engine_giveup(pol, facts, res, AFW_REASON_NOT_TLS, AFW_APP_UNKNOWN, text);
+		return true;
+	}
+	snprintf(text, sizeof(text), "QUIC: %s", why);
 	/* A QUIC flow that contradicts itself is trying to mislead. */
-	if (ret == -EPROTO || ret == -ENOBUFS) {
-		afw_engine_refuse(res, AFW_APP_QUIC, "QUIC: %s", why);
+	if (ret == -EILSEQ) {
+		e->stats.evasions++;
+		afw_engine_giveup(pol, facts, res, AFW_REASON_EVASION, AFW_APP_QUIC, text);
+		return true;
+	}
+	if (ret == -ENOBUFS) {
+		e->stats.bounds++;
+		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_APP_QUIC, text);
+		return true;
+	}
+	if (ret == -EPROTO) {
+		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_QUIC, text);
 		return true;
 	}
 	/* A forged or damaged datagram changes nothing; wait for the real ones. */
 	return false;
+}
+
+/*
+ * A client Initial of another connection on a decided UDP flow: the flow
+ * is analyzed again, from this packet on, and decided anew. Returns false
+ * when there is no room to, and the flow keeps its decision.
+ */
+static bool afw_engine_reopen(struct afw_engine *e, struct afw_eflow *f, uint64_t now)
+{
+	if (e->analyzing.n >= e->o.max_flows) {
+		e->stats.table_full++;
+		return false;
+	}
+	afw_elist_del(&e->decided, f);
+	f->state = AFW_EF_ANALYZING;
+	f->deadline = now + e->o.max_ns;
+	f->packets = 0;
+	f->idle = 0;
+	memset(&f->quic, 0, sizeof(f->quic));
+	afw_elist_add(&e->analyzing, f);
+	e->stats.flows++;
+	return true;
 }
 
 /*
@@ -419,6 +501,10 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 	side = afw_pkt_flow_key(p, &k);
 	hash = afw_pkt_key_hash(&k, e->seed);
 	f = afw_engine_find(e, &k, hash);
+	if (f && f->state == AFW_EF_DECIDED && k.proto == IPPROTO_UDP && side == f->client &&
+	    p->has_l4 && p->payload_len &&
+	    afw_quic_classify(e->quic, &f->quic, p->payload, p->payload_len) == AFW_QUIC_NEW)
+		afw_engine_reopen(e, f, now);
 	if (f && f->state == AFW_EF_DECIDED) {
 		/* An inspected flow keeps coming: it lingers while it is alive. */
 		e->stats.decided_packets++;
@@ -499,7 +585,6 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 			if ((st & AFW_REASM_ADVANCED) && afw_engine_tcp(e, pol, f, res, &facts))
 				goto decide;
 		} else if (p->proto == IPPROTO_UDP) {
-			f->idle++;
 			if (afw_engine_udp(e, pol, f, p, res, &facts))
 				goto decide;
 		} else {

@@ -45,8 +45,17 @@ struct afw_result {
 	uint16_t sport, dport;
 	enum afw_app app;
 	char host[AFW_RESULT_HOST];	/* SNI or HTTP Host; "" if none */
-	char alpn[AFW_RESULT_ALPN];	/* offered protocols, comma-separated */
+	/*
+	 * The offered ALPN ids as on the wire (a length byte, then the id),
+	 * the first ones that fit whole; n_alpn counts them all, so more
+	 * were offered when it exceeds those in alpn. Ids are bytes: ',' and
+	 * NUL among them are possible, and the report escapes them.
+	 */
+	uint8_t alpn[AFW_RESULT_ALPN];
+	size_t alpn_len;
 	unsigned int n_alpn;
+	bool ech;			/* encrypted_client_hello: host is the outer name */
+	enum afw_reason giveup;		/* why the flow could not be named, or NONE */
 	char ja4[40];
 	uint16_t tls_version;		/* 0 if not TLS or QUIC */
 	char http_method[17];

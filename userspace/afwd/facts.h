@@ -51,9 +51,6 @@ struct afw_text {
 	size_t len;
 };
 
-/* ALPN values beyond this many are not looked at. */
-#define AFW_FACTS_MAX_ALPN 16
-
 struct afw_facts {
 	enum afw_app app;
 	enum afw_reason reason;		/* AFW_REASON_NONE unless app is unknown */
@@ -62,9 +59,15 @@ struct afw_facts {
 	 * the matcher ignores case and one trailing dot.
 	 */
 	struct afw_text host;
-	/* The ALPN protocols the client offers, in its order. */
-	struct afw_text alpn[AFW_FACTS_MAX_ALPN];
-	unsigned int n_alpn;
+	/*
+	 * The ALPN protocols the client offers, in its order, as on the wire
+	 * (the ProtocolNameList body: a length byte, then that many bytes, for
+	 * each id; afw_tls_alpn_next() walks it). The matcher reads every id,
+	 * however many there are. len == 0: the client offers none.
+	 */
+	struct afw_text alpn;
+	/* The ClientHello carries encrypted_client_hello: host is the outer, public name. */
+	bool ech;
 	struct afw_text ja4;		/* e.g. "t13d1516h2_8daaf6152771_e5627efa2ab1" */
 	int family;			/* AF_INET or AF_INET6 */
 	uint8_t daddr[16];		/* network order; the first 4 bytes for AF_INET */

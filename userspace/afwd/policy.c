@@ -233,6 +233,46 @@ static int afw_kw_app(struct afw_parse *ps, struct afw_prule *r, char *item)
 	return afw_perr(ps, item, "app is tls, quic, http or unknown");
 }
 
+static int afw_kw_reason(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	size_t i;
+
+	for (i = 1; i < AFW_N(afw_reason_names); i++) {
+		if (!strcmp(item, afw_reason_names[i])) {
+			r->reasons |= (uint16_t)(1u << i);
+			return 0;
+		}
+	}
+	return afw_perr(ps, item, "reason is timeout, bound, table-full, not-tls, malformed, "
+			"evasion, undecodable or mid-stream");
+}
+
+static const char *const afw_pname_names[] = { "none", "invalid", "valid" };
+
+static int afw_kw_name(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	size_t i;
+
+	for (i = 0; i < AFW_N(afw_pname_names); i++) {
+		if (!strcmp(item, afw_pname_names[i])) {
+			r->names |= (uint8_t)(1u << i);
+			return 0;
+		}
+	}
+	return afw_perr(ps, item, "name is none, invalid or valid");
+}
+
+static int afw_kw_ech(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	if (!strcmp(item, "yes"))
+		r->ech |= AFW_PECH_YES;
+	else if (!strcmp(item, "no"))
+		r->ech |= AFW_PECH_NO;
+	else
+		return afw_perr(ps, item, "ech is yes or no");
+	return 0;
+}
+
 static int afw_kw_proto(struct afw_parse *ps, struct afw_prule *r, char *item)
 {
 	uint8_t *slot, num;
@@ -357,7 +397,10 @@ static const struct {
 	int (*item)(struct afw_parse *ps, struct afw_prule *r, char *item);
 } afw_keywords[] = {
 	{ "app", afw_kw_app },
+	{ "reason", afw_kw_reason },
 	{ "host", afw_kw_host },
+	{ "name", afw_kw_name },
+	{ "ech", afw_kw_ech },
 	{ "alpn", afw_kw_alpn },
 	{ "ja4", afw_kw_ja4 },
 	{ "proto", afw_kw_proto },
@@ -693,7 +736,19 @@ void afw_policy_print(const struct afw_policy *p, FILE *out)
 			if (r->apps & (1u << j))
 				fprintf(out, "%s%s", r->apps & ((1u << j) - 1) ? "," : " app ",
 					afw_app_names[j]);
+		for (j = 1; j <= AFW_REASON_MAX; j++)
+			if (r->reasons & (1u << j))
+				fprintf(out, "%s%s", r->reasons & ((1u << j) - 1) ? "," : " reason ",
+					afw_reason_names[j]);
 		afw_print_strs(p, out, " host ", r->hosts);
+		for (j = 0; j < AFW_N(afw_pname_names); j++)
+			if (r->names & (1u << j))
+				fprintf(out, "%s%s", r->names & ((1u << j) - 1) ? "," : " name ",
+					afw_pname_names[j]);
+		if (r->ech)
+			fprintf(out, " ech %s%s%s", r->ech & AFW_PECH_YES ? "yes" : "",
+				r->ech == (AFW_PECH_YES | AFW_PECH_NO) ? "," : "",
+				r->ech & AFW_PECH_NO ? "no" : "");
 		afw_print_strs(p, out, " alpn ", r->alpn);
 		afw_print_strs(p, out, " ja4 ", r->ja4);
 		for (j = 0; j < r->protos.n; j++)
@@ -728,6 +783,10 @@ int afw_policy_check(const char *path, FILE *out, FILE *errout)
 	}
 	fprintf(out, "%s: %zu rules, default %s\n", path, afw_policy_rules(p),
 		afw_decision_name(p->dflt));
+	if (p->dflt == AFW_DECIDE_ALLOW || p->dflt == AFW_DECIDE_INSPECT)
+		fprintf(out, "%s: flows given up as malformed or evasion are denied unless a "
+			"rule names them (reason malformed,evasion), not %s by the default\n",
+			path, p->dflt == AFW_DECIDE_ALLOW ? "allowed" : "inspected");
 	afw_policy_free(p);
 	return 0;
 }

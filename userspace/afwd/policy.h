@@ -4,8 +4,9 @@
  * learned about it (facts.h). docs/policy.md describes the syntax:
  *
  *   default allow|deny|reject|inspect
- *   [prio N] [app LIST] [host LIST] [alpn LIST] [ja4 LIST] [proto LIST]
- *   [dport LIST] [to LIST] [uid LIST] allow|deny|reject|inspect
+ *   [prio N] [app LIST] [reason LIST] [host LIST] [name LIST] [ech yes|no]
+ *   [alpn LIST] [ja4 LIST] [proto LIST] [dport LIST] [to LIST] [uid LIST]
+ *   allow|deny|reject|inspect
  *
  * A loaded policy is immutable and owns all its memory, so readers need no
  * lock. Reloading is: load the new file; if that fails keep the old policy
@@ -50,6 +51,12 @@ struct afw_policy_match {
 	unsigned int line;	/* of the matching rule, or of the default line */
 	uint32_t prio;		/* of the matching rule; 0 for the default */
 	int is_default;
+	/*
+	 * The flow's reason is one that only a rule naming it may decide
+	 * (malformed, evasion: afw_policy_strict()), and none did: denied,
+	 * whatever the default says. line is 0 then.
+	 */
+	int unnamed;
 };
 
 /*
@@ -69,6 +76,8 @@ void afw_policy_free(struct afw_policy *p);
 /*
  * Decides for @f: the rule with the lowest priority that matches, file
  * order breaking ties, else the default; @m, if not NULL, says which.
+ * A flow whose reason is strict (afw_policy_strict()) matches only rules
+ * whose "reason" names it, and without one it is denied, not defaulted.
  * Reads @p and @f only, allocates nothing, so threads may share @p, and
  * its cost does not grow with the number of host names.
  */
@@ -99,6 +108,16 @@ void afw_policy_print(const struct afw_policy *p, FILE *out);
 int afw_policy_check(const char *path, FILE *out, FILE *errout);
 
 const char *afw_decision_name(enum afw_decision v);
+
+/*
+ * True for the reasons a "default allow" must never let through: the flow
+ * tried to mislead a reader (evasion), or is a protocol afwd reads but
+ * broken in a way real clients never are (malformed).
+ */
+static inline int afw_policy_strict(enum afw_reason r)
+{
+	return r == AFW_REASON_MALFORMED || r == AFW_REASON_EVASION;
+}
 
 /* The policy word for @r ("timeout", "mid-stream"...); "" for AFW_REASON_NONE. */
 const char *afw_reason_name(enum afw_reason r);

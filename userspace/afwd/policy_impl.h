@@ -14,6 +14,15 @@
 
 #include "policy.h"
 
+/* What "name" tests: a flow has no name, one that is no valid host name, or a valid one. */
+#define AFW_PNAME_NONE		0x1
+#define AFW_PNAME_INVALID	0x2
+#define AFW_PNAME_VALID		0x4
+
+/* What "ech" tests, of TLS and QUIC flows only. */
+#define AFW_PECH_YES		0x1
+#define AFW_PECH_NO		0x2
+
 /* A growable array; @size is the element size. */
 struct afw_vec {
 	void *a;
@@ -49,6 +58,9 @@ struct afw_prule {
 	uint32_t line;
 	enum afw_decision verdict;
 	uint8_t apps;		/* 1 << AFW_APP_*; 0: any */
+	uint8_t names;		/* AFW_PNAME_*; 0: any */
+	uint8_t ech;		/* AFW_PECH_*; 0: any */
+	uint16_t reasons;	/* 1 << AFW_REASON_*; 0: any, but see afw_policy_match() */
 	struct afw_range hosts, alpn, ja4;	/* into strs */
 	struct afw_range protos;		/* into protos */
 	struct afw_range ports;			/* into ports */

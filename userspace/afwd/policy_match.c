@@ -226,16 +226,44 @@ static bool afw_net_has(const struct afw_net *n, const struct afw_facts *f)
 	return !rest || !((n->addr[full] ^ f->daddr[full]) & (0xff00 >> rest));
 }
 
+/* Whether @want is one of the ids of @list, the ALPN wire list of facts.h. */
+static bool afw_alpn_has(const struct afw_text *list, const char *want, size_t want_len)
+{
+	const uint8_t *b = (const uint8_t *)list->ptr;
+	size_t off = 0, n;
+
+	while (b && off < list->len) {
+		n = b[off++];
+		if (n > list->len - off)
+			return false;
+		if (n == want_len && !memcmp(b + off, want, n))
+			return true;
+		off += n;
+	}
+	return false;
+}
+
 /* Every test of @r except the host, which the index has already done. */
 static bool afw_rule_rest(const struct afw_policy *p, const struct afw_prule *r,
-			  const struct afw_facts *f)
+			  const struct afw_facts *f, uint8_t name)
 {
-	unsigned int n_alpn = f->n_alpn < AFW_FACTS_MAX_ALPN ? f->n_alpn : AFW_FACTS_MAX_ALPN;
-	uint32_t i, j;
+	const struct afw_str *s;
+	uint32_t i;
 	bool hit;
 
 	if (r->apps && ((unsigned int)f->app > AFW_APP_MAX || !(r->apps & (1u << f->app))))
 		return false;
+	if (r->reasons && ((unsigned int)f->reason > AFW_REASON_MAX ||
+			   !(r->reasons & (1u << f->reason))))
+		return false;
+	if (r->names && !(r->names & name))
+		return false;
+	if (r->ech) {
+		if (f->app != AFW_APP_TLS && f->app != AFW_APP_QUIC)
+			return false;
+		if (!(r->ech & (f->ech ? AFW_PECH_YES : AFW_PECH_NO)))
+			return false;
+	}
 	if (r->protos.n) {
 		for (hit = false, i = 0; i < r->protos.n && !hit; i++)
 			hit = *AFW_AT(&p->protos, uint8_t, r->protos.off + i) == f->l4proto;
@@ -276,11 +304,10 @@ static bool afw_rule_rest(const struct afw_policy *p, const struct afw_prule *r,
 			return false;
 	}
 	if (r->alpn.n) {
-		for (hit = false, i = 0; i < r->alpn.n && !hit; i++)
-			for (j = 0; j < n_alpn && !hit; j++)
-				hit = afw_span_is(p, AFW_AT(&p->strs, struct afw_str,
-							    r->alpn.off + i),
-						  &f->alpn[j], false);
+		for (hit = false, i = 0; i < r->alpn.n && !hit; i++) {
+			s = AFW_AT(&p->strs, struct afw_str, r->alpn.off + i);
+			hit = afw_alpn_has(&f->alpn, (const char *)p->pool.a + s->off, s->len);
+		}
 		if (!hit)
 			return false;
 	}
@@ -309,11 +336,13 @@ enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_
 {
 	struct afw_cursor c[AFW_MAX_CURSORS];
 	char host[AFW_HOSTNAME_MAX + 1];
+	bool strict = afw_policy_strict(f->reason);
+	uint8_t name = AFW_PNAME_NONE;
 	const struct afw_prule *r;
 	unsigned int n = 0, i;
 	const char *why;
 	uint32_t best;
-	int len;
+	int len = 0;
 
 	if (p->generic.n) {
 		c[n].cur = p->generic.a;
@@ -321,8 +350,11 @@ enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_
 		n++;
 	}
 	/* A name that is not a valid host name matches no host test. */
-	if (f->host.ptr && f->host.len &&
-	    (len = afw_hostname_norm(f->host.ptr, f->host.len, host, &why)) > 0) {
+	if (f->host.ptr && f->host.len) {
+		len = afw_hostname_norm(f->host.ptr, f->host.len, host, &why);
+		name = len > 0 ? AFW_PNAME_VALID : AFW_PNAME_INVALID;
+	}
+	if (name == AFW_PNAME_VALID) {
 		afw_cursor_add(c, &n, p, afw_hlookup(p, &p->exact, host, (size_t)len));
 		for (i = 0; i < (unsigned int)len; i++)
 			if (host[i] == '.')
@@ -340,13 +372,19 @@ enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_
 			if (c[i].cur < c[i].end && *c[i].cur == best)
 				c[i].cur++;
 		r = AFW_AT(&p->rules, struct afw_prule, best);
-		if (afw_rule_rest(p, r, f)) {
+		/* A strict reason is decided only by a rule that names it. */
+		if ((!strict || r->reasons) && afw_rule_rest(p, r, f, name)) {
 			if (m)
-				*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0 };
+				*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0, 0 };
 			return r->verdict;
 		}
 	}
+	if (strict) {
+		if (m)
+			*m = (struct afw_policy_match){ AFW_DECIDE_DENY, 0, 0, 0, 1 };
+		return AFW_DECIDE_DENY;
+	}
 	if (m)
-		*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1 };
+		*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1, 0 };
 	return p->dflt;
 }

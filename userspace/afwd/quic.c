@@ -352,7 +352,7 @@ static int afw_quic_crypto(struct afw_quic_flow *flow, uint64_t off, const uint8
 		uint64_t hi = r[i].end < merged.end ? r[i].end : merged.end;
 
 		if (lo < hi && memcmp(flow->buf + lo, data + (lo - off), hi - lo))
-			return afw_quic_fail(why, -EPROTO,
+			return afw_quic_fail(why, -EILSEQ,
 					     "CRYPTO data differs from the same offsets sent before");
 	}
 
@@ -502,11 +502,23 @@ int afw_quic_frames(struct afw_quic_flow *flow, const uint8_t *p, size_t len, co
 	return ret;
 }
 
+/* CRYPTO bytes held: grows only when a packet brings bytes not seen before. */
+static uint64_t afw_quic_covered(const struct afw_quic_flow *flow)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < flow->nranges; i++)
+		n += flow->ranges[i].end - flow->ranges[i].start;
+	return n;
+}
+
 static int afw_quic_initial(struct afw_quic_ctx *ctx, struct afw_quic_flow *flow,
 			    const uint8_t *pkt, struct afw_quic_packet *pk, const char **why)
 {
 	struct afw_quic_keys keys;
 	const struct afw_quic_keys *k = &flow->keys;
+	uint64_t before = afw_quic_covered(flow);
 	int err;
 
 	if (!flow->version) {
@@ -535,6 +547,8 @@ static int afw_quic_initial(struct afw_quic_ctx *ctx, struct afw_quic_flow *flow
 	if ((int64_t)pk->pn > flow->largest_pn)
 		flow->largest_pn = pk->pn;
 	flow->initials++;
+	if (afw_quic_covered(flow) > before)
+		flow->fresh++;
 	return err;
 }
 
@@ -560,7 +574,7 @@ int afw_quic_feed(struct afw_quic_ctx *ctx, struct afw_quic_flow *flow,
 			/* RFC 9000 section 12.2: ignore such coalesced packets. */
 			if (off)
 				break;
-			return afw_quic_fail(why, -EPROTO,
+			return afw_quic_fail(why, -EILSEQ,
 					     "version or Destination Connection ID changed in the flow");
 		}
 		if (pk.type == AFW_QUIC_INITIAL) {
@@ -575,6 +589,32 @@ int afw_quic_feed(struct afw_quic_ctx *ctx, struct afw_quic_flow *flow,
 		off += pk.size;
 	}
 	return ret;
+}
+
+enum afw_quic_kind afw_quic_classify(struct afw_quic_ctx *ctx, const struct afw_quic_flow *flow,
+				     const uint8_t *dgram, size_t len)
+{
+	struct afw_quic_packet pk;
+	uint32_t version;
+
+	/* What the kernel sends again: long header, fixed bit, a version, 1200 bytes. */
+	if (len < AFW_QUIC_DGRAM_MIN || (dgram[0] & 0xc0) != 0xc0)
+		return AFW_QUIC_OTHER;
+	version = (uint32_t)dgram[1] << 24 | dgram[2] << 16 | dgram[3] << 8 | dgram[4];
+	if (!version)
+		return AFW_QUIC_OTHER;
+	/* A version afwd cannot read is never the one it decided. */
+	if (afw_quic_parse_header(dgram, len, &pk, NULL))
+		return version == AFW_QUIC_V1 || version == AFW_QUIC_V2 ? AFW_QUIC_OTHER :
+		       AFW_QUIC_NEW;
+	if (pk.type != AFW_QUIC_INITIAL)
+		return AFW_QUIC_OTHER;
+	if (!flow->version || pk.version != flow->version)
+		return AFW_QUIC_NEW;
+	if (pk.dcid_len == flow->dcid_len && !memcmp(pk.dcid, flow->dcid, flow->dcid_len))
+		return AFW_QUIC_SAME;
+	return afw_quic_open(ctx, &flow->keys, flow->largest_pn, dgram, &pk, NULL) ?
+	       AFW_QUIC_NEW : AFW_QUIC_SAME;
 }
 
 int afw_quic_client_hello(const struct afw_quic_flow *flow, const uint8_t **msg, size_t *len)

@@ -15,8 +15,10 @@
  *   -EPROTONOSUPPORT  not QUIC v1 or v2, or not a packet a client sends first
  *   -EBADMSG          the packet does not authenticate
  *   -EPROTO           protocol violation: a frame not allowed in Initial
- *                     packets, CRYPTO bytes that contradict earlier ones,
- *                     a changed connection ID, a small datagram...
+ *                     packets, a small datagram...
+ *   -EILSEQ           the flow contradicts itself: CRYPTO bytes that differ
+ *                     from the same offsets sent before, a changed version
+ *                     or connection ID
  *   -ENOBUFS          the CRYPTO stream does not fit the caller's buffer or
  *                     is too fragmented
  *   -ECONNABORTED     the client sent CONNECTION_CLOSE
@@ -42,6 +44,13 @@
 #define AFW_QUIC_DGRAM_MAX	65527
 /* Disjoint pieces of CRYPTO data held at once, before they join up. */
 #define AFW_QUIC_RANGES		32
+/*
+ * Initials that bring new CRYPTO bytes, at most. A ClientHello is a few
+ * KiB at most (Chromium's with ML-KEM: 1.9 KB in 2 Initials); servers bound
+ * the CRYPTO bytes they buffer, not the packets, so this is generous: a
+ * hello spread 8 bytes per Initial still fits.
+ */
+#define AFW_QUIC_MAX_FRESH	256
 
 enum {
 	AFW_QUIC_MORE = 0,	/* no complete ClientHello yet: feed more */
@@ -96,6 +105,7 @@ struct afw_quic_flow {
 	struct afw_quic_keys keys;
 	int64_t largest_pn;	/* -1 before the first Initial */
 	unsigned int initials;	/* Initial packets accepted */
+	unsigned int fresh;	/* of them, those that brought new CRYPTO bytes */
 	unsigned int nranges;
 	struct afw_quic_range ranges[AFW_QUIC_RANGES];	/* sorted, disjoint */
 	size_t hello_len;	/* 0 until the ClientHello is complete */
@@ -121,6 +131,30 @@ void afw_quic_flow_init(struct afw_quic_flow *flow, uint8_t *buf, size_t cap);
  */
 int afw_quic_feed(struct afw_quic_ctx *ctx, struct afw_quic_flow *flow,
 		  const uint8_t *dgram, size_t len, const char **why);
+
+/*
+ * What a client datagram is to a flow that afw_quic_feed() has bound to a
+ * connection (flow->version set), or to none. The kernel sends afwd every
+ * client Initial of an installed UDP flow again, so that a new connection
+ * on the same addresses and ports is judged on its own.
+ */
+enum afw_quic_kind {
+	AFW_QUIC_OTHER,		/* not a client Initial (or not one worth a look) */
+	AFW_QUIC_SAME,		/* an Initial of the flow's connection */
+	AFW_QUIC_NEW,		/* an Initial of another connection */
+};
+
+/*
+ * An Initial is the flow's connection's when it carries the client's first
+ * Destination Connection ID, or, under any other (the server's, that the
+ * client switched to), when it authenticates with the flow's Initial keys:
+ * they come from the first DCID and stay for the whole connection, so a
+ * server could not read such a packet as a new connection. Anything else
+ * that looks like a client Initial (long header, fixed bit, non-zero
+ * version, a datagram of at least 1200 bytes) is NEW.
+ */
+enum afw_quic_kind afw_quic_classify(struct afw_quic_ctx *ctx, const struct afw_quic_flow *flow,
+				     const uint8_t *dgram, size_t len);
 
 /* The complete ClientHello (with its 4-byte header), or -EAGAIN. */
 int afw_quic_client_hello(const struct afw_quic_flow *flow, const uint8_t **msg, size_t *len);

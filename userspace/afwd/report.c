@@ -12,20 +12,38 @@
 
 #include "report.h"
 
-void afw_json_string(FILE *out, const char *s)
+/* @len bytes at @s as a JSON string; NUL and every other byte escaped as needed. */
+static void afw_json_bytes(FILE *out, const unsigned char *s, size_t len)
 {
-	const unsigned char *c;
+	size_t i;
 
 	fputc('"', out);
-	for (c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c < 0x20 || *c >= 0x7f)
-			fprintf(out, "\\u%04x", *c);
+	for (i = 0; i < len; i++) {
+		if (s[i] == '"' || s[i] == '\\')
+			fprintf(out, "\\%c", s[i]);
+		else if (s[i] < 0x20 || s[i] >= 0x7f)
+			fprintf(out, "\\u%04x", s[i]);
 		else
-			fputc(*c, out);
+			fputc(s[i], out);
 	}
 	fputc('"', out);
+}
+
+void afw_json_string(FILE *out, const char *s)
+{
+	afw_json_bytes(out, (const unsigned char *)s, strlen(s));
+}
+
+/* The ALPN ids of @r, as written by the engine: a length byte, then the id. */
+static bool afw_alpn_next(const struct afw_result *r, size_t *off, const uint8_t **id,
+			  size_t *len)
+{
+	if (*off >= r->alpn_len || r->alpn[*off] > r->alpn_len - *off - 1)
+		return false;
+	*len = r->alpn[*off];
+	*id = r->alpn + *off + 1;
+	*off += 1 + *len;
+	return true;
 }
 
 static void afw_text_string(FILE *out, const char *s)
@@ -87,8 +105,8 @@ static void afw_json_opt(FILE *out, const char *key, const char *val)
 void afw_report_json(FILE *out, const struct afw_result *r)
 {
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], ver[16];
-	const char *a, *comma;
-	char name[AFW_RESULT_ALPN];
+	const uint8_t *id;
+	size_t off = 0, len;
 
 	afw_addr(r, r->src, src, sizeof(src));
 	afw_addr(r, r->dst, dst, sizeof(dst));
@@ -98,20 +116,20 @@ void afw_report_json(FILE *out, const struct afw_result *r)
 		src, dst, r->sport, r->dport);
 	afw_json_opt(out, "sni", r->app == AFW_APP_TLS || r->app == AFW_APP_QUIC ? r->host : "");
 	fputs(",\"alpn\":[", out);
-	for (a = r->alpn; *a; a = *comma ? comma + 1 : comma) {
-		comma = strchr(a, ',');
-		if (!comma)
-			comma = a + strlen(a);
-		snprintf(name, sizeof(name), "%.*s", (int)(comma - a), a);
-		if (a != r->alpn)
+	while (afw_alpn_next(r, &off, &id, &len)) {
+		if (off != 1 + len)
 			fputc(',', out);
-		afw_json_string(out, name);
+		afw_json_bytes(out, id, len);
 	}
 	fputc(']', out);
+	if (r->ech)
+		fputs(",\"ech\":true", out);
 	afw_json_opt(out, "tls_version", ver);
 	afw_json_opt(out, "ja4", r->ja4);
 	afw_json_opt(out, "http_host", r->app == AFW_APP_HTTP ? r->host : "");
 	afw_json_opt(out, "http_method", r->http_method);
+	if (r->giveup)
+		fprintf(out, ",\"giveup\":\"%s\"", afw_reason_name(r->giveup));
 	fprintf(out, ",\"verdict\":\"%s\",\"reason\":", afw_decision_name(r->decision));
 	afw_json_string(out, r->reason);
 	if (r->rule_line)
@@ -136,10 +154,27 @@ void afw_report_text(FILE *out, const struct afw_result *r)
 		fputs(r->app == AFW_APP_HTTP ? " host=" : " sni=", out);
 		afw_text_string(out, r->host);
 	}
-	if (*r->alpn) {
+	if (r->alpn_len) {
+		const uint8_t *id;
+		size_t off = 0, len, i;
+
 		fputs(" alpn=", out);
-		afw_text_string(out, r->alpn);
+		/* Ids joined by ',': a ',' inside one is escaped like any other byte. */
+		while (afw_alpn_next(r, &off, &id, &len)) {
+			if (off != 1 + len)
+				fputc(',', out);
+			for (i = 0; i < len; i++) {
+				if (id[i] <= 0x20 || id[i] >= 0x7f || id[i] == '\\' || id[i] == ',')
+					fprintf(out, "\\x%02x", id[i]);
+				else
+					fputc(id[i], out);
+			}
+		}
 	}
+	if (r->ech)
+		fputs(" ech", out);
+	if (r->giveup)
+		fprintf(out, " giveup=%s", afw_reason_name(r->giveup));
 	if (*ver)
 		fprintf(out, " version=%s", ver);
 	if (*r->ja4)

@@ -188,6 +188,31 @@ static enum afw_tls_status afw_tls_sig_algs(const struct afw_span *ext, struct a
 	return AFW_TLS_OK;
 }
 
+/*
+ * encrypted_client_hello (RFC 9849, draft-ietf-tls-esni-25): in the outer
+ * hello, a cipher suite, a config id, the encapsulated key and the
+ * encrypted inner hello; the inner type is empty. Only its shape is read:
+ * the inner hello stays secret, and the SNI beside it is the public name.
+ */
+static enum afw_tls_status afw_tls_ech(const struct afw_span *ext, struct afw_tls_hello *h)
+{
+	struct afw_tls_rd r = { ext->p, ext->len, 0 };
+	struct afw_span skip;
+	uint16_t n;
+	uint8_t type;
+
+	if (!afw_tls_u8(&r, &type) || type > 1)
+		return afw_tls_bad(h, "encrypted_client_hello of an unknown type");
+	if (type == 0 &&
+	    (!afw_tls_bytes(&r, 5, &skip) || !afw_tls_u16(&r, &n) || !afw_tls_bytes(&r, n, &skip) ||
+	     !afw_tls_u16(&r, &n) || !n || !afw_tls_bytes(&r, n, &skip)))
+		return afw_tls_bad(h, "encrypted_client_hello overruns its extension");
+	if (r.off != r.len)
+		return afw_tls_bad(h, "encrypted_client_hello length does not match its extension");
+	h->has_ech = true;
+	return AFW_TLS_OK;
+}
+
 static enum afw_tls_status afw_tls_extensions(struct afw_tls_rd *r, struct afw_tls_hello *h)
 {
 	enum afw_tls_status st;
@@ -225,6 +250,9 @@ static enum afw_tls_status afw_tls_extensions(struct afw_tls_rd *r, struct afw_t
 			break;
 		case AFW_TLS_EXT_SIG_ALGS:
 			st = afw_tls_sig_algs(&ext, h);
+			break;
+		case AFW_TLS_EXT_ECH:
+			st = afw_tls_ech(&ext, h);
 			break;
 		default:
 			st = AFW_TLS_OK;
@@ -301,16 +329,17 @@ static enum afw_tls_status afw_tls_record_hdr(const uint8_t *p, size_t have, boo
 				    "ClientHello continues in a record that is not handshake";
 		return st;
 	}
-	/* The record version is 3.0 to 3.4 in practice (RFC 8446 5.1). */
-	if ((have >= 2 && p[1] != 3) || (have >= 3 && p[2] > 4)) {
-		h->reason = "record version is not TLS";
+	/*
+	 * Before a version is agreed, OpenSSL takes any record version 3.x
+	 * (3.0 to 3.255) and refuses every other major version: so does this.
+	 */
+	if (have >= 2 && p[1] != 3) {
+		h->reason = "record version is not TLS (3.x)";
 		return st;
 	}
 	if (have < AFW_TLS_RECORD_HDR)
 		return AFW_TLS_MORE;
 	rec_len = afw_tls_get16(p + 3);
-	if (!rec_len)
-		return afw_tls_bad(h, "empty handshake record");
 	if (rec_len > AFW_TLS_MAX_RECORD)
 		return afw_tls_bad(h, "record longer than 16384 bytes");
 	return AFW_TLS_OK;
@@ -319,46 +348,14 @@ static enum afw_tls_status afw_tls_record_hdr(const uint8_t *p, size_t have, boo
 enum afw_tls_status afw_tls_parse_stream(const uint8_t *data, size_t len, uint8_t *scratch,
 					 size_t scratch_len, struct afw_tls_hello *h)
 {
+	size_t off = 0, have = 0, need = 0, take, i;
+	uint8_t hdr[AFW_TLS_HS_HDR];
+	unsigned int empty = 0;
 	enum afw_tls_status st;
-	size_t off, need, have;
 	uint16_t rec_len;
 
 	afw_tls_reset(h);
-	if (!len)
-		return AFW_TLS_MORE;
-	st = afw_tls_record_hdr(data, len < AFW_TLS_RECORD_HDR ? len : AFW_TLS_RECORD_HDR, true,
-				h);
-	if (st != AFW_TLS_OK)
-		return st;
-	rec_len = afw_tls_get16(data + 3);
-	if (len > AFW_TLS_RECORD_HDR && data[AFW_TLS_RECORD_HDR] != AFW_TLS_HS_CLIENT_HELLO)
-		return afw_tls_bad(h, afw_tls_not_hello);
-	if (len < AFW_TLS_RECORD_HDR + AFW_TLS_HS_HDR || rec_len < AFW_TLS_HS_HDR) {
-		/* Even the handshake header may be split over records: rare, but legal. */
-		if (len < AFW_TLS_RECORD_HDR + (size_t)rec_len)
-			return AFW_TLS_MORE;
-		need = 0;
-	} else {
-		need = AFW_TLS_HS_HDR + afw_tls_get24(data + AFW_TLS_RECORD_HDR + 1);
-		if (need <= rec_len) {
-			/* The common case: the whole hello in the first record, no copy. */
-			if (len < AFW_TLS_RECORD_HDR + need)
-				return AFW_TLS_MORE;
-			st = afw_tls_parse_handshake(data + AFW_TLS_RECORD_HDR, need, h);
-			if (st == AFW_TLS_OK)
-				h->consumed = AFW_TLS_RECORD_HDR + need;
-			return st;
-		}
-		if (need > scratch_len)
-			return afw_tls_bad(h, afw_tls_too_big);
-	}
-
-	/* Fragmented: gather the record payloads until the message is whole. */
-	off = 0;
-	have = 0;
 	for (;;) {
-		size_t take;
-
 		if (len - off < AFW_TLS_RECORD_HDR) {
 			if (len > off) {
 				st = afw_tls_record_hdr(data + off, len - off, off == 0, h);
@@ -372,28 +369,46 @@ enum afw_tls_status afw_tls_parse_stream(const uint8_t *data, size_t len, uint8_
 			return st;
 		rec_len = afw_tls_get16(data + off + 3);
 		off += AFW_TLS_RECORD_HDR;
+		/*
+		 * OpenSSL skips empty records, up to 32 in a row, anywhere in
+		 * the hello: they must not hide it from this reader either.
+		 */
+		if (!rec_len) {
+			if (++empty > AFW_TLS_MAX_EMPTY)
+				return afw_tls_bad(h, "more than 32 empty handshake records in a row");
+			continue;
+		}
+		empty = 0;
 		take = len - off < rec_len ? len - off : rec_len;
+		if (!take)
+			return AFW_TLS_MORE;
+		if (!have && data[off] != AFW_TLS_HS_CLIENT_HELLO)
+			return afw_tls_bad(h, afw_tls_not_hello);
+		if (!have && take >= AFW_TLS_HS_HDR) {
+			need = AFW_TLS_HS_HDR + afw_tls_get24(data + off + 1);
+			if (need <= rec_len) {
+				/* The common case: the whole hello in one record, no copy. */
+				if (take < need)
+					return AFW_TLS_MORE;
+				st = afw_tls_parse_handshake(data + off, need, h);
+				if (st == AFW_TLS_OK)
+					h->consumed = off + need;
+				return st;
+			}
+		}
+		/* Fragmented: gather the record payloads until the message is whole. */
 		if (!need && have + take >= AFW_TLS_HS_HDR) {
-			/* The handshake header just became whole across records. */
-			uint8_t hdr[AFW_TLS_HS_HDR];
-			size_t i;
-
+			/* Even the handshake header may be split over records: rare, but legal. */
 			for (i = 0; i < AFW_TLS_HS_HDR; i++)
 				hdr[i] = i < have ? scratch[i] : data[off + i - have];
-			if (hdr[0] != AFW_TLS_HS_CLIENT_HELLO)
-				return afw_tls_bad(h, afw_tls_not_hello);
 			need = AFW_TLS_HS_HDR + afw_tls_get24(hdr + 1);
-			if (need > scratch_len)
-				return afw_tls_bad(h, afw_tls_too_big);
 		}
-		if (!need && have + take > scratch_len)
+		if ((need ? need : have + take) > scratch_len)
 			return afw_tls_bad(h, afw_tls_too_big);
-		if (need && have + take > need) {
-			/* Another message after the hello in this record: not ours to read. */
+		/* Another message after the hello in this record: not ours to read. */
+		if (need && have + take > need)
 			take = need - have;
-		}
-		if (take)
-			memcpy(scratch + have, data + off, take);
+		memcpy(scratch + have, data + off, take);
 		have += take;
 		if (need && have == need) {
 			st = afw_tls_parse_handshake(scratch, need, h);

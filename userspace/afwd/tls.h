@@ -40,6 +40,9 @@ enum afw_tls_status {
 #define AFW_TLS_EXT_SIG_ALGS		0x000d
 #define AFW_TLS_EXT_ALPN		0x0010
 #define AFW_TLS_EXT_SUPPORTED_VERSIONS	0x002b
+#define AFW_TLS_EXT_ECH			0xfe0d
+/* OpenSSL reads past this many empty records in a row, and refuses one more. */
+#define AFW_TLS_MAX_EMPTY		32
 
 struct afw_tls_hello {
 	uint16_t legacy_version;	/* the ClientHello's client_version field */
@@ -48,6 +51,7 @@ struct afw_tls_hello {
 	bool has_sni;
 	bool has_alpn;
 	bool has_sig_algs;
+	bool has_ech;			/* encrypted_client_hello: sni is the public name */
 	struct afw_span sni;		/* the host_name, without terminator */
 	struct afw_span alpn;		/* ProtocolNameList body: 1-byte length, name, ... */
 	struct afw_span ciphers;	/* 2-byte big-endian values, GREASE included */
@@ -62,7 +66,8 @@ struct afw_tls_hello {
 
 /*
  * Parses the ClientHello at the start of @data, a TCP client stream of TLS
- * records. @scratch (AFW_TLS_SCRATCH_SIZE is enough) is written only when the
+ * records, as OpenSSL reads it: any record version 3.x, empty handshake
+ * records skipped (at most AFW_TLS_MAX_EMPTY in a row). @scratch (AFW_TLS_SCRATCH_SIZE is enough) is written only when the
  * handshake message spans several records; it may be NULL if @scratch_len is 0,
  * and then such a hello is BAD.
  */

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The engine between packets and decisions, driven with crafted IPv4
+ * packets as NFQUEUE hands them over: what each packet gets (accept or
+ * drop), which packet decides, and what the decision record says. QUIC
+ * Initials are sealed by tests/unit/quic_seal.h; TLS and HTTP streams come
+ * from tests/fixtures/tls and from here.
+ */
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "engine.h"
+#include "quic.h"
+#include "quic_seal.h"
+
+#define NS 1000000000ull
+
+struct rig {
+	struct afw_engine *e;
+	struct afw_policy *pol;
+	struct afw_result res;
+	unsigned int decisions;		/* decisions made by the packets sent */
+	bool decided;			/* by the last packet */
+	uint64_t now;
+};
+
+static uint8_t pktbuf[70000];
+
+static bool rig_init(struct rig *r, const char *policy)
+{
+	struct afw_engine_opts o = { .max_flows = 64, .max_bytes = 16384, .max_packets = 32,
+				     .max_ns = 2 * NS, .linger_ns = 10 * NS };
+	struct afw_policy_error err;
+
+	memset(r, 0, sizeof(*r));
+	r->now = NS;
+	r->e = afw_engine_new(&o);
+	r->pol = afw_policy_parse(policy, strlen(policy), "test", &err);
+	if (!r->pol)
+		printf("# %s\n", err.msg);
+	return r->e && r->pol;
+}
+
+static void rig_free(struct rig *r)
+{
+	afw_engine_free(r->e);
+	afw_policy_free(r->pol);
+}
+
+/*
+ * One IPv4 packet, 10.0.0.1:@sport to 10.0.0.2:@dport (@dir 0) or back
+ * (@dir 1), through the engine. @proto is IPPROTO_UDP or IPPROTO_TCP (then
+ * @flags and @seq). Returns the packet's verdict.
+ */
+static enum afw_pass send_pkt(struct rig *r, uint8_t proto, int dir, uint16_t sport,
+			      uint16_t dport, uint8_t flags, uint32_t seq, const void *data,
+			      size_t len)
+{
+	size_t l4 = proto == IPPROTO_TCP ? 20 : 8, tot = 20 + l4 + len;
+	uint8_t *p = pktbuf, a = dir ? 2 : 1, b = dir ? 1 : 2;
+	uint16_t sp = dir ? dport : sport, dp = dir ? sport : dport;
+	enum afw_pass pass;
+	struct afw_pkt pk;
+
+	memset(p, 0, 20 + l4);
+	p[0] = 0x45;
+	p[2] = tot >> 8;
+	p[3] = tot & 0xff;
+	p[8] = 64;
+	p[9] = proto;
+	p[12] = 10, p[15] = a;
+	p[16] = 10, p[19] = b;
+	p[20] = sp >> 8, p[21] = sp & 0xff, p[22] = dp >> 8, p[23] = dp & 0xff;
+	if (proto == IPPROTO_TCP) {
+		p[24] = seq >> 24, p[25] = seq >> 16, p[26] = seq >> 8, p[27] = seq & 0xff;
+		p[32] = 5 << 4;
+		p[33] = flags;
+		p[34] = 0xff, p[35] = 0xff;
+	} else {
+		p[24] = (8 + len) >> 8;
+		p[25] = (8 + len) & 0xff;
+	}
+	memcpy(p + 20 + l4, data, len);
+	if (afw_pkt_decode(&pk, AFW_LINK_RAW, p, tot) != AFW_PKT_OK)
+		return (enum afw_pass)-1;
+	r->now += 1000;
+	pass = afw_engine_packet(r->e, r->pol, &pk, false, 0, r->now, &r->res, &r->decided);
+	r->decisions += r->decided;
+	return pass;
+}
+
+static enum afw_pass udp(struct rig *r, uint16_t sport, const void *data, size_t len)
+{
+	return send_pkt(r, IPPROTO_UDP, 0, sport, 443, 0, 0, data, len);
+}
+
+/*
+ * A ClientHello for @sni, without records, as QUIC carries it, with @pad
+ * bytes of padding (1800 makes it about as long as Chromium's with an
+ * ML-KEM key share).
+ */
+static size_t hello(const char *sni, size_t pad, uint8_t *out)
+{
+	static const uint8_t head[] = {
+		0x03, 0x03, /* random */ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+		17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
+		0x00, 0x00, 0x06, 0x13, 0x01, 0x13, 0x02, 0x13, 0x03, 0x01, 0x00,
+	};
+	size_t n = 4, sl = strlen(sni), ext;
+
+	memcpy(out + n, head, sizeof(head));
+	n += sizeof(head);
+	ext = n;
+	n += 2;
+	/* server_name */
+	out[n++] = 0, out[n++] = 0, out[n++] = 0, out[n++] = (uint8_t)(sl + 5);
+	out[n++] = 0, out[n++] = (uint8_t)(sl + 3), out[n++] = 0, out[n++] = 0;
+	out[n++] = (uint8_t)sl;
+	memcpy(out + n, sni, sl);
+	n += sl;
+	/* ALPN h3; supported_versions 1.3 */
+	memcpy(out + n, "\x00\x10\x00\x05\x00\x03\x02h3\x00\x2b\x00\x03\x02\x03\x04", 16);
+	n += 16;
+	/* padding */
+	out[n++] = 0, out[n++] = 0x15, out[n++] = (uint8_t)(pad >> 8), out[n++] = (uint8_t)pad;
+	memset(out + n, 0, pad);
+	n += pad;
+	out[ext] = (uint8_t)((n - ext - 2) >> 8);
+	out[ext + 1] = (uint8_t)(n - ext - 2);
+	out[0] = 1;
+	out[1] = 0;
+	out[2] = (uint8_t)((n - 4) >> 8);
+	out[3] = (uint8_t)(n - 4);
+	return n;
+}
+
+static const uint8_t dcid1[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+static const uint8_t dcid2[8] = { 2, 2, 2, 2, 2, 2, 2, 2 };
+static const uint8_t server_cid[8] = { 9, 8, 7, 6, 5, 4, 3, 2 };
+
+/* A client Initial of @dcid (keys from @key_dcid) carrying hello[@off, @off + @n). */
+static size_t initial(struct afw_quic_ctx *q, const uint8_t *key_dcid, const uint8_t *dcid,
+		      uint64_t pn, const uint8_t *h, size_t off, size_t n, uint8_t *out)
+{
+	uint8_t frames[1300];
+	size_t fl;
+
+	if (n > 1150)
+		return 0;
+	fl = afw_test_crypto_frame(frames, off, h + off, n);
+
+	return afw_test_seal_keyed(q, AFW_QUIC_V1, key_dcid, dcid, 8, pn, 2, frames, fl, 1200, 0,
+				   out, 1400);
+}
+
+static void test_quic_spread(int *failed, struct afw_quic_ctx *q)
+{
+	uint8_t h[2100], dg[1400];
+	size_t hl = hello("spread.test", 1800, h), off = 0, n, step = (hl + 41) / 42;
+	unsigned int sent = 0, accepted = 0;
+	struct rig r;
+
+	if (!rig_init(&r, "default deny\nhost spread.test allow\n"))
+		return;
+	while (off < hl) {
+		n = hl - off < step ? hl - off : step;
+		accepted += udp(&r, 5000, dg, initial(q, dcid1, dcid1, sent, h, off, n, dg)) ==
+			    AFW_PASS_ACCEPT;
+		sent++;
+		off += n;
+		if (r.decided)
+			break;
+	}
+	printf("# hello of %zu bytes in %u Initials\n", hl, sent);
+	CHECK(*failed, "a QUIC hello over 42 Initials is read whole",
+	      sent == 42 && r.decided && r.decisions == 1 && r.res.app == AFW_APP_QUIC &&
+	      !strcmp(r.res.host, "spread.test") && r.res.decision == AFW_DECIDE_ALLOW &&
+	      accepted == 42 && !r.res.giveup);
+	rig_free(&r);
+
+	/* One byte per Initial: past AFW_QUIC_MAX_FRESH, a bound, not a guess. */
+	if (!rig_init(&r, "default allow\nreason bound proto udp dport 443 deny\n"))
+		return;
+	for (sent = 0; sent < AFW_QUIC_MAX_FRESH + 5 && !r.decided; sent++)
+		udp(&r, 5001, dg, initial(q, dcid1, dcid1, sent, h, sent, 1, dg));
+	CHECK(*failed, "a hello a byte per Initial ends at the bound of fresh Initials, "
+	      "decided by 'reason bound'",
+	      r.decided && sent == AFW_QUIC_MAX_FRESH && r.res.giveup == AFW_REASON_BOUND &&
+	      r.res.decision == AFW_DECIDE_DENY && r.res.rule_line == 2);
+	rig_free(&r);
+}
+
+static void test_quic_requeue(int *failed, struct afw_quic_ctx *q)
+{
+	uint8_t h[2100], h2[2100], dg[1400], junk[1300];
+	size_t hl = hello("allowed.test", 0, h), hl2 = hello("denied.test", 0, h2);
+	enum afw_pass pass;
+	struct rig r;
+
+	memset(junk, 0x5a, sizeof(junk));
+	if (!rig_init(&r, "default allow\nhost denied.test deny\n"))
+		return;
+	pass = udp(&r, 6000, junk, 100);
+	CHECK(*failed, "a junk first datagram: not QUIC, a give-up named not-tls",
+	      r.decided && r.res.giveup == AFW_REASON_NOT_TLS && pass == AFW_PASS_ACCEPT &&
+	      r.res.decision == AFW_DECIDE_ALLOW && r.res.is_default);
+	pass = udp(&r, 6000, dg, initial(q, dcid1, dcid1, 0, h2, 0, hl2, dg));
+	CHECK(*failed, "then a real Initial on that flow is read as a connection of its own, "
+	      "and its denied name is dropped",
+	      r.decided && r.decisions == 2 && pass == AFW_PASS_DROP &&
+	      !strcmp(r.res.host, "denied.test") && r.res.decision == AFW_DECIDE_DENY);
+	rig_free(&r);
+
+	if (!rig_init(&r, "default allow\nhost denied.test deny\n"))
+		return;
+	pass = udp(&r, 6001, dg, initial(q, dcid1, dcid1, 0, h, 0, hl, dg));
+	CHECK(*failed, "a QUIC connection to an allowed name is allowed",
+	      r.decided && pass == AFW_PASS_ACCEPT && !strcmp(r.res.host, "allowed.test"));
+	pass = udp(&r, 6001, dg, initial(q, dcid1, dcid1, 1, h, 0, hl, dg));
+	CHECK(*failed, "its retransmitted Initial (same DCID) passes, no new decision",
+	      !r.decided && r.decisions == 1 && pass == AFW_PASS_ACCEPT);
+	pass = udp(&r, 6001, dg, initial(q, dcid1, server_cid, 2, h, 0, 0, dg));
+	CHECK(*failed, "an Initial to the server's connection ID, under the first keys, "
+	      "passes as the same connection",
+	      !r.decided && r.decisions == 1 && pass == AFW_PASS_ACCEPT);
+	pass = udp(&r, 6001, dg, initial(q, dcid2, dcid2, 0, h2, 0, hl2, dg));
+	CHECK(*failed, "an Initial with a new DCID is a new connection: judged by its own "
+	      "name and dropped",
+	      r.decided && r.decisions == 2 && pass == AFW_PASS_DROP &&
+	      !strcmp(r.res.host, "denied.test"));
+	pass = udp(&r, 6001, dg, initial(q, dcid2, server_cid, 1, h2, 0, 0, dg));
+	CHECK(*failed, "and the new connection's later Initials are dropped with it",
+	      !r.decided && pass == AFW_PASS_DROP);
+	rig_free(&r);
+
+	/* An unknown QUIC version is a give-up with a name for the policy. */
+	if (!rig_init(&r, "default allow\nproto udp dport 443 reason not-tls deny\n"))
+		return;
+	memcpy(dg, "\xc0\x1a\x2a\x3a\x4a\x08\x01\x01\x01\x01\x01\x01\x01\x01\x00", 15);
+	memset(dg + 15, 0, 1200);
+	pass = udp(&r, 6002, dg, 1215);
+	CHECK(*failed, "an Initial of an unknown QUIC version: not-tls, denied on UDP 443",
+	      r.decided && r.res.giveup == AFW_REASON_NOT_TLS && pass == AFW_PASS_DROP);
+	rig_free(&r);
+
+	/* A contradiction is evasion: denied even when the default allows. */
+	if (!rig_init(&r, "default allow\n"))
+		return;
+	udp(&r, 6003, dg, initial(q, dcid1, dcid1, 0, h, 0, 60, dg));
+	h[30] ^= 0xff;
+	pass = udp(&r, 6003, dg, initial(q, dcid1, dcid1, 1, h, 0, hl, dg));
+	h[30] ^= 0xff;
+	CHECK(*failed, "CRYPTO bytes that differ from the first copy: evasion, denied under "
+	      "a default allow", r.decided && r.res.giveup == AFW_REASON_EVASION &&
+	      pass == AFW_PASS_DROP && !r.res.is_default && !r.res.rule_line);
+	rig_free(&r);
+}
+
+/* @data as a client TCP stream to @dport, after a SYN, in segments of @seg bytes. */
+static enum afw_pass tcp_stream(struct rig *r, uint16_t sport, uint16_t dport, const void *data,
+				size_t len, size_t seg)
+{
+	enum afw_pass pass = AFW_PASS_ACCEPT;
+	size_t off;
+
+	send_pkt(r, IPPROTO_TCP, 0, sport, dport, 0x02, 1000, NULL, 0);
+	send_pkt(r, IPPROTO_TCP, 1, sport, dport, 0x12, 5000, NULL, 0);
+	for (off = 0; off < len && !r->decided; off += seg)
+		pass = send_pkt(r, IPPROTO_TCP, 0, sport, dport, 0x18, 1001 + (uint32_t)off,
+				(const uint8_t *)data + off, len - off < seg ? len - off : seg);
+	return pass;
+}
+
+static size_t load(const char *name, uint8_t *buf, size_t cap)
+{
+	char path[256];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "tests/fixtures/tls/%s", name);
+	f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, cap, f);
+	fclose(f);
+	return n;
+}
+
+static void test_tcp(int *failed)
+{
+	static const struct {
+		const char *file, *sni;
+	} tls[] = {
+		{ "crafted-record-version-0305.bin", "crafted.afw.test" },
+		{ "crafted-record-version-03ff-two-records.bin", "crafted.afw.test" },
+		{ "crafted-empty-records.bin", "crafted.afw.test" },
+	};
+	uint8_t buf[20000];
+	char what[160];
+	size_t i, n;
+	struct rig r;
+
+	for (i = 0; i < sizeof(tls) / sizeof(tls[0]); i++) {
+		if (!rig_init(&r, "default allow\nhost crafted.afw.test deny\n"))
+			return;
+		n = load(tls[i].file, buf, sizeof(buf));
+		snprintf(what, sizeof(what), "%s, as OpenSSL reads it: SNI %s, denied by its rule",
+			 tls[i].file, tls[i].sni);
+		CHECK(*failed, what, n && tcp_stream(&r, 7000, 443, buf, n, 40) == AFW_PASS_DROP &&
+		      r.res.app == AFW_APP_TLS && !strcmp(r.res.host, tls[i].sni));
+		rig_free(&r);
+	}
+	if (!rig_init(&r, "default allow\nhost public.afw.test ech yes deny\n"))
+		return;
+	n = load("crafted-ech.bin", buf, sizeof(buf));
+	CHECK(*failed, "an ECH hello: its public name and ech yes decide, and the record says so",
+	      n && tcp_stream(&r, 7001, 443, buf, n, 1000) == AFW_PASS_DROP && r.res.ech &&
+	      !strcmp(r.res.host, "public.afw.test"));
+	rig_free(&r);
+
+	if (!rig_init(&r, "default allow\n"))
+		return;
+	n = load("bad-sni-duplicate.bin", buf, sizeof(buf));
+	CHECK(*failed, "a malformed ClientHello is denied under a default allow, reason malformed",
+	      n && tcp_stream(&r, 7002, 443, buf, n, 1000) == AFW_PASS_DROP &&
+	      r.res.giveup == AFW_REASON_MALFORMED && r.res.app == AFW_APP_TLS);
+	rig_free(&r);
+
+	if (!rig_init(&r, "default allow\nproto tcp dport 443 reason not-tls deny\n"))
+		return;
+	n = load("not-tls-alert.bin", buf, sizeof(buf));
+	CHECK(*failed, "an alert before the hello (OpenSSL refuses it): not-tls, denied on 443",
+	      n && tcp_stream(&r, 7003, 443, buf, n, 1000) == AFW_PASS_DROP &&
+	      r.res.giveup == AFW_REASON_NOT_TLS);
+	rig_free(&r);
+}
+
+int main(void)
+{
+	struct afw_quic_ctx *q = afw_quic_ctx_new();
+	int failed = 0;
+
+	CHECK(failed, "a QUIC context", q);
+	if (!q)
+		return 1;
+	test_quic_spread(&failed, q);
+	test_quic_requeue(&failed, q);
+	test_tcp(&failed);
+	afw_quic_ctx_free(q);
+	return failed;
+}
