@@ -31,12 +31,30 @@ static const struct {
 	{ "GET / HTTP/1.0\r\n\r\n", AFW_HTTP_OK, NULL, 0, NULL },
 	{ "OPTIONS * HTTP/1.1\r\nHost: o.test\r\n\r\n", AFW_HTTP_OK, "o.test", 0, NULL },
 
+	/* What nginx 1.22 or Python's http.server serve, so read here (docs/afwd.md). */
+	{ "\r\nGET / HTTP/1.1\r\nHost: crlf.test\r\n\r\n", AFW_HTTP_OK, "crlf.test", 0, NULL },
+	{ "\r\n\r\n\n\rGET / HTTP/1.1\r\nHost: crlfs.test\r\n\r\n", AFW_HTTP_OK, "crlfs.test", 0,
+	  NULL },
+	{ " GET / HTTP/1.1\r\nHost: sp.test\r\n\r\n", AFW_HTTP_OK, "sp.test", 0, NULL },
+	{ "X-Y / HTTP/1.1\r\nHost: dash.test\r\n\r\n", AFW_HTTP_OK, "dash.test", 0, NULL },
+	{ "A_B / HTTP/1.1\r\nHost: us.test\r\n\r\n", AFW_HTTP_OK, "us.test", 0, NULL },
+	{ "get / HTTP/1.1\r\nHost: lower.test\r\n\r\n", AFW_HTTP_OK, "lower.test", 0, NULL },
+	{ "ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFG / HTTP/1.1\r\nHost: long.test\r\n\r\n", AFW_HTTP_OK,
+	  "long.test", 0, NULL },
+	{ "GET  /\t HTTP/1.1 \r\nHost: blanks.test\r\n\r\n", AFW_HTTP_OK, "blanks.test", 0, NULL },
+	{ "GET\t/ HTTP/1.1\r\nHost: tab.test\r\n\r\n", AFW_HTTP_OK, "tab.test", 0, NULL },
+	{ "GET / http/1.1\r\nHost: case.test\r\n\r\n", AFW_HTTP_OK, "case.test", 0, NULL },
+	{ "GET / HTTP/1.10\r\nHost: minor.test\r\n\r\n", AFW_HTTP_OK, "minor.test", 0, NULL },
+	{ "GET /\r\n", AFW_HTTP_OK, NULL, 0, NULL },
+	{ "GET http://old.test/\r\n", AFW_HTTP_OK, "old.test", 0, NULL },
+
 	{ "\x16\x03\x01\x02\x00", AFW_HTTP_NOT_HTTP, NULL, 0, "method" },
-	{ "get / HTTP/1.1\r\n\r\n", AFW_HTTP_NOT_HTTP, NULL, 0, "method" },
 	{ "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", AFW_HTTP_NOT_HTTP, NULL, 0, "HTTP/1.x" },
-	{ "GET /\r\n", AFW_HTTP_NOT_HTTP, NULL, 0, "no HTTP version" },
-	{ "ABCDEFGHIJKLMNOPQ / HTTP/1.1\r\n", AFW_HTTP_NOT_HTTP, NULL, 0, "longer than 16" },
-	{ " GET / HTTP/1.1\r\n", AFW_HTTP_NOT_HTTP, NULL, 0, "method" },
+	{ "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n", AFW_HTTP_NOT_HTTP, NULL, 0,
+	  "no HTTP version" },
+	{ "EHLO mail.test\r\n", AFW_HTTP_NOT_HTTP, NULL, 0, "no HTTP version" },
+	{ "POST /\r\n", AFW_HTTP_NOT_HTTP, NULL, 0, "no HTTP version" },
+	{ "(GET) / HTTP/1.1\r\n", AFW_HTTP_NOT_HTTP, NULL, 0, "method" },
 
 	{ "GET / HTTP/1.1\r\n\r\n", AFW_HTTP_BAD, NULL, 0, "without Host" },
 	{ "GET / HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\n\r\n", AFW_HTTP_BAD, NULL, 0,
@@ -54,6 +72,7 @@ static const struct {
 	{ "GET / HTTP/1.1\r\nHost: a.test\rX: y\r\n\r\n", AFW_HTTP_BAD, NULL, 0, "stray CR" },
 	{ "GET /\x01 HTTP/1.1\r\n", AFW_HTTP_BAD, NULL, 0, "control" },
 	{ "GET / HTTP/1.1 x\r\n", AFW_HTTP_BAD, NULL, 0, "does not end" },
+	{ "GET / HTTP/1.1000\r\n", AFW_HTTP_BAD, NULL, 0, "3 digits" },
 	{ "CONNECT /path HTTP/1.1\r\n\r\n", AFW_HTTP_BAD, NULL, 0, "CONNECT" },
 	{ "GET a.test HTTP/1.1\r\nHost: a.test\r\n\r\n", AFW_HTTP_BAD, NULL, 0, "neither" },
 };
@@ -87,6 +106,9 @@ int main(void)
 			      span_is(&r.host, cases[i].host) : !r.has_host);
 			snprintf(what, sizeof(what), "case %u: the head is the whole request", i);
 			CHECK(failed, what, r.header_len == len);
+			snprintf(what, sizeof(what), "case %u: the method is a span of the request", i);
+			CHECK(failed, what, r.method.len && r.method.p == (const uint8_t *)cases[i].req +
+			      r.lead);
 		} else if (cases[i].why) {
 			snprintf(what, sizeof(what), "case %u: reason names \"%s\"", i,
 				 cases[i].why);

@@ -148,29 +148,49 @@ static bool afw_http_same_host(const struct afw_span *a, const struct afw_span *
 	return true;
 }
 
-/* The request line; on OK, *@next is the offset of the first header line. */
-static enum afw_http_status afw_http_request_line(const uint8_t *data, size_t len,
-						  struct afw_http_request *r, size_t *next)
+static bool afw_http_sp(uint8_t c)
 {
-	static const char version[] = "HTTP/1.";
-	size_t i, t, v;
+	return c == ' ' || c == '\t' || c == '\v' || c == '\f';
+}
 
-	for (i = 0; i < len && data[i] != ' '; i++) {
-		if (data[i] < 'A' || data[i] > 'Z')
-			return afw_http_not(r, "request does not start with a method");
-		if (i == AFW_HTTP_MAX_METHOD)
-			return afw_http_not(r, "method longer than 16 characters");
+/*
+ * The request line; on OK, *@next is the offset of the first header line,
+ * or, for an HTTP/0.9 request (no version, no headers), the end of the
+ * head, and *@simple is set. What is read here is a superset of what nginx
+ * 1.22 and Python's http.server accept (docs/afwd.md): leading empty lines
+ * and white space, any token as the method, runs of blanks between the
+ * parts, trailing blanks, any HTTP/1 minor version. A request one of them
+ * would serve is never "not HTTP" here.
+ */
+static enum afw_http_status afw_http_request_line(const uint8_t *data, size_t len,
+						  struct afw_http_request *r, size_t *next,
+						  bool *simple)
+{
+	size_t i = 0, t, v;
+
+	/* RFC 9112 2.2: empty lines before a request are ignored. */
+	while (i < len && (afw_http_sp(data[i]) || data[i] == '\r' || data[i] == '\n')) {
+		if (i >= AFW_HTTP_MAX_HEADER)
+			return afw_http_not(r, "only blank lines");
+		i++;
 	}
 	if (i == len)
 		return AFW_HTTP_MORE;
-	if (!i)
+	r->lead = i;
+	for (t = i; i < len && afw_http_tchar(data[i]); i++)
+		if (i - t >= AFW_HTTP_MAX_HEADER)
+			return afw_http_not(r, "method longer than the header bound");
+	if (i == len)
+		return AFW_HTTP_MORE;
+	if (i == t || !afw_http_sp(data[i]))
 		return afw_http_not(r, "request does not start with a method");
-	r->method.p = data;
-	r->method.len = i;
+	r->method.p = data + t;
+	r->method.len = i - t;
 
-	for (t = ++i; i < len && data[i] != ' '; i++) {
-		if (data[i] == '\r' || data[i] == '\n')
-			return afw_http_not(r, "request line has no HTTP version");
+	while (i < len && afw_http_sp(data[i]))
+		i++;
+	for (t = i; i < len && !afw_http_sp(data[i]) && data[i] != '\r' && data[i] != '\n';
+	     i++) {
 		if (data[i] < 0x21 || data[i] > 0x7e)
 			return afw_http_bad(r, "request target has a control or non-ASCII byte");
 		if (i >= AFW_HTTP_MAX_HEADER)
@@ -179,21 +199,53 @@ static enum afw_http_status afw_http_request_line(const uint8_t *data, size_t le
 	if (i == len)
 		return AFW_HTTP_MORE;
 	if (i == t)
-		return afw_http_bad(r, "empty request target");
+		return afw_http_not(r, "request line has no target");
 	r->target.p = data + t;
 	r->target.len = i - t;
 
-	for (v = ++i; i < len && i - v < sizeof(version) - 1; i++)
-		if (data[i] != (uint8_t)version[i - v])
+	while (i < len && afw_http_sp(data[i]))
+		i++;
+	if (i == len)
+		return AFW_HTTP_MORE;
+	if (data[i] == '\r' || data[i] == '\n') {
+		/* "GET /path": an HTTP/0.9 request, which nginx and Python serve. */
+		if (r->method.len != 3 || memcmp(r->method.p, "GET", 3))
+			return afw_http_not(r, "request line has no HTTP version");
+		if (data[i] == '\r' && ++i == len)
+			return AFW_HTTP_MORE;
+		if (data[i] != '\n')
+			return afw_http_bad(r, "request line does not end after the target");
+		*next = i + 1;
+		*simple = true;
+		r->minor = 9;
+		return AFW_HTTP_OK;
+	}
+	for (v = i; i < len && i - v < 5; i++)
+		if (afw_http_lower(data[i]) != (uint8_t)"http/"[i - v])
 			return afw_http_not(r, "version is not HTTP/1.x");
 	if (i == len)
 		return AFW_HTTP_MORE;
-	if (data[i] < '0' || data[i] > '9')
+	if (data[i] != '1')
 		return afw_http_not(r, "version is not HTTP/1.x");
-	r->minor = (uint8_t)(data[i] - '0');
 	if (++i == len)
 		return AFW_HTTP_MORE;
-	if (data[i] == '\r' && ++i == len)
+	if (data[i] != '.')
+		return afw_http_not(r, "version is not HTTP/1.x");
+	if (++i == len)
+		return AFW_HTTP_MORE;
+	for (v = i; i < len && data[i] >= '0' && data[i] <= '9'; i++)
+		if (i - v >= 3)
+			return afw_http_bad(r, "HTTP minor version of more than 3 digits");
+	if (i == len)
+		return AFW_HTTP_MORE;
+	if (i == v)
+		return afw_http_not(r, "version is not HTTP/1.x");
+	r->minor = (uint8_t)(i - v > 1 ? 99 : data[v] - '0');
+	while (i < len && (data[i] == ' ' || data[i] == '\t'))
+		i++;
+	if (i < len && data[i] == '\r' && ++i == len)
+		return AFW_HTTP_MORE;
+	if (i == len)
 		return AFW_HTTP_MORE;
 	if (data[i] != '\n')
 		return afw_http_bad(r, "request line does not end after the version");
@@ -235,14 +287,15 @@ enum afw_http_status afw_http_parse(const uint8_t *data, size_t len, struct afw_
 	struct afw_span host_hdr = { NULL, 0 };
 	enum afw_http_status st;
 	uint16_t host_port = 0;
+	bool simple = false;
 	size_t off;
 
 	memset(r, 0, sizeof(*r));
-	st = afw_http_request_line(data, len, r, &off);
+	st = afw_http_request_line(data, len, r, &off, &simple);
 	if (st != AFW_HTTP_OK)
 		return st;
 
-	for (;;) {
+	while (!simple) {
 		const uint8_t *lf;
 		size_t n;
 
@@ -276,7 +329,7 @@ enum afw_http_status afw_http_parse(const uint8_t *data, size_t len, struct afw_
 		r->port = host_port;
 		r->has_host = true;
 	}
-	if (!r->has_host && r->minor >= 1)
+	if (!r->has_host && r->minor >= 1 && !simple)
 		return afw_http_bad(r, "HTTP/1.1 request without Host");
 	return AFW_HTTP_OK;
 }

@@ -22,7 +22,6 @@ enum afw_http_status {
 
 /* A header block that has not ended within this many bytes is BAD. */
 #define AFW_HTTP_MAX_HEADER	8192
-#define AFW_HTTP_MAX_METHOD	16
 
 struct afw_http_request {
 	struct afw_span method;		/* "GET", "CONNECT", ... */
@@ -30,7 +29,8 @@ struct afw_http_request {
 	struct afw_span host;		/* host name or address, no port, no brackets */
 	uint16_t port;			/* from Host or the target; 0 if none was given */
 	bool has_host;
-	uint8_t minor;			/* HTTP/1.<minor> */
+	uint8_t minor;			/* HTTP/1.<minor>; 9 for an HTTP/0.9 request, 99 for 1.10+ */
+	size_t lead;			/* empty lines and blanks before the request line */
 	size_t header_len;		/* bytes up to and including the empty line */
 	const char *reason;		/* with AFW_HTTP_BAD or AFW_HTTP_NOT_HTTP: why */
 };
