@@ -60,7 +60,7 @@ static enum afw_pass send_pkt(struct rig *r, uint8_t proto, int dir, uint16_t sp
 			      uint16_t dport, uint8_t flags, uint32_t seq, const void *data,
 			      size_t len)
 {
-	size_t l4 = proto == IPPROTO_TCP ? 20 : 8, tot = 20 + l4 + len;
+	size_t l4 = proto == IPPROTO_TCP ? 20 : proto == IPPROTO_SCTP ? 12 : 8, tot = 20 + l4 + len;
 	uint8_t *p = pktbuf, a = dir ? 2 : 1, b = dir ? 1 : 2;
 	uint16_t sp = dir ? dport : sport, dp = dir ? sport : dport;
 	enum afw_pass pass;
@@ -80,7 +80,7 @@ static enum afw_pass send_pkt(struct rig *r, uint8_t proto, int dir, uint16_t sp
 		p[32] = 5 << 4;
 		p[33] = flags;
 		p[34] = 0xff, p[35] = 0xff;
-	} else {
+	} else if (proto == IPPROTO_UDP) {
 		p[24] = (8 + len) >> 8;
 		p[25] = (8 + len) & 0xff;
 	}
@@ -339,6 +339,22 @@ static void test_tcp(int *failed)
 	rig_free(&r);
 }
 
+/* SCTP and DCCP have ports: a dport rule must see them. */
+static void test_ports(int *failed)
+{
+	struct rig r;
+
+	if (!rig_init(&r, "default allow\nproto sctp dport 5060 deny\n"))
+		return;
+	CHECK(*failed, "an SCTP association to a denied port is dropped by its dport rule",
+	      send_pkt(&r, IPPROTO_SCTP, 0, 40000, 5060, 0, 0, "INIT", 4) == AFW_PASS_DROP &&
+	      r.decided && r.res.rule_line == 2 && r.res.dport == 5060);
+	CHECK(*failed, "and one to another port gets the default",
+	      send_pkt(&r, IPPROTO_SCTP, 0, 40000, 5061, 0, 0, "INIT", 4) == AFW_PASS_ACCEPT &&
+	      r.decided && r.res.is_default);
+	rig_free(&r);
+}
+
 int main(void)
 {
 	struct afw_quic_ctx *q = afw_quic_ctx_new();
@@ -350,6 +366,7 @@ int main(void)
 	test_quic_spread(&failed, q);
 	test_quic_requeue(&failed, q);
 	test_tcp(&failed);
+	test_ports(&failed);
 	afw_quic_ctx_free(q);
 	return failed;
 }

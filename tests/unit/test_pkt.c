@@ -131,6 +131,67 @@ static bool prefixes_fail(unsigned int link, const uint8_t *b, size_t len, size_
 	return afw_pkt_decode(&p, link, b, len) == AFW_PKT_OK;
 }
 
+/*
+ * The ports of every protocol that has them: a "dport" rule can only match
+ * what the decoder read. @hdr is the L4 header after the ports.
+ */
+static void ports(int *failed)
+{
+	static const struct {
+		uint8_t proto;
+		const char *name;
+		size_t hlen;		/* the L4 header, ports included */
+		uint8_t byte4, byte8;	/* DCCP: Data Offset, X bit */
+	} cases[] = {
+		{ 17, "UDP", 8, 0, 0 },
+		{ 136, "UDP-Lite", 8, 0, 0 },
+		{ 132, "SCTP", 12, 0, 0 },
+		{ 33, "DCCP (short sequence numbers)", 12, 3, 0 },
+		{ 33, "DCCP (long sequence numbers)", 16, 4, 1 },
+	};
+	uint8_t b[128], l4[64];
+	struct afw_pkt p;
+	char what[128];
+	size_t i, h, l4len;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(l4, 0, sizeof(l4));
+		put16(l4, 40001);
+		put16(l4 + 2, 5060);
+		if (cases[i].proto == 17 || cases[i].proto == 136)
+			put16(l4 + 4, (uint16_t)(cases[i].hlen + 3));
+		l4[4] = cases[i].proto == 33 ? cases[i].byte4 : l4[4];
+		l4[8] = cases[i].proto == 33 ? cases[i].byte8 : l4[8];
+		memcpy(l4 + cases[i].hlen, "abc", 3);
+		l4len = cases[i].hlen + 3;
+		h = ipv4(b, 0, cases[i].proto, l4len, 0);
+		memcpy(b + h, l4, l4len);
+		snprintf(what, sizeof(what), "%s: ports and payload decoded", cases[i].name);
+		CHECK(*failed, what,
+		      afw_pkt_decode(&p, AFW_LINK_RAW, b, h + l4len) == AFW_PKT_OK && p.has_l4 &&
+		      p.sport == 40001 && p.dport == 5060 && p.payload_len == 3 &&
+		      !memcmp(p.payload, "abc", 3));
+		/* The datagram ends one byte into where the header should end. */
+		h = ipv4(b, 0, cases[i].proto, cases[i].hlen - 1, 0);
+		memcpy(b + h, l4, cases[i].hlen - 1);
+		snprintf(what, sizeof(what), "%s: a header cut short is truncated, not read past",
+			 cases[i].name);
+		CHECK(*failed, what, afw_pkt_decode(&p, AFW_LINK_RAW, b, h + cases[i].hlen - 1) ==
+		      AFW_PKT_ETRUNC && !p.has_l4);
+	}
+	memset(l4, 0, sizeof(l4));
+	l4[4] = 2;
+	h = ipv4(b, 0, 33, 16, 0);
+	memcpy(b + h, l4, 16);
+	CHECK(*failed, "DCCP: a Data Offset below the header is malformed",
+	      afw_pkt_decode(&p, AFW_LINK_RAW, b, h + 16) == AFW_PKT_EMALFORMED);
+	l4[4] = 3;
+	l4[8] = 1;
+	memcpy(b + h, l4, 16);
+	CHECK(*failed, "DCCP: with long sequence numbers, 12 bytes is too short",
+	      afw_pkt_decode(&p, AFW_LINK_RAW, b, h + 16) == AFW_PKT_EMALFORMED);
+}
+
 int main(void)
 {
 	uint8_t b[256], f[300];
@@ -326,5 +387,6 @@ int main(void)
 	afw_pkt_decode(&q, AFW_LINK_RAW, b, n);
 	afw_pkt_flow_key(&q, &k2);
 	CHECK(failed, "another port is another key", memcmp(&k1, &k2, sizeof(k1)));
+	ports(&failed);
 	return failed;
 }

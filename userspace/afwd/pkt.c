@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Packet decoding: link header, IPv4 or IPv6 (with options, extension
- * headers and fragments), then TCP, UDP or ICMP. Every read is checked
+ * headers and fragments), then TCP, UDP, UDP-Lite, SCTP, DCCP or ICMP. Every read is checked
  * against the bytes the caller has, so a capture cut short by its snap
  * length or a crafted packet ends in an error, not in a wild read.
  */
@@ -75,6 +75,25 @@ static enum afw_pkt_err afw_pkt_l4(struct afw_pkt *p, const uint8_t *data, size_
 				return afw_pkt_fail(p, AFW_PKT_ETRUNC, "UDP length past the datagram");
 			end = off + ulen;
 		}
+		break;
+	case 132:	/* SCTP: ports, verification tag, checksum, then chunks */
+		if (avail < 12)
+			return afw_pkt_fail(p, AFW_PKT_ETRUNC, "SCTP common header truncated");
+		hlen = 12;
+		p->sport = afw_get16(h);
+		p->dport = afw_get16(h + 2);
+		break;
+	case 33:	/* DCCP: ports, then Data Offset in 32-bit words */
+		if (avail < 12)
+			return afw_pkt_fail(p, AFW_PKT_ETRUNC, "DCCP header truncated");
+		hlen = (size_t)h[4] * 4;
+		/* 12 bytes with short sequence numbers (X = 0), 16 with long ones. */
+		if (hlen < ((h[8] & 1) ? 16u : 12u))
+			return afw_pkt_fail(p, AFW_PKT_EMALFORMED, "DCCP Data Offset below its header");
+		if (hlen > avail)
+			return afw_pkt_fail(p, AFW_PKT_ETRUNC, "DCCP header past the datagram");
+		p->sport = afw_get16(h);
+		p->dport = afw_get16(h + 2);
 		break;
 	case 1:
 	case 58:

@@ -52,7 +52,7 @@ struct afw_pkt {
 	uint8_t nvlan;		/* VLAN tags skipped on Ethernet */
 	uint8_t ttl;		/* TTL or hop limit */
 	uint8_t src[16], dst[16];	/* IPv4 uses the first 4 bytes, the rest is zero */
-	uint16_t sport, dport;	/* UDP and TCP; ICMP type/code go in icmp_type/code */
+	uint16_t sport, dport;	/* TCP, UDP, UDP-Lite, SCTP, DCCP; ICMP: icmp_type/code */
 	uint8_t icmp_type, icmp_code;
 	uint8_t tcp_flags;
 	uint16_t tcp_window;
