@@ -41,7 +41,8 @@ AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afw
 AFWD_LIB_SRCS := userspace/afwd/tls.c userspace/afwd/ja4.c userspace/afwd/http.c \
 	userspace/afwd/pkt.c userspace/afwd/reasm.c userspace/afwd/pcap.c \
 	userspace/afwd/quic.c userspace/afwd/policy.c userspace/afwd/policy_match.c \
-	userspace/afwd/hostname.c userspace/afwd/pace.c userspace/afwd/engine.c
+	userspace/afwd/hostname.c userspace/afwd/pace.c userspace/afwd/engine.c \
+	userspace/afwd/h2.c
 AFWD_SRCS := userspace/afwd/afwd.c userspace/afwd/worker.c userspace/afwd/queue.c \
 	userspace/afwd/kernel.c userspace/afwd/report.c \
 	userspace/afwd/offline.c userspace/afwd/ctl.c
@@ -76,6 +77,9 @@ pkgcheck:
 	@$(PKG_CONFIG) --exists liburing || { \
 		echo "afw: liburing not found by pkg-config; install liburing-dev (or run 'make deps')" >&2; \
 		exit 1; }
+	@$(PKG_CONFIG) --exists libnghttp2 || { \
+		echo "afw: libnghttp2 not found by pkg-config; install libnghttp2-dev (or run 'make deps')" >&2; \
+		exit 1; }
 
 NFQ_CFLAGS = $(shell $(PKG_CONFIG) --cflags libnetfilter_queue)
 NFQ_LIBS = $(shell $(PKG_CONFIG) --libs libnetfilter_queue)
@@ -85,11 +89,13 @@ CRYPTO_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcrypto)
 CRYPTO_LIBS = $(shell $(PKG_CONFIG) --libs libcrypto)
 URING_CFLAGS = $(shell $(PKG_CONFIG) --cflags liburing)
 URING_LIBS = $(shell $(PKG_CONFIG) --libs liburing)
+NGHTTP2_CFLAGS = $(shell $(PKG_CONFIG) --cflags libnghttp2)
+NGHTTP2_LIBS = $(shell $(PKG_CONFIG) --libs libnghttp2)
 
 $(B)/%.o: %.c $(HDRS) | pkgcheck
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) $(NFQ_CFLAGS) $(CRYPTO_CFLAGS) $(URING_CFLAGS) \
-		-c -o $@ $<
+		$(NGHTTP2_CFLAGS) -c -o $@ $<
 
 $(B)/libafw.a: $(LIB_SRCS:%.c=$(B)/%.o)
 	rm -f $@
@@ -104,11 +110,11 @@ $(B)/afwctl: $(AFWCTL_SRCS:%.c=$(B)/%.o) $(B)/libafw.a
 
 $(B)/afwd: $(AFWD_SRCS:%.c=$(B)/%.o) $(B)/libafwd.a $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(NFQ_LIBS) $(MNL_LIBS) $(CRYPTO_LIBS) \
-		$(URING_LIBS)
+		$(URING_LIBS) $(NGHTTP2_LIBS)
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafwd.a $(B)/libafw.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS) $(CRYPTO_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS) $(CRYPTO_LIBS) $(NGHTTP2_LIBS)
 
 unit: $(UNIT_BINS)
 
@@ -121,9 +127,9 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
 
 $(B)/fuzz/%: tests/fuzz/%.c $(AFWD_LIB_SRCS) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(AFW_CFLAGS) $(CRYPTO_CFLAGS) -o $@ $< $(AFWD_LIB_SRCS) \
-		userspace/lib/words.c \
-		$(CRYPTO_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(AFW_CFLAGS) $(CRYPTO_CFLAGS) $(NGHTTP2_CFLAGS) -o $@ $< \
+		$(AFWD_LIB_SRCS) userspace/lib/words.c \
+		$(CRYPTO_LIBS) $(NGHTTP2_LIBS)
 
 fuzz: $(FUZZ_BINS)
 
@@ -139,7 +145,7 @@ $(B)/bench/parse: bench/parse.c $(B)/libafwd.a $(HDRS)
 		exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(NDPI_CFLAGS) $(CRYPTO_CFLAGS) -o $@ $< $(B)/libafwd.a \
-		$(NDPI_LIBS) $(CRYPTO_LIBS)
+		$(NDPI_LIBS) $(CRYPTO_LIBS) $(NGHTTP2_LIBS)
 
 install: install-module install-userspace
 

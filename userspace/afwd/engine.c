@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 
 #include "engine.h"
+#include "h2.h"
 #include "http.h"
 #include "ja4.h"
 #include "quic.h"
@@ -324,6 +325,7 @@ static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
 	const uint8_t *data = f->buf;
 	size_t len = f->reasm.have;
 	struct afw_http_request req;
+	struct afw_h2_request h2;
 	struct afw_tls_hello h;
 	char why[100];
 
@@ -349,6 +351,25 @@ static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
 		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_TLS, why);
 		return true;
 	case AFW_TLS_NOT_TLS:
+		break;
+	}
+	switch (afw_h2_parse(data, len, e->scratch, sizeof(e->scratch), &h2)) {
+	case AFW_H2_OK:
+		facts->app = AFW_APP_HTTP;
+		if (h2.has_host) {
+			facts->host = (struct afw_text){ h2.host, h2.host_len };
+			snprintf(res->host, sizeof(res->host), "%s", h2.host);
+		}
+		snprintf(res->http_method, sizeof(res->http_method), "%s", h2.method);
+		afw_engine_judge(pol, facts, res, "http/2");
+		return true;
+	case AFW_H2_MORE:
+		return false;
+	case AFW_H2_BAD:
+		snprintf(why, sizeof(why), "malformed HTTP/2: %s", h2.reason);
+		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_HTTP, why);
+		return true;
+	case AFW_H2_NOT_H2:
 		break;
 	}
 	switch (afw_http_parse(data, len, &req)) {

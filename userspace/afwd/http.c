@@ -58,7 +58,7 @@ static bool afw_http_eq_nocase(const uint8_t *a, size_t alen, const char *b)
  * authority of a target. User information is refused: it has no business in
  * a request and only serves to hide the real host from a naive reader.
  */
-static bool afw_http_authority(const uint8_t *p, size_t n, struct afw_span *host, uint16_t *port)
+bool afw_http_authority(const uint8_t *p, size_t n, struct afw_span *host, uint16_t *port)
 {
 	size_t i = 0, end;
 	uint32_t v = 0;

@@ -44,4 +44,12 @@ enum afw_http_status afw_http_parse(const uint8_t *data, size_t len, struct afw_
 
 const char *afw_http_status_name(enum afw_http_status st);
 
+/*
+ * "host", "host:port", "[v6]" or "[v6]:port" at @p (@n bytes), as in Host
+ * and in HTTP/2's :authority: the host without brackets in @host (a span
+ * of @p) and the port, 0 when none. False for anything else, user
+ * information included.
+ */
+bool afw_http_authority(const uint8_t *p, size_t n, struct afw_span *host, uint16_t *port);
+
 #endif /* AFW_HTTP_H */
