@@ -339,6 +339,102 @@ static void test_tcp(int *failed)
 	rig_free(&r);
 }
 
+/* A client segment at stream offset @off of the flow tcp_stream() started. */
+static enum afw_pass seg(struct rig *r, uint16_t sport, size_t off, const char *data)
+{
+	return send_pkt(r, IPPROTO_TCP, 0, sport, 80, 0x18, 1001 + (uint32_t)off, data,
+			strlen(data));
+}
+
+#define REQ(host) "GET / HTTP/1.1\r\nHost: " host "\r\n\r\n"
+
+/* Under inspect, every request of an HTTP/1.x connection is judged. */
+static void test_pipeline(int *failed)
+{
+	static const char *const policy = "default deny\nhost a.test inspect\n"
+					  "host b.test deny\nhost c.test allow\n";
+	const char *first = REQ("a.test"), *post, *chunked, *up;
+	size_t off = strlen(first);
+	enum afw_pass pass;
+	struct rig r;
+
+	if (!rig_init(&r, policy))
+		return;
+	pass = tcp_stream(&r, 8000, 80, first, off, 1000);
+	CHECK(*failed, "an HTTP request to an inspected host is inspected",
+	      pass == AFW_PASS_ACCEPT && r.decided && r.res.decision == AFW_DECIDE_INSPECT);
+	pass = seg(&r, 8000, off, REQ("c.test"));
+	CHECK(*failed, "a second request to an allowed host passes",
+	      pass == AFW_PASS_ACCEPT && !r.decided);
+	off += strlen(REQ("c.test"));
+	pass = seg(&r, 8000, off + 5, "x");
+	CHECK(*failed, "an out-of-order segment of a followed flow is dropped, to come again",
+	      pass == AFW_PASS_DROP && !r.decided);
+	pass = seg(&r, 8000, off, REQ("b.test"));
+	CHECK(*failed, "a later request to a denied host is dropped, and decided deny",
+	      pass == AFW_PASS_DROP && r.decided && r.res.decision == AFW_DECIDE_DENY &&
+	      !strcmp(r.res.host, "b.test") && r.res.rule_line == 3);
+	pass = seg(&r, 8000, off + strlen(REQ("b.test")), REQ("c.test"));
+	CHECK(*failed, "and the flow stays dropped", pass == AFW_PASS_DROP && !r.decided);
+	rig_free(&r);
+
+	/* Pipelined in the same segment as the first: the deciding packet is dropped. */
+	if (!rig_init(&r, policy))
+		return;
+	pass = tcp_stream(&r, 8001, 80, REQ("a.test") REQ("b.test"),
+			  strlen(REQ("a.test") REQ("b.test")), 1000);
+	CHECK(*failed, "two requests in one segment: the denied second decides",
+	      pass == AFW_PASS_DROP && r.decided && !strcmp(r.res.host, "b.test"));
+	rig_free(&r);
+
+	/* Bodies are skipped, whatever they hold. */
+	if (!rig_init(&r, policy))
+		return;
+	post = "POST / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 32\r\n\r\n"
+	       "GET / HTTP/1.1\r\nHost: b.test\r\n\r\n";
+	tcp_stream(&r, 8002, 80, post, strlen(post), 1000);
+	CHECK(*failed, "a body that reads like a request is a body",
+	      r.decided && r.res.decision == AFW_DECIDE_INSPECT);
+	off = strlen(post);
+	chunked = "POST / HTTP/1.1\r\nHost: c.test\r\nTransfer-Encoding: chunked\r\n\r\n"
+		  "20;ext=1\r\nGET / HTTP/1.1\r\nHost: b.test\r\n\r\n\r\n0\r\nX-T: 1\r\n\r\n";
+	pass = seg(&r, 8002, off, chunked);
+	CHECK(*failed, "chunks that read like a request are chunks, to the trailer",
+	      pass == AFW_PASS_ACCEPT && !r.decided);
+	off += strlen(chunked);
+	pass = seg(&r, 8002, off, REQ("b.test"));
+	CHECK(*failed, "and the request after them is read: denied",
+	      pass == AFW_PASS_DROP && r.decided && !strcmp(r.res.host, "b.test"));
+	rig_free(&r);
+
+	if (!rig_init(&r, policy))
+		return;
+	tcp_stream(&r, 8003, 80, first, strlen(first), 1000);
+	pass = seg(&r, 8003, strlen(first), "\x16\x03\x01 what");
+	CHECK(*failed, "bytes after a request that are no request: denied as malformed",
+	      pass == AFW_PASS_DROP && r.decided && r.res.giveup == AFW_REASON_MALFORMED);
+	rig_free(&r);
+
+	if (!rig_init(&r, policy))
+		return;
+	up = "GET /ws HTTP/1.1\r\nHost: a.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n";
+	tcp_stream(&r, 8004, 80, up, strlen(up), 1000);
+	pass = seg(&r, 8004, strlen(up), "\x81\x85 frame");
+	CHECK(*failed, "after an Upgrade, bytes of another protocol pass: the protocol changed",
+	      pass == AFW_PASS_ACCEPT && !r.decided);
+	rig_free(&r);
+
+	if (!rig_init(&r, policy))
+		return;
+	post = "POST / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 3\r\n"
+	       "Transfer-Encoding: chunked\r\n\r\n";
+	tcp_stream(&r, 8005, 80, post, strlen(post), 1000);
+	pass = seg(&r, 8005, strlen(post), "abc");
+	CHECK(*failed, "a body whose length servers disagree on: what follows is denied",
+	      pass == AFW_PASS_DROP && r.decided && strstr(r.res.reason, "both Content-Length"));
+	rig_free(&r);
+}
+
 /* SCTP and DCCP have ports: a dport rule must see them. */
 static void test_ports(int *failed)
 {
@@ -367,6 +463,7 @@ int main(void)
 	test_quic_requeue(&failed, q);
 	test_tcp(&failed);
 	test_ports(&failed);
+	test_pipeline(&failed);
 	afw_quic_ctx_free(q);
 	return failed;
 }

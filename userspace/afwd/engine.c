@@ -50,6 +50,10 @@ struct afw_eflow {
 	uint8_t *buf;				/* client bytes; only while analyzing */
 	struct afw_reasm reasm;
 	struct afw_quic_flow quic;
+	/* An inspected HTTP/1.x flow: every later request head is read too. */
+	bool following;
+	uint32_t follow_seq;			/* the next client byte to read */
+	struct afw_http_follow follow;		/* its buffer is owned here */
 };
 
 /* A list in deadline order: every flow of a list gets the same delay. */
@@ -123,6 +127,7 @@ struct afw_engine *afw_engine_new(const struct afw_engine_opts *o)
 static void afw_eflow_free(struct afw_eflow *f)
 {
 	free(f->buf);
+	free(f->follow.buf);
 	free(f);
 }
 
@@ -316,6 +321,115 @@ static void afw_engine_giveup(const struct afw_policy *pol, struct afw_facts *fa
 }
 
 /*
+ * Reads the request heads in @data, the next @len bytes of an inspected
+ * HTTP/1.x flow, and judges each. Returns true when one is to be stopped
+ * (@res filled): its host is denied or rejected, or what follows a request
+ * is not one (docs/afwd.md: "HTTP requests after the first").
+ */
+static bool afw_engine_follow_feed(const struct afw_policy *pol, struct afw_eflow *f,
+				   const uint8_t *data, size_t len, struct afw_result *res)
+{
+	struct afw_http_request req;
+	enum afw_http_status st;
+	struct afw_facts facts;
+	char why[120];
+	size_t used;
+
+	while (f->following && len) {
+		st = afw_http_follow_feed(&f->follow, data, len, &used, &req);
+		data += used;
+		len -= used;
+		if (st == AFW_HTTP_MORE)
+			return false;
+		afw_engine_describe(f, res, &facts);
+		if (st == AFW_HTTP_OK) {
+			facts.app = AFW_APP_HTTP;
+			if (req.has_host) {
+				facts.host = afw_text_of(&req.host);
+				afw_copy_span(res->host, sizeof(res->host), &req.host);
+			}
+			afw_copy_span(res->http_method, sizeof(res->http_method), &req.method);
+			afw_engine_judge(pol, &facts, res, "http, a later request");
+			if (res->decision == AFW_DECIDE_DENY || res->decision == AFW_DECIDE_REJECT)
+				return true;
+			continue;
+		}
+		/* After an Upgrade or a CONNECT, bytes that are not HTTP are the new protocol. */
+		if (st == AFW_HTTP_NOT_HTTP && f->follow.upgrade) {
+			f->following = false;
+			return false;
+		}
+		snprintf(why, sizeof(why), "what follows a request is not a request: %s",
+			 req.reason);
+		afw_engine_giveup(pol, &facts, res, AFW_REASON_MALFORMED, AFW_APP_HTTP, why);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * An inspected HTTP/1.x flow decided on its first request: from now on its
+ * later requests are read too. Bytes that came with the first head are
+ * read at once; @res becomes the decision of a later request if one of
+ * them is stopped.
+ */
+static void afw_engine_follow_start(const struct afw_policy *pol, struct afw_eflow *f,
+				    const struct afw_http_request *req, struct afw_result *res)
+{
+	struct afw_result later;
+	uint8_t *buf;
+
+	/* Bytes held past a hole went to the server unread: nothing after them can be trusted. */
+	buf = f->reasm.nranges ? NULL : malloc(AFW_HTTP_MAX_HEADER);
+	if (!buf) {
+		res->decision = AFW_DECIDE_DENY;
+		snprintf(res->reason, sizeof(res->reason), "%s",
+			 f->reasm.nranges ? "inspect: bytes past a hole were not read before the "
+			 "first request was decided" : "inspect: out of memory to follow requests");
+		return;
+	}
+	afw_http_follow_init(&f->follow, buf, req);
+	f->following = true;
+	f->follow_seq = f->reasm.base + f->reasm.have;
+	if (afw_engine_follow_feed(pol, f, f->buf + req->header_len,
+				   f->reasm.have - req->header_len, &later)) {
+		later.packets = res->packets;
+		*res = later;
+		f->following = false;
+	}
+}
+
+/*
+ * A client segment of a followed flow. Out-of-order segments are dropped
+ * (the client sends them again once the hole is filled), so that every
+ * byte the server reads has been read here first.
+ */
+static enum afw_pass afw_engine_follow(const struct afw_policy *pol, struct afw_eflow *f,
+				       const struct afw_pkt *p, struct afw_result *res,
+				       bool *decided)
+{
+	int32_t rel = (int32_t)(p->tcp_seq - f->follow_seq);
+	size_t skip;
+
+	if (!p->payload_len)
+		return f->pass;
+	if (rel > 0)
+		return AFW_PASS_DROP;
+	skip = (size_t)-(int64_t)rel;
+	if (skip >= p->payload_len)
+		return f->pass;
+	f->follow_seq += (uint32_t)(p->payload_len - skip);
+	if (!afw_engine_follow_feed(pol, f, p->payload + skip, p->payload_len - skip, res))
+		return f->pass;
+	*decided = true;
+	f->following = false;
+	res->packets = ++f->packets;
+	f->pass = afw_decision_pass(res->decision) == AFW_PASS_ACCEPT ? AFW_PASS_ACCEPT :
+		  AFW_PASS_DROP;
+	return afw_decision_pass(res->decision);
+}
+
+/*
  * Reads the client's bytes so far. Returns true when the flow is decided
  * (@res filled), false to wait for more.
  */
@@ -381,6 +495,8 @@ static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
 		}
 		afw_copy_span(res->http_method, sizeof(res->http_method), &req.method);
 		afw_engine_judge(pol, facts, res, "http");
+		if (res->decision == AFW_DECIDE_INSPECT && f->reasm.syn_seen)
+			afw_engine_follow_start(pol, f, &req, res);
 		return true;
 	case AFW_HTTP_MORE:
 		return false;
@@ -532,6 +648,8 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 		afw_elist_del(&e->decided, f);
 		f->deadline = now + e->o.linger_ns;
 		afw_elist_add(&e->decided, f);
+		if (f->following && side == f->client && p->has_l4)
+			return afw_engine_follow(pol, f, p, res, decided);
 		return f->pass;
 	}
 

@@ -253,6 +253,46 @@ static enum afw_http_status afw_http_request_line(const uint8_t *data, size_t le
 	return AFW_HTTP_OK;
 }
 
+/* Content-Length, Transfer-Encoding and Upgrade: where the body ends. */
+static void afw_http_framing(const uint8_t *line, size_t name, size_t n,
+			     struct afw_http_request *r)
+{
+	size_t b = name + 1, e = n, i;
+	uint64_t v = 0;
+
+	while (b < e && (line[b] == ' ' || line[b] == '\t'))
+		b++;
+	while (e > b && (line[e - 1] == ' ' || line[e - 1] == '\t'))
+		e--;
+	if (afw_http_eq_nocase(line, name, "upgrade")) {
+		r->upgrade = true;
+	} else if (afw_http_eq_nocase(line, name, "content-length")) {
+		for (i = b; i < e && v < (1ull << 50); i++) {
+			if (line[i] < '0' || line[i] > '9')
+				break;
+			v = v * 10 + (line[i] - '0');
+		}
+		if (i != e || b == e)
+			r->framing = "Content-Length is not a number";
+		else if (r->has_length && v != r->content_length)
+			r->framing = "two Content-Lengths that differ";
+		r->content_length = v;
+		r->has_length = true;
+	} else if (afw_http_eq_nocase(line, name, "transfer-encoding")) {
+		/* The last coding must be chunked: RFC 9112 6.3. */
+		r->chunked = e - b >= 7 && afw_http_eq_nocase(line + e - 7, 7, "chunked") &&
+			     (e - b == 7 || line[e - 8] == ',' || line[e - 8] == ' ' ||
+			      line[e - 8] == '\t');
+		if (!r->chunked)
+			r->framing = "Transfer-Encoding does not end in chunked";
+		if (r->has_te)
+			r->framing = "Transfer-Encoding given twice";
+		r->has_te = true;
+	}
+	if (r->has_te && r->has_length)
+		r->framing = "both Content-Length and Transfer-Encoding";
+}
+
 static enum afw_http_status afw_http_header(const uint8_t *line, size_t n,
 					    struct afw_http_request *r, struct afw_span *host_hdr,
 					    uint16_t *host_port)
@@ -269,8 +309,10 @@ static enum afw_http_status afw_http_header(const uint8_t *line, size_t n,
 	for (b = i + 1; b < n; b++)
 		if (line[b] == '\r' || line[b] == '\0')
 			return afw_http_bad(r, "stray CR or NUL in a header value");
-	if (!afw_http_eq_nocase(line, i, "host"))
+	if (!afw_http_eq_nocase(line, i, "host")) {
+		afw_http_framing(line, i, n, r);
 		return AFW_HTTP_OK;
+	}
 	if (host_hdr->p)
 		return afw_http_bad(r, "duplicate Host header");
 	for (b = i + 1; b < n && (line[b] == ' ' || line[b] == '\t'); b++)
@@ -318,7 +360,11 @@ enum afw_http_status afw_http_parse(const uint8_t *data, size_t len, struct afw_
 		off = (size_t)(lf - data) + 1;
 	}
 	r->header_len = off;
+	if (!r->has_te && !r->has_length)
+		r->content_length = 0;
 
+	if (afw_http_eq_nocase(r->method.p, r->method.len, "connect"))
+		r->upgrade = true;
 	st = afw_http_target_host(r, afw_http_eq_nocase(r->method.p, r->method.len, "connect"));
 	if (st != AFW_HTTP_OK)
 		return st;
@@ -332,6 +378,153 @@ enum afw_http_status afw_http_parse(const uint8_t *data, size_t len, struct afw_
 	if (!r->has_host && r->minor >= 1 && !simple)
 		return afw_http_bad(r, "HTTP/1.1 request without Host");
 	return AFW_HTTP_OK;
+}
+
+enum {
+	AFW_FOLLOW_HEAD,
+	AFW_FOLLOW_BODY,
+	AFW_FOLLOW_SIZE,	/* chunk size, hex digits */
+	AFW_FOLLOW_EXT,		/* chunk extensions, to the end of the line */
+	AFW_FOLLOW_DATA,
+	AFW_FOLLOW_DATA_END,	/* the CRLF after chunk data */
+	AFW_FOLLOW_TRAILER,
+};
+
+/* The state after the head of @r: its body, or the next head. */
+static enum afw_http_status afw_http_follow_body(struct afw_http_follow *fl,
+						 struct afw_http_request *r)
+{
+	fl->upgrade = r->upgrade;
+	if (r->framing)
+		return afw_http_bad(r, r->framing);
+	if (r->chunked) {
+		fl->state = AFW_FOLLOW_SIZE;
+		fl->digits = false;
+		fl->left = 0;
+	} else if (r->content_length) {
+		fl->state = AFW_FOLLOW_BODY;
+		fl->left = r->content_length;
+	} else {
+		fl->state = AFW_FOLLOW_HEAD;
+	}
+	return AFW_HTTP_OK;
+}
+
+void afw_http_follow_init(struct afw_http_follow *fl, uint8_t *buf,
+			  const struct afw_http_request *first)
+{
+	struct afw_http_request r = *first;
+
+	memset(fl, 0, sizeof(*fl));
+	fl->buf = buf;
+	/* A first head whose framing is unclear fails at the first byte after it. */
+	if (afw_http_follow_body(fl, &r) != AFW_HTTP_OK)
+		fl->broken = r.reason;
+}
+
+static int afw_http_hex(uint8_t c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = afw_http_lower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+enum afw_http_status afw_http_follow_feed(struct afw_http_follow *fl, const uint8_t *data,
+					  size_t len, size_t *used, struct afw_http_request *req)
+{
+	enum afw_http_status st;
+	size_t i = 0, take;
+	int h;
+
+	memset(req, 0, sizeof(*req));
+	*used = len;
+	if (fl->broken && len)
+		return afw_http_bad(req, fl->broken);
+	while (i < len) {
+		uint8_t c = data[i];
+
+		switch (fl->state) {
+		case AFW_FOLLOW_HEAD:
+			take = len - i;
+			if (take > AFW_HTTP_MAX_HEADER - fl->have)
+				take = AFW_HTTP_MAX_HEADER - fl->have;
+			memcpy(fl->buf + fl->have, data + i, take);
+			fl->have += take;
+			st = afw_http_parse(fl->buf, fl->have, req);
+			if (st == AFW_HTTP_MORE) {
+				if (fl->have == AFW_HTTP_MAX_HEADER)
+					return afw_http_bad(req, "header block longer than 8192 bytes");
+				i += take;
+				continue;
+			}
+			if (st != AFW_HTTP_OK)
+				return st;
+			/* Bytes past the head go back to the caller. */
+			*used = i + take - (fl->have - req->header_len);
+			fl->have = 0;
+			return afw_http_follow_body(fl, req);
+		case AFW_FOLLOW_BODY:
+		case AFW_FOLLOW_DATA:
+			take = len - i < fl->left ? len - i : (size_t)fl->left;
+			fl->left -= take;
+			i += take;
+			if (!fl->left)
+				fl->state = fl->state == AFW_FOLLOW_BODY ? AFW_FOLLOW_HEAD :
+					    AFW_FOLLOW_DATA_END;
+			continue;
+		case AFW_FOLLOW_SIZE:
+			h = afw_http_hex(c);
+			if (h >= 0) {
+				if (fl->left >> 56)
+					return afw_http_bad(req, "chunk size past 2^60");
+				fl->left = fl->left << 4 | (uint64_t)h;
+				fl->digits = true;
+			} else if (!fl->digits) {
+				return afw_http_bad(req, "chunk size is not hexadecimal");
+			} else if (c == ';' || c == ' ' || c == '\t' || c == '\r') {
+				fl->state = AFW_FOLLOW_EXT;
+			} else if (c == '\n') {
+				goto size_done;
+			} else {
+				return afw_http_bad(req, "chunk size is not hexadecimal");
+			}
+			break;
+		case AFW_FOLLOW_EXT:
+			if (c == '\n')
+				goto size_done;
+			break;
+		case AFW_FOLLOW_DATA_END:
+			if (c == '\n') {
+				fl->state = AFW_FOLLOW_SIZE;
+				fl->digits = false;
+			} else if (c != '\r') {
+				return afw_http_bad(req, "chunk data longer than its size");
+			}
+			break;
+		case AFW_FOLLOW_TRAILER:
+			if (c == '\n') {
+				if (fl->empty_line)
+					fl->state = AFW_FOLLOW_HEAD;
+				fl->empty_line = true;
+			} else if (c != '\r') {
+				fl->empty_line = false;
+			}
+			break;
+		}
+		i++;
+		continue;
+size_done:
+		i++;
+		fl->digits = false;
+		if (fl->left) {
+			fl->state = AFW_FOLLOW_DATA;
+		} else {
+			fl->state = AFW_FOLLOW_TRAILER;
+			fl->empty_line = true;
+		}
+	}
+	return AFW_HTTP_MORE;
 }
 
 const char *afw_http_status_name(enum afw_http_status st)

@@ -32,6 +32,17 @@ struct afw_http_request {
 	uint8_t minor;			/* HTTP/1.<minor>; 9 for an HTTP/0.9 request, 99 for 1.10+ */
 	size_t lead;			/* empty lines and blanks before the request line */
 	size_t header_len;		/* bytes up to and including the empty line */
+	/*
+	 * Where the body ends, for a reader of the requests that follow:
+	 * content_length bytes, or chunked; framing says why that cannot be
+	 * told (Content-Length and Transfer-Encoding both, two lengths that
+	 * differ, a coding other than chunked last...), NULL when it can.
+	 */
+	uint64_t content_length;
+	bool chunked;
+	bool upgrade;			/* Upgrade or CONNECT: the stream may change protocol */
+	bool has_length, has_te;
+	const char *framing;
 	const char *reason;		/* with AFW_HTTP_BAD or AFW_HTTP_NOT_HTTP: why */
 };
 
@@ -43,6 +54,40 @@ struct afw_http_request {
 enum afw_http_status afw_http_parse(const uint8_t *data, size_t len, struct afw_http_request *r);
 
 const char *afw_http_status_name(enum afw_http_status st);
+
+/*
+ * The requests that follow the first on one connection, for a flow under
+ * inspection: the body of each (Content-Length bytes, or chunks up to the
+ * last and its trailer) is skipped, and each next request head is read as
+ * afw_http_parse() reads the first. The caller feeds the client's bytes in
+ * order.
+ */
+struct afw_http_follow {
+	uint8_t *buf;		/* the head being gathered; AFW_HTTP_MAX_HEADER bytes */
+	size_t have;
+	uint64_t left;		/* body or chunk bytes still to skip */
+	uint8_t state;
+	bool upgrade;		/* the last request may have switched protocols */
+	bool empty_line;	/* in a trailer: the line so far is empty */
+	bool digits;		/* in a chunk size: a digit was seen */
+	const char *broken;	/* the first request's body cannot be delimited: why */
+};
+
+/* Starts after @first, whose head ended where the next bytes begin. */
+void afw_http_follow_init(struct afw_http_follow *fl, uint8_t *buf,
+			  const struct afw_http_request *first);
+
+/*
+ * Feeds @len in-order bytes. Returns AFW_HTTP_MORE when they are all used
+ * and no head completed; AFW_HTTP_OK when a head completed, in *@req
+ * (spans into fl->buf, valid until the next call), with *@used bytes of
+ * @data taken: feed the rest again; AFW_HTTP_BAD or AFW_HTTP_NOT_HTTP, with
+ * req->reason, when what follows cannot be read as requests (after one
+ * that asked for an Upgrade or a CONNECT, NOT_HTTP means the protocol
+ * changed).
+ */
+enum afw_http_status afw_http_follow_feed(struct afw_http_follow *fl, const uint8_t *data,
+					  size_t len, size_t *used, struct afw_http_request *req);
 
 /*
  * "host", "host:port", "[v6]" or "[v6]:port" at @p (@n bytes), as in Host
