@@ -21,9 +21,10 @@ static void afw_fuzz_facts(const uint8_t *data, size_t size, unsigned int k, str
 	memset(f, 0, sizeof(*f));
 	f->app = (enum afw_app)(k % (AFW_APP_MAX + 2));
 	f->host = (struct afw_text){ (const char *)data + cut, (size - cut) % 300 };
-	f->alpn[0] = (struct afw_text){ (const char *)data, size < 8 ? size : 8 };
-	f->alpn[1] = (struct afw_text){ "h2", 2 };
-	f->n_alpn = k % 2 ? 2 : AFW_FACTS_MAX_ALPN + 3;
+	/* An ALPN wire list cut from the bytes: its lengths may lie. */
+	f->alpn = (struct afw_text){ (const char *)data, size < 64 ? size : 64 };
+	f->reason = (enum afw_reason)(k % (AFW_REASON_MAX + 1));
+	f->ech = k % 5 == 1;
 	f->ja4 = (struct afw_text){ (const char *)data + cut, size - cut < 36 ? size - cut : 36 };
 	f->family = k % 3 ? AF_INET : AF_INET6;
 	if (size >= 16)
