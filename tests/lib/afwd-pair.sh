@@ -13,7 +13,7 @@
 #                         NFQUEUE's BYPASS option (--queue-bypass) or none
 # $apid, when set, is afwd's pid: it is killed on exit.
 
-afwd=$src/build/afwd
+afwd=${AFWD:-$src/build/afwd}
 apid=
 
 pair_cleanup() {
