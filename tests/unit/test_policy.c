@@ -1107,6 +1107,71 @@ static void test_dist(int *failed)
 	afw_policy_free(p);
 }
 
+/*
+ * Every example policy in the docs (a fenced block of docs/policy.md, a
+ * .nf block of afwd-policy(5), that has a default line) loads, and refuses
+ * give-ups on TCP 443 and 80 and UDP 443.
+ */
+static void test_doc_examples(int *failed, const char *path, const char *open_mark,
+			      const char *close_mark)
+{
+	static const struct {
+		enum afw_reason reason;
+		uint8_t proto;
+		uint16_t port;
+	} giveups[] = {
+		{ AFW_REASON_NOT_TLS, IPPROTO_TCP, 443 }, { AFW_REASON_BOUND, IPPROTO_TCP, 443 },
+		{ AFW_REASON_TIMEOUT, IPPROTO_TCP, 80 }, { AFW_REASON_NOT_TLS, IPPROTO_UDP, 443 },
+		{ AFW_REASON_TABLE_FULL, IPPROTO_UDP, 443 }, { AFW_REASON_MALFORMED, IPPROTO_TCP, 443 },
+	};
+	static char text[1 << 16], block[8192];
+	unsigned int examples = 0, refused;
+	struct afw_policy_error err;
+	struct afw_policy *p;
+	struct afw_facts f;
+	char *at, *end, what[160];
+	size_t n, i;
+	FILE *in = fopen(path, "r");
+
+	n = in ? fread(text, 1, sizeof(text) - 1, in) : 0;
+	if (in)
+		fclose(in);
+	text[n] = '\0';
+	for (at = text; (at = strstr(at, open_mark)); at = end + strlen(close_mark)) {
+		at = strchr(at, '\n');
+		if (!at)
+			break;
+		end = strstr(++at, close_mark);
+		if (!end)
+			break;
+		n = (size_t)(end - at) < sizeof(block) - 1 ? (size_t)(end - at) : sizeof(block) - 1;
+		memcpy(block, at, n);
+		block[n] = '\0';
+		/* A policy has a line that starts with "default". */
+		if (strncmp(block, "default ", 8) && !strstr(block, "\ndefault "))
+			continue;
+		examples++;
+		p = afw_policy_parse(block, n, path, &err);
+		snprintf(what, sizeof(what), "%s: example %u loads", path, examples);
+		CHECK(*failed, what, p != NULL);
+		if (!p) {
+			printf("# %s\n", err.msg);
+			continue;
+		}
+		for (refused = 0, i = 0; i < sizeof(giveups) / sizeof(giveups[0]); i++) {
+			f = giveup(giveups[i].reason, giveups[i].proto, giveups[i].port);
+			refused += afw_policy_match(p, &f, NULL) == AFW_DECIDE_DENY ||
+				   afw_policy_match(p, &f, NULL) == AFW_DECIDE_REJECT;
+		}
+		snprintf(what, sizeof(what), "%s: example %u refuses give-ups on TCP 80, 443 and "
+			 "UDP 443", path, examples);
+		CHECK(*failed, what, refused == sizeof(giveups) / sizeof(giveups[0]));
+		afw_policy_free(p);
+	}
+	snprintf(what, sizeof(what), "%s has example policies", path);
+	CHECK(*failed, what, examples >= 2);
+}
+
 int main(void)
 {
 	int failed = 0;
@@ -1118,5 +1183,7 @@ int main(void)
 	test_many(&failed);
 	test_terms(&failed);
 	test_dist(&failed);
+	test_doc_examples(&failed, "docs/policy.md", "```", "```");
+	test_doc_examples(&failed, "docs/afwd-policy.5", ".nf", ".fi");
 	return failed;
 }
