@@ -11,6 +11,9 @@
 #   pair_chain MATCH [BYPASS]  the chain, for INPUT packets matching MATCH
 #                         (e.g. "-p tcp --dport 443"), queue 0, and
 #                         NFQUEUE's BYPASS option (--queue-bypass) or none
+#   pair_quic_requeue     adds what the module does for installed UDP flows:
+#                         client QUIC Initials (long header, fixed bit, 1200
+#                         bytes or more) of a decided flow go to queue 0 again
 # $apid, when set, is afwd's pid: it is killed on exit.
 
 afwd=${AFWD:-$src/build/afwd}
@@ -59,4 +62,11 @@ pair_chain() {
 	$ipt -A afw -p tcp -m connmark --mark 0xa3/0xff -j REJECT --reject-with tcp-reset &&
 	$ipt -A afw -j NFQUEUE --queue-num 0 $bypass &&
 	$ipt -A INPUT $match -j afw
+}
+
+pair_quic_requeue() {
+	# Only packets afwd has not marked: a re-injected one goes on to the connmark rules.
+	ip netns exec "$S" iptables -I afw 1 -p udp -m mark --mark 0x0/0xff \
+		-m length --length 1228:65535 -m u32 --u32 "0>>22&0x3C@8>>24&0xC0=0xC0" \
+		-j NFQUEUE --queue-num 0
 }
