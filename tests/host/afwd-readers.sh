@@ -137,5 +137,14 @@ check_eq "two requests in one segment: the denied second one stops the flow" "-"
 	"$(http 80 "GET / HTTP/1.1\r\nHost: inspect.test\r\n\r\nGET / HTTP/1.1\r\nHost: denied.test\r\n\r\n")"
 check_eq "and nginx served neither of them" "1 0" \
 	"$(served nginx.log '^inspect.test ') $(served nginx.log '^denied.test ')"
+# ALPN: every id is matched, and every id is logged as a string of its own.
+python3 "$src/tests/tools/hellopcap.py" $work/alpn.pcap alpn.test h2 'a,b' 'x\x00y' &&
+	python3 "$src/tests/tools/hellopcap.py" $work/alpn40.pcap alpn.test $(seq -f 'proto-%g' 0 39)
+printf 'default allow\nalpn proto-39 deny\n' > $work/alpn.conf
+check_eq "an ALPN id with a comma or a NUL is logged as one escaped string" \
+	'["h2","a,b","x\u0000y"]' \
+	"$("$afwd" --pcap $work/alpn.pcap -p $work/alpn.conf -j 2> /dev/null | jq -c .alpn)"
+check_eq "the 40th of 40 ALPN ids is matched" deny \
+	"$("$afwd" --pcap $work/alpn40.pcap -p $work/alpn.conf -j 2> /dev/null | jq -r .verdict)"
 [ -n "${AFW_KEEP:-}" ] && cp -r $work /tmp/afwd-readers-work
 exit $AFW_FAILED
