@@ -245,6 +245,13 @@ static void test_quic_requeue(int *failed, struct afw_quic_ctx *q)
 	pass = udp(&r, 6002, dg, 1215);
 	CHECK(*failed, "an Initial of an unknown QUIC version: not-tls, denied on UDP 443",
 	      r.decided && r.res.giveup == AFW_REASON_NOT_TLS && pass == AFW_PASS_DROP);
+	pass = udp(&r, 6002, dg, 1215);
+	CHECK(*failed, "another one on that flow teaches nothing new: no new decision",
+	      !r.decided && r.decisions == 1 && pass == AFW_PASS_DROP);
+	pass = udp(&r, 6002, dg, initial(q, dcid1, dcid1, 0, h, 0, hl, dg));
+	CHECK(*failed, "but a v1 Initial there is a connection afwd reads: judged by its name",
+	      r.decided && r.decisions == 2 && pass == AFW_PASS_ACCEPT &&
+	      !strcmp(r.res.host, "allowed.test"));
 	rig_free(&r);
 
 	/* A contradiction is evasion: denied even when the default allows. */

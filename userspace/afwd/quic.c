@@ -603,10 +603,14 @@ enum afw_quic_kind afw_quic_classify(struct afw_quic_ctx *ctx, const struct afw_
 	version = (uint32_t)dgram[1] << 24 | dgram[2] << 16 | dgram[3] << 8 | dgram[4];
 	if (!version)
 		return AFW_QUIC_OTHER;
-	/* A version afwd cannot read is never the one it decided. */
+	/*
+	 * A version afwd cannot read is never the connection it decided; on a
+	 * flow decided without QUIC it teaches nothing new, so it is not read
+	 * again (else every large datagram of another protocol would be).
+	 */
 	if (afw_quic_parse_header(dgram, len, &pk, NULL))
-		return version == AFW_QUIC_V1 || version == AFW_QUIC_V2 ? AFW_QUIC_OTHER :
-		       AFW_QUIC_NEW;
+		return version == AFW_QUIC_V1 || version == AFW_QUIC_V2 || !flow->version ?
+		       AFW_QUIC_OTHER : AFW_QUIC_NEW;
 	if (pk.type != AFW_QUIC_INITIAL)
 		return AFW_QUIC_OTHER;
 	if (!flow->version || pk.version != flow->version)

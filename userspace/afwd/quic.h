@@ -151,7 +151,8 @@ enum afw_quic_kind {
  * they come from the first DCID and stay for the whole connection, so a
  * server could not read such a packet as a new connection. Anything else
  * that looks like a client Initial (long header, fixed bit, non-zero
- * version, a datagram of at least 1200 bytes) is NEW.
+ * version, a datagram of at least 1200 bytes) is NEW, but for a version
+ * afwd cannot read on a flow decided without QUIC: that is OTHER.
  */
 enum afw_quic_kind afw_quic_classify(struct afw_quic_ctx *ctx, const struct afw_quic_flow *flow,
 				     const uint8_t *dgram, size_t len);
