@@ -35,6 +35,50 @@ static enum afw_pkt_err afw_pkt_fail(struct afw_pkt *p, enum afw_pkt_err err, co
 	return err;
 }
 
+/*
+ * The options a receiving stack acts on. A malformed list is marked, not
+ * refused: Linux stops reading options where the list goes wrong
+ * (tcp_parse_options()) and takes the segment all the same.
+ */
+static void afw_pkt_tcp_opts(struct afw_pkt *p, const uint8_t *o, size_t len)
+{
+	size_t i = 0, olen;
+
+	while (i < len) {
+		if (o[i] == 0)
+			return;
+		if (o[i] == 1) {
+			i++;
+			continue;
+		}
+		if (len - i < 2 || o[i + 1] < 2 || o[i + 1] > len - i) {
+			p->tcp_opts |= AFW_TCPOPT_BAD;
+			return;
+		}
+		olen = o[i + 1];
+		switch (o[i]) {
+		case 3:
+			if (olen == 3) {
+				p->tcp_opts |= AFW_TCPOPT_WSCALE;
+				p->tcp_wscale = o[i + 2];
+			}
+			break;
+		case 8:
+			if (olen == 10) {
+				p->tcp_opts |= AFW_TCPOPT_TS;
+				p->tcp_tsval = afw_get32(o + i + 2);
+				p->tcp_tsecr = afw_get32(o + i + 6);
+			}
+			break;
+		case 19:
+		case 29:
+			p->tcp_opts |= AFW_TCPOPT_SIG;
+			break;
+		}
+		i += olen;
+	}
+}
+
 static enum afw_pkt_err afw_pkt_l4(struct afw_pkt *p, const uint8_t *data, size_t off,
 				   size_t end)
 {
@@ -57,6 +101,8 @@ static enum afw_pkt_err afw_pkt_l4(struct afw_pkt *p, const uint8_t *data, size_
 		p->tcp_ack = afw_get32(h + 8);
 		p->tcp_flags = h[13];
 		p->tcp_window = afw_get16(h + 14);
+		p->tcp_urg_ptr = afw_get16(h + 18);
+		afw_pkt_tcp_opts(p, h + 20, hlen - 20);
 		break;
 	case 17:
 	case 136:	/* UDP-Lite has the same header */
@@ -110,6 +156,8 @@ static enum afw_pkt_err afw_pkt_l4(struct afw_pkt *p, const uint8_t *data, size_
 		return AFW_PKT_OK;
 	}
 	p->has_l4 = 1;
+	p->l4 = h;
+	p->l4_len = end - off;
 	p->payload = h + hlen;
 	p->payload_len = end - off - hlen;
 	return AFW_PKT_OK;
@@ -127,6 +175,11 @@ static enum afw_pkt_err afw_pkt_ipv4(struct afw_pkt *p, const uint8_t *data, siz
 	if (h[0] >> 4 != 4)
 		return afw_pkt_fail(p, AFW_PKT_EMALFORMED, "IP version is not 4");
 	p->ipver = 4;
+	/* Known before anything can be wrong: a packet that fails still names its ends. */
+	memcpy(p->src, h + 12, 4);
+	memcpy(p->dst, h + 16, 4);
+	p->proto = h[9];
+	p->ttl = h[8];
 	hlen = (size_t)(h[0] & 0xf) * 4;
 	if (hlen < 20)
 		return afw_pkt_fail(p, AFW_PKT_EMALFORMED, "IPv4 header length below 5");
@@ -135,11 +188,8 @@ static enum afw_pkt_err afw_pkt_ipv4(struct afw_pkt *p, const uint8_t *data, siz
 		return afw_pkt_fail(p, AFW_PKT_EMALFORMED, "IPv4 total length below header length");
 	if (hlen > avail)
 		return afw_pkt_fail(p, AFW_PKT_ETRUNC, "IPv4 options truncated");
-	memcpy(p->src, h + 12, 4);
-	memcpy(p->dst, h + 16, 4);
-	p->proto = h[9];
-	p->ttl = h[8];
 	p->l3_off = off;
+	p->l3 = h;
 	if (tot > avail)
 		return afw_pkt_fail(p, AFW_PKT_ETRUNC, "IPv4 total length past the captured bytes");
 	fragw = afw_get16(h + 6);
@@ -172,6 +222,7 @@ static enum afw_pkt_err afw_pkt_ipv6(struct afw_pkt *p, const uint8_t *data, siz
 	memcpy(p->dst, h + 24, 16);
 	p->ttl = h[7];
 	p->l3_off = off;
+	p->l3 = h;
 	next = h[6];
 	p->proto = next;
 	/* A zero payload length with a hop-by-hop jumbo option is not supported. */
@@ -320,6 +371,47 @@ enum afw_pkt_err afw_pkt_decode(struct afw_pkt *p, unsigned int linktype, const 
 	}
 }
 
+/* The ones' complement sum of @len bytes at @b, added to @sum, not folded. */
+static uint64_t afw_csum_add(uint64_t sum, const uint8_t *b, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)(b[i] << 8 | b[i + 1]);
+	if (len & 1)
+		sum += (uint32_t)b[len - 1] << 8;
+	return sum;
+}
+
+static uint16_t afw_csum_fold(uint64_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+bool afw_pkt_csum_ok(const struct afw_pkt *p)
+{
+	size_t alen = p->ipver == 6 ? 16 : 4;
+	uint64_t sum = 0;
+
+	if (!p->has_l4 || !p->l3 || !p->l4 || (p->frag & AFW_PKT_FRAG))
+		return true;
+	if (p->ipver == 4 && afw_csum_fold(afw_csum_add(0, p->l3, (size_t)(p->l3[0] & 0xf) * 4)) !=
+	    0xffff)
+		return false;
+	if (p->proto != 6 && p->proto != 17)
+		return true;
+	if (p->proto == 17 && p->ipver == 4 && p->l4_len >= 8 && !p->l4[6] && !p->l4[7])
+		return true;
+	sum = afw_csum_add(sum, p->src, alen);
+	sum = afw_csum_add(sum, p->dst, alen);
+	sum += p->proto;
+	sum += (uint64_t)p->l4_len;
+	sum = afw_csum_add(sum, p->l4, p->l4_len);
+	return afw_csum_fold(sum) == 0xffff;
+}
+
 int afw_pkt_flow_key(const struct afw_pkt *p, struct afw_pkt_key *k)
 {
 	size_t alen = p->ipver == 6 ? 16 : 4;
@@ -343,6 +435,9 @@ int afw_pkt_client_side(const struct afw_pkt *p, int side)
 	uint8_t synack = AFW_TCP_SYN | AFW_TCP_ACK;
 
 	if (p->proto == 6 && p->has_l4 && (p->tcp_flags & synack) == synack)
+		return !side;
+	/* Mid-stream, the service is the lower port more often than not. */
+	if (p->proto == 6 && p->has_l4 && !(p->tcp_flags & AFW_TCP_SYN) && p->sport < p->dport)
 		return !side;
 	return side;
 }

@@ -11,6 +11,7 @@
 #ifndef AFW_PKT_H
 #define AFW_PKT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,20 @@ enum afw_pkt_err {
 #define AFW_TCP_RST	0x04
 #define AFW_TCP_PSH	0x08
 #define AFW_TCP_ACK	0x10
+#define AFW_TCP_URG	0x20
+
+/* afw_pkt.tcp_opts: the TCP options a receiver acts on */
+#define AFW_TCPOPT_WSCALE	0x1	/* tcp_wscale is valid */
+#define AFW_TCPOPT_TS		0x2	/* tcp_tsval and tcp_tsecr are valid */
+#define AFW_TCPOPT_SIG		0x4	/* MD5 signature (RFC 2385) or TCP-AO (RFC 5925) */
+#define AFW_TCPOPT_BAD		0x8	/* an option runs past the header */
+
+/* afw_pkt.csum: what is known of the transport checksum */
+enum afw_pkt_csum {
+	AFW_CSUM_CHECK,		/* the field is final: a receiver checks it, so compute it */
+	AFW_CSUM_TRUSTED,	/* not filled in yet, or checked already by the kernel */
+	AFW_CSUM_GUESS,		/* a capture: a flow whose SYN fails was taken before offload */
+};
 
 struct afw_pkt {
 	uint8_t ipver;		/* 4 or 6; 0 when no IP header was reached */
@@ -57,7 +72,16 @@ struct afw_pkt {
 	uint8_t tcp_flags;
 	uint16_t tcp_window;
 	uint32_t tcp_seq, tcp_ack;
+	uint16_t tcp_urg_ptr;
+	uint8_t tcp_opts;	/* AFW_TCPOPT_* */
+	uint8_t tcp_wscale;	/* shift, as sent (a receiver caps it at 14) */
+	uint32_t tcp_tsval, tcp_tsecr;
+	uint8_t csum;		/* enum afw_pkt_csum; decoding leaves AFW_CSUM_CHECK */
+	uint32_t indev;		/* interface it came in on; 0: sent by this host, or unknown */
 	size_t l3_off, l4_off;	/* offsets from the start of the buffer */
+	const uint8_t *l3;	/* the IP header */
+	const uint8_t *l4;	/* the transport header; l4_len bytes with the payload */
+	size_t l4_len;
 	const uint8_t *payload;	/* transport payload (for a later fragment: IP payload) */
 	size_t payload_len;
 	const char *reason;	/* static text when decoding failed */
@@ -71,6 +95,13 @@ struct afw_pkt {
  */
 enum afw_pkt_err afw_pkt_decode(struct afw_pkt *p, unsigned int linktype, const uint8_t *data,
 				size_t len);
+
+/*
+ * Whether @p's transport checksum (TCP or UDP, over the pseudo-header) is
+ * right, and for IPv4 its header checksum too. Only for packets that
+ * decoded whole; a UDP checksum of zero over IPv4 means "none" and passes.
+ */
+bool afw_pkt_csum_ok(const struct afw_pkt *p);
 
 /* Both directions of a flow give the same key; compare and hash it as bytes. */
 struct afw_pkt_key {
@@ -90,7 +121,8 @@ int afw_pkt_flow_key(const struct afw_pkt *p, struct afw_pkt_key *k);
 
 /*
  * The client's side for a flow whose first seen packet is @p, sent by @side:
- * the sender, except for a SYN+ACK, which the server sends.
+ * the sender, except for a SYN+ACK, which the server sends, and for TCP
+ * without a SYN, where the lower port is taken for the server's.
  */
 int afw_pkt_client_side(const struct afw_pkt *p, int side);
 
