@@ -270,5 +270,40 @@ int main(void)
 	CHECK(failed, "the first hole filled releases the joined ranges",
 	      st == AFW_REASM_ADVANCED && r.have == 25 && !memcmp(big, stream, 25));
 
+	/* A buffer smaller than the cap, grown as the stream needs it. */
+	{
+		uint8_t *b = malloc(16), *n;
+
+		afw_reasm_init(&r, NULL, 1000);
+		afw_reasm_grow(&r, b, 16);
+		afw_reasm_add(&r, 0, true, NULL, 0);
+		CHECK(failed, "need: a segment at 10 of 20 bytes needs 30",
+		      afw_reasm_need(&r, 11, false, 20) == 30);
+		CHECK(failed, "need: past the cap, only up to it",
+		      afw_reasm_need(&r, 991, false, 50) == 1000);
+		CHECK(failed, "need: wholly before the start, nothing",
+		      afw_reasm_need(&r, 0xffffff00u, false, 20) == 0);
+		st = afw_reasm_add(&r, 1, false, stream, 10);
+		CHECK(failed, "bytes inside the buffer are taken", st == AFW_REASM_ADVANCED);
+		st = afw_reasm_add(&r, 11, false, stream + 10, 20);
+		CHECK(failed, "bytes past it are refused whole, nothing kept",
+		      st == AFW_REASM_NOROOM && r.have == 10 && r.nranges == 0);
+		n = realloc(b, 64);
+		afw_reasm_grow(&r, n, 64);
+		st = afw_reasm_add(&r, 11, false, stream + 10, 20);
+		CHECK(failed, "once grown, they are taken", st == AFW_REASM_ADVANCED && r.have == 30 &&
+		      !memcmp(n, stream, 30));
+		afw_reasm_limit(&r, 20);
+		st = afw_reasm_add(&r, 11, false, stream + 10, 20);
+		CHECK(failed, "limited: equal bytes below the limit are fine", st == AFW_REASM_FULL);
+		n[25] ^= 1;
+		st = afw_reasm_add(&r, 18, false, stream + 17, 10);
+		CHECK(failed, "limited: bytes past it are no longer compared", st == AFW_REASM_FULL);
+		st = afw_reasm_add(&r, 19, false, (const uint8_t *)"zz", 2);
+		CHECK(failed, "limited: other bytes below it are a conflict",
+		      st == (AFW_REASM_CONFLICT | AFW_REASM_FULL));
+		free(n);
+	}
+
 	return failed;
 }

@@ -15,6 +15,58 @@ void afw_reasm_init(struct afw_reasm *r, uint8_t *buf, size_t cap)
 	memset(r, 0, sizeof(*r));
 	r->buf = buf;
 	r->cap = cap > AFW_REASM_MAX_CAP ? AFW_REASM_MAX_CAP : (uint32_t)cap;
+	r->size = r->cap;
+}
+
+void afw_reasm_grow(struct afw_reasm *r, uint8_t *buf, uint32_t size)
+{
+	r->buf = buf;
+	r->size = size;
+}
+
+void afw_reasm_limit(struct afw_reasm *r, uint32_t cap)
+{
+	if (cap < r->cap && cap <= r->have) {
+		r->cap = cap;
+		r->have = cap;
+		r->nranges = 0;
+	}
+}
+
+/* Where a segment lands, clipped to [0, cap): false when nowhere. */
+static bool afw_reasm_place(const struct afw_reasm *r, uint32_t seq, size_t len, uint32_t *s,
+			    uint32_t *e, int64_t *skip)
+{
+	int64_t seg_off, off, end;
+
+	/* Signed distance, so that a segment just before the start is not 4 GB ahead. */
+	seg_off = (int32_t)(seq - r->base);
+	off = seg_off;
+	end = off + (int64_t)(len > AFW_REASM_MAX_CAP ? AFW_REASM_MAX_CAP : len);
+	if (off < 0)
+		off = 0;
+	if (end > r->cap)
+		end = r->cap;
+	if (off >= end)
+		return false;
+	*s = (uint32_t)off;
+	*e = (uint32_t)end;
+	*skip = off - seg_off;
+	return true;
+}
+
+uint32_t afw_reasm_need(const struct afw_reasm *r, uint32_t seq, bool syn, size_t len)
+{
+	uint32_t s, e;
+	int64_t skip;
+
+	if (!len)
+		return 0;
+	if (syn)
+		seq++;
+	if (!r->started)
+		return len < r->cap ? (uint32_t)len : r->cap;
+	return afw_reasm_place(r, seq, len, &s, &e, &skip) ? e : 0;
 }
 
 static unsigned int afw_reasm_full(const struct afw_reasm *r)
@@ -93,8 +145,8 @@ unsigned int afw_reasm_add(struct afw_reasm *r, uint32_t seq, bool syn, const ui
 			   size_t len)
 {
 	uint32_t old_have = r->have, s, e;
-	int64_t seg_off, off, end;
 	unsigned int ret = 0;
+	int64_t skip;
 
 	if (syn) {
 		/* A SYN again with another ISN cannot belong to this stream. */
@@ -116,19 +168,12 @@ unsigned int afw_reasm_add(struct afw_reasm *r, uint32_t seq, bool syn, const ui
 		r->base = seq;
 		r->started = true;
 	}
-	/* Signed distance, so that a segment just before the start is not 4 GB ahead. */
-	seg_off = (int32_t)(seq - r->base);
-	off = seg_off;
-	end = off + (int64_t)(len > AFW_REASM_MAX_CAP ? AFW_REASM_MAX_CAP : len);
-	if (off < 0)
-		off = 0;
-	if (end > r->cap)
-		end = r->cap;
-	if (off >= end)
+	if (!afw_reasm_place(r, seq, len, &s, &e, &skip))
 		return afw_reasm_full(r);
-	s = (uint32_t)off;
-	e = (uint32_t)end;
-	data += off - seg_off;
+	data += skip;
+	/* The known bytes all lie in the buffer, so this segment has new ones. */
+	if (e > r->size)
+		return AFW_REASM_NOROOM | afw_reasm_full(r);
 	if (!afw_reasm_agrees(r, s, e, data)) {
 		r->conflict = true;
 		return AFW_REASM_CONFLICT | afw_reasm_full(r);

@@ -7,6 +7,10 @@
  * prefix is always buf[0 .. have). Segments past a hole are held in place
  * and tracked as at most AFW_REASM_MAX_RANGES ranges.
  *
+ * The stream is read up to a cap; the buffer may be smaller and grow as
+ * bytes come (afw_reasm_need(), afw_reasm_grow()): a segment that would
+ * land past the buffer is refused whole (AFW_REASM_NOROOM), never cut.
+ *
  * Usage, per direction:
  *	uint8_t buf[16384];
  *	struct afw_reasm r;
@@ -34,6 +38,7 @@ enum {
 	AFW_REASM_CONFLICT = 1 << 2,	/* bytes differ from bytes already seen; nothing stored */
 	AFW_REASM_FULL = 1 << 3,	/* the prefix fills the buffer (stays set) */
 	AFW_REASM_DROPPED = 1 << 4,	/* too many holes to hold it; a retransmit may bring it */
+	AFW_REASM_NOROOM = 1 << 5,	/* below the cap but past the buffer; nothing stored */
 };
 
 struct afw_reasm_range {
@@ -42,7 +47,8 @@ struct afw_reasm_range {
 
 struct afw_reasm {
 	uint8_t *buf;
-	uint32_t cap;
+	uint32_t size;		/* bytes at buf */
+	uint32_t cap;		/* stream bytes read at most; bytes past it are ignored */
 	uint32_t base;		/* sequence number of stream offset 0 */
 	uint32_t isn;		/* from the SYN, once seen */
 	uint32_t have;		/* contiguous bytes at buf[0] */
@@ -53,8 +59,20 @@ struct afw_reasm {
 	struct afw_reasm_range ranges[AFW_REASM_MAX_RANGES];	/* sorted, past have */
 };
 
-/* @cap is clamped to AFW_REASM_MAX_CAP. */
+/* @cap is clamped to AFW_REASM_MAX_CAP; the buffer holds @cap bytes. */
 void afw_reasm_init(struct afw_reasm *r, uint8_t *buf, size_t cap);
+
+/* The buffer size a segment at @seq of @len bytes needs: 0 when it stores nothing. */
+uint32_t afw_reasm_need(const struct afw_reasm *r, uint32_t seq, bool syn, size_t len);
+
+/* The buffer moved or grew (realloc): @size bytes at @buf, the old bytes kept. */
+void afw_reasm_grow(struct afw_reasm *r, uint8_t *buf, uint32_t size);
+
+/*
+ * Reads no byte past @cap from now on: later segments are only compared
+ * with the bytes below it. @cap must not be above the contiguous prefix.
+ */
+void afw_reasm_limit(struct afw_reasm *r, uint32_t cap);
 
 /*
  * Adds one segment: its sequence number, whether it carries SYN, and its
