@@ -39,7 +39,7 @@ fetch() {
 handshakes() { grep -c "^handshake $1 " $work/server.log 2> /dev/null; }
 
 # The chain of docs/afwd.md, for this test's TLS traffic only.
-chain() { pair_chain "-p tcp --dport 443" "$1"; }
+chain() { pair_chain "-p tcp --dport 443" "-p tcp --sport 443" "$1"; }
 check "iptables NFQUEUE chain in the server namespace" chain ""
 
 cat > $work/policy.conf << 'POLICY'

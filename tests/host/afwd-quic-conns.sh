@@ -20,7 +20,7 @@ python3 -c 'import cryptography' 2> /dev/null ||
 ip netns exec $S python3 "$src/tests/tools/udpsink.py" $SA 443 $work/sink.log &
 wait_until 5 sh -c "ip netns exec $S ss -lun | grep -q '$SA:443 '" ||
 	{ not_ok "the UDP server listens" "udpsink.py did not start"; exit 1; }
-requeue() { pair_chain "-p udp --dport 443" && pair_quic_requeue; }
+requeue() { pair_chain "-p udp --dport 443" "-p udp --sport 443" && pair_quic_requeue; }
 check "the chain for UDP 443, with the module's re-queueing of client Initials" requeue
 
 cat > $work/policy.conf << 'POLICY'

@@ -24,7 +24,7 @@ wait_until 5 sh -c "ip netns exec $S ss -lun | grep -q '$SA:443 '" ||
 
 # With the module's re-queueing of client Initials on decided flows: Chromium's
 # later Initials must be known as its connection's, and pass.
-requeue() { pair_chain "-p udp --dport 443" && pair_quic_requeue; }
+requeue() { pair_chain "-p udp --dport 443" "-p udp --sport 443" && pair_quic_requeue; }
 check "the chain of docs/afwd.md for UDP 443 in the server's namespace, Initials re-queued" \
 	requeue
 

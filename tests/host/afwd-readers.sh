@@ -41,7 +41,8 @@ for port in 443 8000 80 8080; do
 		{ not_ok "the server on port $port listens" "see $work"; exit 1; }
 done
 check "the chain of docs/afwd.md for TCP 80, 443, 8000 and 8080" \
-	pair_chain "-p tcp -m multiport --dports 80,443,8000,8080"
+	pair_chain "-p tcp -m multiport --dports 80,443,8000,8080" \
+		"-p tcp -m multiport --sports 80,443,8000,8080"
 
 cat > $work/policy.conf << 'POLICY'
 default allow

@@ -1,16 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # For afwd's host tests: a client and a server network namespace on a veth
-# pair, afwd guarding the server's INPUT with the iptables chain of
-# docs/afwd.md. Source after tap.sh, with $src set.
+# pair, afwd guarding the server with the iptables chain of docs/afwd.md,
+# both directions of a flow queued (INPUT and OUTPUT). Source after tap.sh,
+# with $src set.
 #
 #   pair_init TAG NET     names C and S from TAG, CA=NET.1 and SA=NET.2,
 #                         makes $work, cleans both up on exit; checks that
 #                         the TOOLS in $pair_tools and afwd are there
 #   pair_up               the namespaces and the veth pair, addressed
-#   pair_chain MATCH [BYPASS]  the chain, for INPUT packets matching MATCH
-#                         (e.g. "-p tcp --dport 443"), queue 0, and
-#                         NFQUEUE's BYPASS option (--queue-bypass) or none
+#   pair_chain IN OUT [BYPASS]  the chain, for INPUT packets matching IN
+#                         (e.g. "-p tcp --dport 443") and OUTPUT packets
+#                         matching OUT (the replies: "-p tcp --sport 443"),
+#                         queue 0, and NFQUEUE's BYPASS option
+#                         (--queue-bypass) or none
 #   pair_quic_requeue     adds what the module does for installed UDP flows:
 #                         client QUIC Initials (long header, fixed bit, 1200
 #                         bytes or more) of a decided flow go to queue 0 again
@@ -53,15 +56,17 @@ pair_up() {
 }
 
 pair_chain() {
-	local match=$1 bypass=${2:-} ipt="ip netns exec $S iptables"
-	$ipt -F INPUT &&
+	local in=$1 out=$2 bypass=${3:-} ipt="ip netns exec $S iptables"
+	$ipt -F INPUT && $ipt -F OUTPUT &&
 	{ $ipt -F afw 2> /dev/null || $ipt -N afw; } &&
 	$ipt -A afw -m mark ! --mark 0x0/0xff -j CONNMARK --save-mark --nfmask 0xff --ctmask 0xff &&
 	$ipt -A afw -m connmark --mark 0xa1/0xff -j ACCEPT &&
 	$ipt -A afw -m connmark --mark 0xa2/0xff -j DROP &&
+	$ipt -A afw -p tcp --tcp-flags RST RST -m connmark --mark 0xa3/0xff -j ACCEPT &&
 	$ipt -A afw -p tcp -m connmark --mark 0xa3/0xff -j REJECT --reject-with tcp-reset &&
 	$ipt -A afw -j NFQUEUE --queue-num 0 $bypass &&
-	$ipt -A INPUT $match -j afw
+	$ipt -A INPUT $in -j afw &&
+	$ipt -A OUTPUT $out -j afw
 }
 
 pair_quic_requeue() {

@@ -23,6 +23,7 @@ struct rig {
 	struct afw_engine *e;
 	struct afw_policy *pol;
 	struct afw_result res;
+	uint32_t server_ack;		/* what the server's next ACK acknowledges */
 	unsigned int decisions;		/* decisions made by the packets sent */
 	bool decided;			/* by the last packet */
 	uint64_t now;
@@ -33,7 +34,7 @@ static uint8_t pktbuf[70000];
 static bool rig_init(struct rig *r, const char *policy)
 {
 	struct afw_engine_opts o = { .max_flows = 64, .max_bytes = 16384, .max_packets = 32,
-				     .max_ns = 2 * NS, .linger_ns = 10 * NS };
+				     .max_ns = 2 * NS };
 	struct afw_policy_error err;
 
 	memset(r, 0, sizeof(*r));
@@ -76,7 +77,11 @@ static enum afw_pass send_pkt(struct rig *r, uint8_t proto, int dir, uint16_t sp
 	p[16] = 10, p[19] = b;
 	p[20] = sp >> 8, p[21] = sp & 0xff, p[22] = dp >> 8, p[23] = dp & 0xff;
 	if (proto == IPPROTO_TCP) {
+		/* The client acknowledges the SYN-ACK; the server, its SYN or what r->server_ack says. */
+		uint32_t ack = !(flags & 0x10) ? 0 : dir ? (flags & 0x02 ? 1001 : r->server_ack) : 5001;
+
 		p[24] = seq >> 24, p[25] = seq >> 16, p[26] = seq >> 8, p[27] = seq & 0xff;
+		p[28] = ack >> 24, p[29] = ack >> 16, p[30] = ack >> 8, p[31] = ack & 0xff;
 		p[32] = 5 << 4;
 		p[33] = flags;
 		p[34] = 0xff, p[35] = 0xff;
@@ -87,6 +92,8 @@ static enum afw_pass send_pkt(struct rig *r, uint8_t proto, int dir, uint16_t sp
 	memcpy(p + 20 + l4, data, len);
 	if (afw_pkt_decode(&pk, AFW_LINK_RAW, p, tot) != AFW_PKT_OK)
 		return (enum afw_pass)-1;
+	/* No checksum here: as if the kernel had checked it. */
+	pk.csum = AFW_CSUM_TRUSTED;
 	r->now += 1000;
 	pass = afw_engine_packet(r->e, r->pol, &pk, false, 0, r->now, &r->res, &r->decided);
 	r->decisions += r->decided;
@@ -267,7 +274,11 @@ static void test_quic_requeue(int *failed, struct afw_quic_ctx *q)
 	rig_free(&r);
 }
 
-/* @data as a client TCP stream to @dport, after a SYN, in segments of @seg bytes. */
+/*
+ * @data as a client TCP stream to @dport, after a SYN, in segments of @seg
+ * bytes; then, unless a segment decided, the server's ACK of all of them
+ * (an allow waits for it). Returns the verdict of the last packet.
+ */
 static enum afw_pass tcp_stream(struct rig *r, uint16_t sport, uint16_t dport, const void *data,
 				size_t len, size_t seg)
 {
@@ -279,6 +290,10 @@ static enum afw_pass tcp_stream(struct rig *r, uint16_t sport, uint16_t dport, c
 	for (off = 0; off < len && !r->decided; off += seg)
 		pass = send_pkt(r, IPPROTO_TCP, 0, sport, dport, 0x18, 1001 + (uint32_t)off,
 				(const uint8_t *)data + off, len - off < seg ? len - off : seg);
+	if (!r->decided) {
+		r->server_ack = 1001 + (uint32_t)len;
+		pass = send_pkt(r, IPPROTO_TCP, 1, sport, dport, 0x10, 5001, NULL, 0);
+	}
 	return pass;
 }
 

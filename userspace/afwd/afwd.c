@@ -46,9 +46,12 @@ static void afw_usage(FILE *out)
 		"      --mark-base N      without the module: marks N+1 allow, N+2 deny,\n"
 		"                         N+3 reject in the low byte (default 0xa0)\n"
 		"      --max-flows N      flows under analysis at once (default 65536)\n"
-		"      --max-bytes N      client bytes read per flow (default 16384)\n"
-		"      --max-packets N    packets per flow without new client bytes (default 32)\n"
-		"      --max-time MS      analysis time per flow (default 2000)\n"
+		"      --max-bytes N      client bytes read per flow (default 1048576)\n"
+		"      --max-packets N    client packets per flow without new bytes (default 64)\n"
+		"      --max-time MS      analysis time without progress (default 5000)\n"
+		"      --max-memory MB    flow buffers of all queues together (default 256)\n"
+		"      --max-decided N    decided flows remembered, all queues\n"
+		"                         (default 4 x --max-flows)\n"
 		"      --queue-maxlen N   packets the kernel holds per queue (default 4096)\n"
 		"      --gather US        under load, let packets gather for up to US\n"
 		"                         microseconds before reading them (default 4000;\n"
@@ -259,7 +262,7 @@ enum {
 	AFW_OPT_CHECK = 256, AFW_OPT_PCAP, AFW_OPT_FAIL_OPEN, AFW_OPT_MODULE, AFW_OPT_FLOW_TIMEOUT,
 	AFW_OPT_MARK_BASE, AFW_OPT_MAX_FLOWS, AFW_OPT_MAX_BYTES, AFW_OPT_MAX_PACKETS,
 	AFW_OPT_MAX_TIME, AFW_OPT_QUEUE_MAXLEN, AFW_OPT_GATHER, AFW_OPT_IO, AFW_OPT_CTL,
-	AFW_OPT_STATS, AFW_OPT_RELOAD,
+	AFW_OPT_STATS, AFW_OPT_RELOAD, AFW_OPT_MAX_MEMORY, AFW_OPT_MAX_DECIDED,
 	AFW_OPT_VERSION,
 };
 
@@ -280,6 +283,8 @@ int main(int argc, char **argv)
 		{ "max-bytes", required_argument, NULL, AFW_OPT_MAX_BYTES },
 		{ "max-packets", required_argument, NULL, AFW_OPT_MAX_PACKETS },
 		{ "max-time", required_argument, NULL, AFW_OPT_MAX_TIME },
+		{ "max-memory", required_argument, NULL, AFW_OPT_MAX_MEMORY },
+		{ "max-decided", required_argument, NULL, AFW_OPT_MAX_DECIDED },
 		{ "queue-maxlen", required_argument, NULL, AFW_OPT_QUEUE_MAXLEN },
 		{ "gather", required_argument, NULL, AFW_OPT_GATHER },
 		{ "io", required_argument, NULL, AFW_OPT_IO },
@@ -294,8 +299,9 @@ int main(int argc, char **argv)
 		.ctl_path = AFW_DEFAULT_CTL,
 		.queue_count = 1,
 		.queue = { .maxlen = 4096, .rcvbuf = 8 << 20 },
-		.engine = { .max_flows = 65536, .max_bytes = 16384, .max_packets = 32,
-			    .max_ns = 2000000000ull, .linger_ns = 10000000000ull },
+		.engine = { .max_flows = AFW_ENGINE_MAX_FLOWS, .max_bytes = AFW_ENGINE_MAX_BYTES,
+			    .max_packets = AFW_ENGINE_MAX_PACKETS, .max_ns = AFW_ENGINE_MAX_NS,
+			    .max_memory = AFW_ENGINE_MAX_MEMORY },
 		.mark_base = 0xa0,
 		.gather_ns = 4000000,
 	};
@@ -362,7 +368,7 @@ int main(int argc, char **argv)
 			cfg.engine.max_flows = (unsigned int)v;
 			break;
 		case AFW_OPT_MAX_BYTES:
-			if (afw_opt_num("--max-bytes", optarg, 512, 16384, &v))
+			if (afw_opt_num("--max-bytes", optarg, 512, 1u << 26, &v))
 				return 2;
 			cfg.engine.max_bytes = (uint32_t)v;
 			break;
@@ -375,6 +381,16 @@ int main(int argc, char **argv)
 			if (afw_opt_num("--max-time", optarg, 1, 600000, &v))
 				return 2;
 			cfg.engine.max_ns = (uint64_t)v * 1000000u;
+			break;
+		case AFW_OPT_MAX_MEMORY:
+			if (afw_opt_num("--max-memory", optarg, 1, 1u << 20, &v))
+				return 2;
+			cfg.engine.max_memory = (uint64_t)v << 20;
+			break;
+		case AFW_OPT_MAX_DECIDED:
+			if (afw_opt_num("--max-decided", optarg, 1, 1u << 24, &v))
+				return 2;
+			cfg.engine.max_decided = (unsigned int)v;
 			break;
 		case AFW_OPT_QUEUE_MAXLEN:
 			if (afw_opt_num("--queue-maxlen", optarg, 1, 1u << 20, &v))
@@ -435,7 +451,11 @@ int main(int argc, char **argv)
 		afw_policy_free(pol);
 		return ret;
 	}
-	/* The bound is the daemon's: each queue's thread gets its share. */
+	/* The bounds are the daemon's: each queue's thread gets its share. */
+	if (!cfg.engine.max_decided)
+		cfg.engine.max_decided = 4 * cfg.engine.max_flows;
 	cfg.engine.max_flows = (cfg.engine.max_flows + cfg.queue_count - 1) / cfg.queue_count;
+	cfg.engine.max_decided = (cfg.engine.max_decided + cfg.queue_count - 1) / cfg.queue_count;
+	cfg.engine.max_memory /= cfg.queue_count;
 	return afw_daemon_run(&cfg);
 }

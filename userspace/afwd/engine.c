@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Flow analysis: a table of the flows being looked at, bounded in count,
- * bytes, packets and time, and the step from bytes to a decision.
+ * bytes, packets and time; the step from bytes to a decision; and a table
+ * of decided flows, so that a late packet is never taken for a new flow.
  *
- * Bounds and what they decide (docs/afwd.md):
- * - a flow that reaches max_bytes, max_packets or max_ns without a
- *   complete ClientHello, QUIC Initial or request head, or whose first bytes
- *   are none of them, is decided by the policy as app "unknown";
- * - a new flow that finds the table full is decided at once, the same way;
- * - a ClientHello, QUIC Initial or request head that is malformed, and
- *   retransmitted bytes that differ from the first copy, are denied: real
- *   clients send neither, and a reader that guessed would be evaded.
+ * A TCP flow goes through three states (docs/afwd.md, "What afwd
+ * guarantees"):
+ * - HANDSHAKE: the client's SYN, not yet answered by the server. Only
+ *   SYNs pass; no byte is read, no time is counted, nothing is decided.
+ * - ANALYZING: the client's bytes are read, as the server's stack would
+ *   take them (tcp.h): a segment it would discard is dropped, not read.
+ * - CONFIRMING: the policy allowed (or inspects) what was read; the flow
+ *   is handed to the kernel only once the server has acknowledged those
+ *   bytes, and until then every client segment must agree with them.
+ * A deny is final at once. Whatever afwd cannot read is decided by the
+ * policy with its reason (facts.h): never silently by luck.
  */
 
 #include <errno.h>
@@ -27,33 +31,102 @@
 #include "ja4.h"
 #include "quic.h"
 #include "reasm.h"
+#include "tcp.h"
 #include "tls.h"
 
 enum afw_eflow_state {
+	AFW_EF_HANDSHAKE,
 	AFW_EF_ANALYZING,
-	AFW_EF_DECIDED,
+	AFW_EF_CONFIRMING,
+	/*
+	 * Decided, but kept whole for what a record cannot hold: a QUIC flow's
+	 * connection (to tell its Initials from another connection's), an
+	 * inspected HTTP/1.x flow's request follower.
+	 */
+	AFW_EF_KEPT,
+	__AFW_EF_MAX
+};
+
+/* struct afw_drec.flags */
+enum {
+	AFW_DR_ESTABLISHED = 1 << 0,	/* past the handshake: a SYN now opens a new connection */
+	AFW_DR_CLOSED = 1 << 1,		/* a FIN or RST went by */
+	AFW_DR_INSTALL = 1 << 2,	/* decided without a packet: the next one installs it */
+	AFW_DR_UNCONFIRMED = 1 << 3,	/* the server never acknowledged the judged bytes */
+	AFW_DR_READ_PAST = 1 << 4,	/* ... and must answer them with data */
+	AFW_DR_PER_PACKET = 1 << 5,	/* undecodable packets: nothing to install */
+	AFW_DR_HAS_ISN = 1 << 6,
+};
+
+/*
+ * A decided flow, kept small: it answers the flow's late packets (a deny
+ * stays a deny), tells a retransmitted SYN from a new connection, and holds
+ * what an unconfirmed allow must still refuse.
+ */
+struct afw_drec {
+	struct afw_pkt_key key;
+	struct afw_drec *hnext;
+	struct afw_drec *prev, *next;	/* least recently seen first */
+	uint32_t hash;
+	uint32_t c_isn;
+	uint32_t guard_lo, guard_hi;	/* UNCONFIRMED: the judged bytes */
+	uint32_t c_end;			/* UNCONFIRMED: past the client's last byte let through */
+	uint32_t c_indev, s_indev;
+	uint8_t client;
+	uint8_t pass;			/* enum afw_pass, for late packets */
+	uint8_t decision;		/* enum afw_decision, to install */
+	uint8_t flags;
+};
+
+/*
+ * Where a ClientHello sent as TLS records stands, so that the parser runs
+ * when it can finish rather than on every byte: a hello of 128 KiB sent a
+ * byte per segment costs one pass, not one per segment.
+ */
+struct afw_tls_walk {
+	uint32_t off;		/* the next record header */
+	uint32_t payload;	/* handshake bytes in the whole records before off */
+	uint32_t need;		/* the hello with its header; 0 until known */
+	uint8_t hdr[4];		/* the handshake header, as its bytes come */
+	bool stop;		/* not plain handshake records: leave it to the parser */
 };
 
 struct afw_eflow {
 	struct afw_pkt_key key;
 	struct afw_eflow *hnext;		/* hash chain */
-	struct afw_eflow *prev, *next;		/* its list, by deadline */
-	uint64_t deadline;			/* analysis ends, or the linger does */
+	struct afw_eflow *prev, *next;		/* its state's list, by deadline */
+	uint64_t deadline;
 	uint32_t hash;
 	uint8_t client;				/* the side of key that is the client */
 	uint8_t state;
-	enum afw_pass pass;			/* once decided */
-	unsigned int packets;
-	unsigned int idle;			/* packets that brought no new client bytes */
 	bool has_uid;
+	bool has_prev;				/* prev_rec holds the record a new SYN replaced */
+	bool urg;				/* urg_seq: an urgent byte, out of the stream */
+	bool read_past;				/* CONFIRMING: the judged bytes hold urg_seq */
+	bool install;				/* KEPT, decided without a packet: install with the next */
+	uint8_t pass;				/* KEPT: enum afw_pass for its packets */
+	uint8_t decision;			/* KEPT: enum afw_decision, to install */
 	uint32_t uid;
-	uint8_t *buf;				/* client bytes; only while analyzing */
-	struct afw_reasm reasm;
-	struct afw_quic_flow quic;
-	/* An inspected HTTP/1.x flow: every later request head is read too. */
-	bool following;
-	uint32_t follow_seq;			/* the next client byte to read */
-	struct afw_http_follow follow;		/* its buffer is owned here */
+	unsigned int packets;
+	unsigned int idle;			/* client packets that brought no new bytes */
+	uint32_t urg_seq;
+	uint32_t judged;			/* CONFIRMING: the judged bytes end here */
+	struct afw_result *res;			/* CONFIRMING: the decision, to log when final */
+	struct afw_drec prev_rec;
+	uint8_t *buf;				/* client bytes, growing; only while analyzing */
+	uint32_t bufsize;
+	union {					/* by the key's protocol */
+		struct {
+			struct afw_tcp tcp;
+			struct afw_reasm reasm;
+			struct afw_tls_walk walk;
+			/* An inspected HTTP/1.x flow: every later request head is read too. */
+			bool following;
+			uint32_t follow_seq;		/* the next client byte to read */
+			struct afw_http_follow follow;	/* its buffer is owned here */
+		};
+		struct afw_quic_flow quic;
+	};
 };
 
 /* A list in deadline order: every flow of a list gets the same delay. */
@@ -64,15 +137,25 @@ struct afw_elist {
 
 struct afw_engine {
 	struct afw_engine_opts o;
-	struct afw_eflow **buckets;
-	uint32_t hmask;
+	struct afw_eflow **fbuckets;
+	struct afw_drec **dbuckets;
+	uint32_t fmask, dmask;
 	uint32_t seed;
-	struct afw_elist analyzing, decided;
+	struct afw_elist lists[__AFW_EF_MAX];
+	struct afw_drec *lru_head, *lru_tail;
+	unsigned int ndecided;
 	struct afw_quic_ctx *quic;
 	struct afw_ja4_ctx *ja4;
 	struct afw_engine_stats stats;
-	uint8_t scratch[AFW_TLS_SCRATCH_SIZE];
+	uint64_t now;				/* of the packet or the timer at hand */
+	uint8_t *scratch;			/* a ClientHello over several records */
+	uint8_t *strip;				/* the stream without its urgent byte */
+	size_t strip_size;
 };
+
+#define AFW_BUF_MIN 2048
+/* A kept flow idle this long becomes a record (QUIC) or is forgotten (HTTP follower). */
+#define AFW_KEEP_NS (300 * 1000000000ull)
 
 static void afw_elist_add(struct afw_elist *l, struct afw_eflow *f)
 {
@@ -99,24 +182,49 @@ static void afw_elist_del(struct afw_elist *l, struct afw_eflow *f)
 	l->n--;
 }
 
+/* Moves @f to @state's list, to end at @deadline. */
+static void afw_flow_arm(struct afw_engine *e, struct afw_eflow *f, unsigned int state,
+			 uint64_t deadline)
+{
+	afw_elist_del(&e->lists[f->state], f);
+	f->state = (uint8_t)state;
+	f->deadline = deadline;
+	afw_elist_add(&e->lists[state], f);
+}
+
+static uint32_t afw_pow2(uint64_t n)
+{
+	uint32_t b = 64;
+
+	while (b < n && b < (1u << 24))
+		b <<= 1;
+	return b;
+}
+
 struct afw_engine *afw_engine_new(const struct afw_engine_opts *o)
 {
 	struct afw_engine *e = calloc(1, sizeof(*e));
-	uint32_t buckets = 64;
+	uint32_t fb, db;
 
 	if (!e)
 		return NULL;
 	e->o = *o;
-	if (e->o.max_bytes > AFW_TLS_SCRATCH_SIZE)
-		e->o.max_bytes = AFW_TLS_SCRATCH_SIZE;
-	/* Decided flows linger as well: room for both, one per bucket. */
-	while (buckets < 2 * o->max_flows && buckets < (1u << 24))
-		buckets <<= 1;
-	e->hmask = buckets - 1;
-	e->buckets = calloc(buckets, sizeof(*e->buckets));
+	if (!e->o.max_decided)
+		e->o.max_decided = 4 * (e->o.max_flows ? e->o.max_flows : 1);
+	if (!e->o.max_memory)
+		e->o.max_memory = AFW_ENGINE_MAX_MEMORY;
+	if (e->o.max_bytes > AFW_REASM_MAX_CAP)
+		e->o.max_bytes = AFW_REASM_MAX_CAP;
+	fb = afw_pow2(e->o.max_flows);
+	db = afw_pow2(e->o.max_decided);
+	e->fmask = fb - 1;
+	e->dmask = db - 1;
+	e->fbuckets = calloc(fb, sizeof(*e->fbuckets));
+	e->dbuckets = calloc(db, sizeof(*e->dbuckets));
+	e->scratch = malloc(AFW_ENGINE_MAX_HELLO);
 	e->quic = afw_quic_ctx_new();
 	e->ja4 = afw_ja4_ctx_new();
-	if (!e->buckets || !e->quic || !e->ja4 ||
+	if (!e->fbuckets || !e->dbuckets || !e->scratch || !e->quic || !e->ja4 ||
 	    getrandom(&e->seed, sizeof(e->seed), 0) != sizeof(e->seed)) {
 		afw_engine_free(e);
 		return NULL;
@@ -124,49 +232,147 @@ struct afw_engine *afw_engine_new(const struct afw_engine_opts *o)
 	return e;
 }
 
-static void afw_eflow_free(struct afw_eflow *f)
+/* Buffers count against max_memory, as one budget for all flows. */
+static bool afw_mem_take(struct afw_engine *e, uint64_t n)
 {
-	free(f->buf);
-	free(f->follow.buf);
-	free(f);
+	if (e->stats.memory + n > e->o.max_memory)
+		return false;
+	e->stats.memory += n;
+	return true;
 }
 
-static void afw_engine_unlink(struct afw_engine *e, struct afw_eflow *f)
+static void afw_flow_release(struct afw_engine *e, struct afw_eflow *f)
 {
-	struct afw_eflow **pp = &e->buckets[f->hash & e->hmask];
+	e->stats.memory -= f->bufsize;
+	free(f->buf);
+	f->buf = NULL;
+	f->bufsize = 0;
+	if (f->key.proto == IPPROTO_TCP && f->following) {
+		free(f->follow.buf);
+		f->follow.buf = NULL;
+		f->following = false;
+	}
+	if (f->res) {
+		e->stats.memory -= sizeof(*f->res);
+		free(f->res);
+		f->res = NULL;
+	}
+}
+
+static void afw_flow_unlink(struct afw_engine *e, struct afw_eflow *f)
+{
+	struct afw_eflow **pp = &e->fbuckets[f->hash & e->fmask];
 
 	while (*pp != f)
 		pp = &(*pp)->hnext;
 	*pp = f->hnext;
-	afw_elist_del(f->state == AFW_EF_ANALYZING ? &e->analyzing : &e->decided, f);
+	afw_elist_del(&e->lists[f->state], f);
+}
+
+static void afw_flow_free(struct afw_engine *e, struct afw_eflow *f)
+{
+	afw_flow_unlink(e, f);
+	afw_flow_release(e, f);
+	free(f);
+}
+
+static void afw_rec_lru_del(struct afw_engine *e, struct afw_drec *d)
+{
+	if (d->prev)
+		d->prev->next = d->next;
+	else
+		e->lru_head = d->next;
+	if (d->next)
+		d->next->prev = d->prev;
+	else
+		e->lru_tail = d->prev;
+}
+
+static void afw_rec_lru_add(struct afw_engine *e, struct afw_drec *d)
+{
+	d->next = NULL;
+	d->prev = e->lru_tail;
+	if (e->lru_tail)
+		e->lru_tail->next = d;
+	else
+		e->lru_head = d;
+	e->lru_tail = d;
+}
+
+static void afw_rec_unlink(struct afw_engine *e, struct afw_drec *d)
+{
+	struct afw_drec **pp = &e->dbuckets[d->hash & e->dmask];
+
+	while (*pp != d)
+		pp = &(*pp)->hnext;
+	*pp = d->hnext;
+	afw_rec_lru_del(e, d);
+	e->ndecided--;
+}
+
+/* Remembers a copy of @tmpl; the least recently seen record goes to make room. */
+static void afw_rec_add(struct afw_engine *e, const struct afw_drec *tmpl)
+{
+	struct afw_drec *d;
+
+	if (e->ndecided >= e->o.max_decided && e->lru_head) {
+		d = e->lru_head;
+		afw_rec_unlink(e, d);
+	} else {
+		d = malloc(sizeof(*d));
+		if (!d)
+			return;
+	}
+	*d = *tmpl;
+	d->hnext = e->dbuckets[d->hash & e->dmask];
+	e->dbuckets[d->hash & e->dmask] = d;
+	afw_rec_lru_add(e, d);
+	e->ndecided++;
 }
 
 void afw_engine_free(struct afw_engine *e)
 {
-	struct afw_eflow *f;
+	struct afw_drec *d;
+	unsigned int i;
 
 	if (!e)
 		return;
-	if (e->buckets) {
-		while ((f = e->analyzing.head ? e->analyzing.head : e->decided.head)) {
-			afw_engine_unlink(e, f);
-			afw_eflow_free(f);
-		}
+	if (e->fbuckets)
+		for (i = 0; i < __AFW_EF_MAX; i++)
+			while (e->lists[i].head)
+				afw_flow_free(e, e->lists[i].head);
+	while ((d = e->lru_head)) {
+		afw_rec_unlink(e, d);
+		free(d);
 	}
 	afw_ja4_ctx_free(e->ja4);
 	afw_quic_ctx_free(e->quic);
-	free(e->buckets);
+	free(e->strip);
+	free(e->scratch);
+	free(e->fbuckets);
+	free(e->dbuckets);
 	free(e);
 }
 
-static struct afw_eflow *afw_engine_find(struct afw_engine *e, const struct afw_pkt_key *k,
-					 uint32_t hash)
+static struct afw_eflow *afw_flow_find(struct afw_engine *e, const struct afw_pkt_key *k,
+				       uint32_t hash)
 {
 	struct afw_eflow *f;
 
-	for (f = e->buckets[hash & e->hmask]; f; f = f->hnext)
+	for (f = e->fbuckets[hash & e->fmask]; f; f = f->hnext)
 		if (f->hash == hash && !memcmp(&f->key, k, sizeof(*k)))
 			return f;
+	return NULL;
+}
+
+static struct afw_drec *afw_rec_find(struct afw_engine *e, const struct afw_pkt_key *k,
+				     uint32_t hash)
+{
+	struct afw_drec *d;
+
+	for (d = e->dbuckets[hash & e->dmask]; d; d = d->hnext)
+		if (d->hash == hash && !memcmp(&d->key, k, sizeof(*k)))
+			return d;
 	return NULL;
 }
 
@@ -183,30 +389,36 @@ static void afw_copy_span(char *dst, size_t cap, const struct afw_span *s)
 	dst[n] = '\0';
 }
 
-/* The flow's endpoints, client first, into @res and @facts. */
-static void afw_engine_describe(const struct afw_eflow *f, struct afw_result *res,
-				struct afw_facts *facts)
+/* A flow's endpoints, client first, into @res and @facts. */
+static void afw_describe(const struct afw_pkt_key *k, int client, bool has_uid, uint32_t uid,
+			 struct afw_result *res, struct afw_facts *facts)
 {
-	int c = f->client, s = !f->client;
+	int c = client, s = !client;
 
 	memset(res, 0, sizeof(*res));
 	memset(facts, 0, sizeof(*facts));
-	res->family = f->key.ipver == 6 ? AF_INET6 : AF_INET;
-	res->l4proto = f->key.proto;
-	memcpy(res->src, f->key.addr[c], 16);
-	memcpy(res->dst, f->key.addr[s], 16);
-	res->sport = f->key.port[c];
-	res->dport = f->key.port[s];
-	res->has_uid = f->has_uid;
-	res->uid = f->uid;
-	res->packets = f->packets;
+	res->family = (k->ipver & 0x7f) == 6 ? AF_INET6 : (k->ipver & 0x7f) == 4 ? AF_INET : 0;
+	res->l4proto = k->proto;
+	memcpy(res->src, k->addr[c], 16);
+	memcpy(res->dst, k->addr[s], 16);
+	res->sport = k->port[c];
+	res->dport = k->port[s];
+	res->has_uid = has_uid;
+	res->uid = uid;
 	facts->app = AFW_APP_UNKNOWN;
 	facts->family = res->family;
 	memcpy(facts->daddr, res->dst, 16);
 	facts->dport = res->dport;
 	facts->l4proto = res->l4proto;
-	facts->has_uid = f->has_uid;
-	facts->uid = f->uid;
+	facts->has_uid = has_uid;
+	facts->uid = uid;
+}
+
+static void afw_engine_describe(const struct afw_eflow *f, struct afw_result *res,
+				struct afw_facts *facts)
+{
+	afw_describe(&f->key, f->client, f->has_uid, f->uid, res, facts);
+	res->packets = f->packets;
 }
 
 static enum afw_pass afw_decision_pass(enum afw_decision d)
@@ -221,29 +433,10 @@ static enum afw_pass afw_decision_pass(enum afw_decision d)
 	}
 }
 
-/* Marks @f decided with @res's decision; it lingers to answer late packets. */
-static enum afw_pass afw_engine_settle(struct afw_engine *e, struct afw_eflow *f,
-				       struct afw_result *res, uint64_t now)
-{
-	afw_elist_del(&e->analyzing, f);
-	free(f->buf);
-	f->buf = NULL;
-	f->state = AFW_EF_DECIDED;
-	/*
-	 * Only the deciding packet is rejected (re-injected, so that the module
-	 * answers it); late packets of the flow are dropped, which also ends
-	 * the loop should the flow not have reached the module.
-	 */
-	f->pass = afw_decision_pass(res->decision);
-	if (f->pass == AFW_PASS_REJECT)
-		f->pass = AFW_PASS_DROP;
-	f->deadline = now + e->o.linger_ns;
-	afw_elist_add(&e->decided, f);
-	e->stats.decided[res->decision]++;
-	return afw_decision_pass(res->decision);
-}
-
-/* By the policy, from @facts. @why prefixes the reason. */
+/*
+ * By the policy, from @facts; facts->reason says why afwd could not read
+ * the flow, if it could not. @why prefixes the words.
+ */
 static void afw_engine_judge(const struct afw_policy *pol, const struct afw_facts *facts,
 			     struct afw_result *res, const char *why)
 {
@@ -265,13 +458,19 @@ static void afw_engine_judge(const struct afw_policy *pol, const struct afw_fact
 			 *why ? ", " : "", m.line);
 }
 
-/* Denied without asking the policy: the flow tried to mislead a reader. */
-static void afw_engine_refuse(struct afw_result *res, enum afw_app app, const char *fmt,
-			      const char *detail)
+/*
+ * A flow the readers could not name, for @reason: decided by the policy's
+ * rules for that reason (evasion and malformed only by a rule naming them).
+ * @app is what the report shows; the policy sees app "unknown".
+ */
+static void afw_engine_giveup(const struct afw_policy *pol, struct afw_facts *facts,
+			      struct afw_result *res, enum afw_reason reason, enum afw_app app,
+			      const char *why)
 {
+	facts->app = AFW_APP_UNKNOWN;
+	facts->reason = reason;
+	afw_engine_judge(pol, facts, res, why);
 	res->app = app;
-	res->decision = AFW_DECIDE_DENY;
-	snprintf(res->reason, sizeof(res->reason), fmt, detail);
 }
 
 static void afw_engine_hello(struct afw_engine *e, const struct afw_tls_hello *h,
@@ -303,21 +502,6 @@ static void afw_engine_hello(struct afw_engine *e, const struct afw_tls_hello *h
 		facts->ja4.ptr = res->ja4;
 		facts->ja4.len = strlen(res->ja4);
 	}
-}
-
-/*
- * A flow the readers could not name, for @reason: decided by the policy's
- * rules for that reason (evasion and malformed only by a rule naming them).
- * @app is what the report shows; the policy sees app "unknown".
- */
-static void afw_engine_giveup(const struct afw_policy *pol, struct afw_facts *facts,
-			      struct afw_result *res, enum afw_reason reason, enum afw_app app,
-			      const char *why)
-{
-	facts->app = AFW_APP_UNKNOWN;
-	facts->reason = reason;
-	afw_engine_judge(pol, facts, res, why);
-	res->app = app;
 }
 
 /*
@@ -374,6 +558,7 @@ static bool afw_engine_follow_feed(const struct afw_policy *pol, struct afw_eflo
  * them is stopped.
  */
 static void afw_engine_follow_start(const struct afw_policy *pol, struct afw_eflow *f,
+				    const uint8_t *data, size_t len,
 				    const struct afw_http_request *req, struct afw_result *res)
 {
 	struct afw_result later;
@@ -391,10 +576,12 @@ static void afw_engine_follow_start(const struct afw_policy *pol, struct afw_efl
 	afw_http_follow_init(&f->follow, buf, req);
 	f->following = true;
 	f->follow_seq = f->reasm.base + f->reasm.have;
-	if (afw_engine_follow_feed(pol, f, f->buf + req->header_len,
-				   f->reasm.have - req->header_len, &later)) {
+	if (afw_engine_follow_feed(pol, f, data + req->header_len, len - req->header_len,
+				   &later)) {
 		later.packets = res->packets;
 		*res = later;
+		free(f->follow.buf);
+		f->follow.buf = NULL;
 		f->following = false;
 	}
 }
@@ -430,44 +617,36 @@ static enum afw_pass afw_engine_follow(const struct afw_policy *pol, struct afw_
 }
 
 /*
- * Reads the client's bytes so far. Returns true when the flow is decided
- * (@res filled), false to wait for more.
+ * Reads the client's bytes so far, @data (@len bytes, as the server's
+ * application reads them). Returns true when the flow is decided (@res
+ * filled, *@judged the bytes the decision rests on), false to wait for more.
  */
 static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
-			   struct afw_eflow *f, struct afw_result *res, struct afw_facts *facts)
+			   struct afw_eflow *f, const uint8_t *data, size_t len,
+			   struct afw_result *res, struct afw_facts *facts, size_t *judged)
 {
-	const uint8_t *data = f->buf;
-	size_t len = f->reasm.have;
 	struct afw_http_request req;
 	struct afw_h2_request h2;
 	struct afw_tls_hello h;
 	char why[100];
 
-	switch (afw_tls_parse_stream(data, len, e->scratch, sizeof(e->scratch), &h)) {
+	*judged = len;
+	switch (afw_tls_parse_stream(data, len, e->scratch, AFW_ENGINE_MAX_HELLO, &h)) {
 	case AFW_TLS_OK:
 		afw_engine_hello(e, &h, AFW_JA4_TCP, res, facts);
 		afw_engine_judge(pol, facts, res, "tls");
+		*judged = h.consumed;
 		return true;
 	case AFW_TLS_MORE:
 		return false;
 	case AFW_TLS_BAD:
-		/*
-		 * A flow first seen mid-stream (its module entry expired, say) may
-		 * start with anything, even the server's bytes: only a flow seen
-		 * from its SYN is held to a well-formed ClientHello.
-		 */
-		if (!f->reasm.syn_seen) {
-			afw_engine_giveup(pol, facts, res, AFW_REASON_MID_STREAM, AFW_APP_UNKNOWN,
-					  "joined mid-stream");
-			return true;
-		}
 		snprintf(why, sizeof(why), "malformed ClientHello: %s", h.reason);
 		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_TLS, why);
 		return true;
 	case AFW_TLS_NOT_TLS:
 		break;
 	}
-	switch (afw_h2_parse(data, len, e->scratch, sizeof(e->scratch), &h2)) {
+	switch (afw_h2_parse(data, len, e->scratch, AFW_ENGINE_MAX_HELLO, &h2)) {
 	case AFW_H2_OK:
 		facts->app = AFW_APP_HTTP;
 		if (h2.has_host) {
@@ -495,26 +674,21 @@ static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
 		}
 		afw_copy_span(res->http_method, sizeof(res->http_method), &req.method);
 		afw_engine_judge(pol, facts, res, "http");
-		if (res->decision == AFW_DECIDE_INSPECT && f->reasm.syn_seen)
-			afw_engine_follow_start(pol, f, &req, res);
+		*judged = req.header_len;
+		if (res->decision == AFW_DECIDE_INSPECT)
+			afw_engine_follow_start(pol, f, data, len, &req, res);
 		return true;
 	case AFW_HTTP_MORE:
 		return false;
 	case AFW_HTTP_BAD:
-		if (!f->reasm.syn_seen) {
-			afw_engine_giveup(pol, facts, res, AFW_REASON_MID_STREAM, AFW_APP_UNKNOWN,
-					  "joined mid-stream");
-			return true;
-		}
 		snprintf(why, sizeof(why), "malformed HTTP request: %s", req.reason);
 		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_HTTP, why);
 		return true;
 	case AFW_HTTP_NOT_HTTP:
 		break;
 	}
-	afw_engine_giveup(pol, facts, res, f->reasm.syn_seen ? AFW_REASON_NOT_TLS :
-			  AFW_REASON_MID_STREAM, AFW_APP_UNKNOWN, f->reasm.syn_seen ?
-			  "neither TLS nor HTTP" : "joined mid-stream");
+	afw_engine_giveup(pol, facts, res, AFW_REASON_NOT_TLS, AFW_APP_UNKNOWN,
+			  "neither TLS nor HTTP");
 	return true;
 }
 
@@ -590,99 +764,958 @@ static bool afw_engine_udp(struct afw_engine *e, const struct afw_policy *pol,
 	return false;
 }
 
-/*
- * A client Initial of another connection on a decided UDP flow: the flow
- * is analyzed again, from this packet on, and decided anew. Returns false
- * when there is no room to, and the flow keeps its decision.
- */
-static bool afw_engine_reopen(struct afw_engine *e, struct afw_eflow *f, uint64_t now)
+/* A record from @f, as its decision @d leaves it. */
+static void afw_rec_from_flow(const struct afw_eflow *f, enum afw_decision d,
+			      struct afw_drec *rec)
 {
-	if (e->analyzing.n >= e->o.max_flows) {
-		e->stats.table_full++;
+	memset(rec, 0, sizeof(*rec));
+	rec->key = f->key;
+	rec->hash = f->hash;
+	rec->client = f->client;
+	rec->decision = (uint8_t)d;
+	/*
+	 * Only the deciding packet is rejected (the module answers it); late
+	 * packets are dropped, which also ends the loop should the flow not
+	 * have reached the module.
+	 */
+	rec->pass = d == AFW_DECIDE_DENY || d == AFW_DECIDE_REJECT ? AFW_PASS_DROP :
+								       AFW_PASS_ACCEPT;
+	if (f->key.proto == IPPROTO_TCP) {
+		rec->c_isn = f->tcp.c_isn;
+		rec->c_indev = f->tcp.c_indev;
+		rec->s_indev = f->tcp.s_indev;
+		rec->flags |= AFW_DR_HAS_ISN;
+		if (f->tcp.flags & AFW_TCP_C_ACKED)
+			rec->flags |= AFW_DR_ESTABLISHED;
+		if (f->tcp.flags & (AFW_TCP_C_FIN | AFW_TCP_C_RST | AFW_TCP_S_RST))
+			rec->flags |= AFW_DR_CLOSED;
+	}
+}
+
+static void afw_engine_unkeep(struct afw_engine *e, struct afw_eflow *f);
+
+/*
+ * @f is decided for good (@res): it becomes a record and its packet gets
+ * the decision's verdict. @timer: no packet carries it, so the next one
+ * will install it.
+ */
+static enum afw_pass afw_engine_settle(struct afw_engine *e, struct afw_eflow *f,
+				       struct afw_result *res, bool timer)
+{
+	bool accept = res->decision == AFW_DECIDE_ALLOW || res->decision == AFW_DECIDE_INSPECT;
+	struct afw_drec rec;
+
+	res->packets = f->packets;
+	e->stats.decided[res->decision]++;
+	if ((f->key.proto == IPPROTO_UDP && f->quic.version) ||
+	    (f->key.proto == IPPROTO_TCP && f->following && accept)) {
+		e->stats.memory -= f->bufsize;
+		free(f->buf);
+		f->buf = NULL;
+		f->bufsize = 0;
+		if (f->key.proto == IPPROTO_UDP)
+			f->quic.buf = NULL;
+		if (f->res) {
+			e->stats.memory -= sizeof(*f->res);
+			free(f->res);
+			f->res = NULL;
+		}
+		f->decision = (uint8_t)res->decision;
+		f->pass = accept ? AFW_PASS_ACCEPT : AFW_PASS_DROP;
+		f->install = timer;
+		afw_flow_arm(e, f, AFW_EF_KEPT, e->now + AFW_KEEP_NS);
+		/* As many kept as analyzed at most: the least recently seen give way. */
+		if (e->lists[AFW_EF_KEPT].n > e->o.max_flows)
+			afw_engine_unkeep(e, e->lists[AFW_EF_KEPT].head);
+		return afw_decision_pass(res->decision);
+	}
+	afw_rec_from_flow(f, res->decision, &rec);
+	if (timer)
+		rec.flags |= AFW_DR_INSTALL;
+	afw_flow_free(e, f);
+	afw_rec_add(e, &rec);
+	return afw_decision_pass(res->decision);
+}
+
+/*
+ * A kept flow that idled or made room: a QUIC flow becomes a record (its
+ * Initials are then all taken for new connections), an HTTP follower is
+ * forgotten (its next request is then mid-stream, for the policy).
+ */
+static void afw_engine_unkeep(struct afw_engine *e, struct afw_eflow *f)
+{
+	struct afw_drec rec;
+
+	if (f->key.proto == IPPROTO_UDP) {
+		afw_rec_from_flow(f, f->decision, &rec);
+		if (f->install)
+			rec.flags |= AFW_DR_INSTALL;
+		afw_flow_free(e, f);
+		afw_rec_add(e, &rec);
+		return;
+	}
+	afw_flow_free(e, f);
+}
+
+/*
+ * An allow (or inspect) the server has not acknowledged, and that afwd can
+ * no longer wait for: it is never handed to the kernel blind. The record
+ * keeps answering the flow's packets, refuses any client segment that
+ * touches the judged bytes (their copy is gone), and installs the flow if
+ * the server's acknowledgement comes after all.
+ */
+static void afw_engine_unconfirmed(struct afw_engine *e, struct afw_eflow *f,
+				   struct afw_result *res)
+{
+	struct afw_drec rec;
+
+	afw_rec_from_flow(f, res->decision, &rec);
+	rec.flags |= AFW_DR_UNCONFIRMED | (f->read_past ? AFW_DR_READ_PAST : 0);
+	rec.guard_lo = f->tcp.c_isn;
+	rec.guard_hi = f->judged;
+	rec.c_end = f->tcp.c_end;
+	res->packets = f->packets;
+	snprintf(res->reason + strlen(res->reason), sizeof(res->reason) - strlen(res->reason), "%s",
+		 "; not acknowledged by the server: kept out of the kernel");
+	afw_flow_free(e, f);
+	afw_rec_add(e, &rec);
+	e->stats.decided[res->decision]++;
+	e->stats.unconfirmed++;
+}
+
+/*
+ * @f was judged (@res) on its first @judged bytes of the stream as the
+ * server's application reads it. A deny is final; an allow or inspect of a
+ * TCP flow waits for the server to acknowledge the judged bytes. Returns
+ * what the packet at hand gets; *@final when the decision is final and
+ * @res is to be logged. @timer: no packet is at hand.
+ */
+static enum afw_pass afw_engine_decide(struct afw_engine *e, struct afw_eflow *f,
+				       struct afw_result *res, size_t judged, uint64_t now,
+				       bool timer, bool *final)
+{
+	uint32_t end, u;
+
+	*final = true;
+	res->packets = f->packets;
+	if (f->key.proto != IPPROTO_TCP ||
+	    (res->decision != AFW_DECIDE_ALLOW && res->decision != AFW_DECIDE_INSPECT) ||
+	    !f->buf || !judged)
+		return afw_engine_settle(e, f, res, timer);
+	/* The judged bytes, in sequence numbers: the urgent byte may be among them. */
+	u = f->urg_seq - f->reasm.base;
+	if (f->urg && u < f->reasm.have && u < judged)
+		judged++;
+	end = f->reasm.base + (uint32_t)judged;
+	f->read_past = f->urg && afw_seq_before(f->urg_seq, end) &&
+		       !afw_seq_before(f->urg_seq, f->reasm.base);
+	if (afw_tcp_acked(&f->tcp, end, f->read_past)) {
+		e->stats.confirmed++;
+		return afw_engine_settle(e, f, res, timer);
+	}
+	f->judged = end;
+	if (!afw_mem_take(e, sizeof(*f->res)))
+		goto unconfirmed;
+	f->res = malloc(sizeof(*f->res));
+	if (!f->res) {
+		e->stats.memory -= sizeof(*f->res);
+		goto unconfirmed;
+	}
+	*f->res = *res;
+	f->pass = AFW_PASS_ACCEPT;
+	/* Later segments are compared with the judged bytes, and no more is kept. */
+	afw_reasm_limit(&f->reasm, (uint32_t)judged);
+	afw_flow_arm(e, f, AFW_EF_CONFIRMING, now + AFW_ENGINE_WAIT_NS);
+	*final = false;
+	return AFW_PASS_ACCEPT;
+
+unconfirmed:
+	afw_engine_unconfirmed(e, f, res);
+	return afw_decision_pass(res->decision);
+}
+
+/* The client's bytes so far, as the server's application reads them. */
+static size_t afw_engine_app_len(const struct afw_eflow *f)
+{
+	uint32_t u = f->urg_seq - f->reasm.base;
+
+	if (!f->buf)
+		return 0;
+	return f->reasm.have - (f->urg && u < f->reasm.have ? 1 : 0);
+}
+
+/*
+ * Is it worth running the TLS parser on @have bytes? Walks the record
+ * headers once, whatever the number of calls, and says yes only when the
+ * hello may be whole, or when the parser has something to say about bytes
+ * that are not plain handshake records.
+ */
+static bool afw_tls_walk(struct afw_tls_walk *w, const uint8_t *b, uint32_t have)
+{
+	uint32_t rec_len, part = 0, got, i;
+
+	if (w->stop || have < 6)
+		return true;
+	for (;;) {
+		if (w->off + 5 > have)
+			break;
+		if (b[w->off] != 22) {
+			w->stop = true;
+			return true;
+		}
+		rec_len = (uint32_t)b[w->off + 3] << 8 | b[w->off + 4];
+		if (!rec_len) {
+			w->stop = true;
+			return true;
+		}
+		if (w->off + 5 + rec_len > have) {
+			part = have - w->off - 5;
+			break;
+		}
+		for (i = 0; i < rec_len && w->payload + i < 4; i++)
+			w->hdr[w->payload + i] = b[w->off + 5 + i];
+		w->payload += rec_len;
+		w->off += 5 + rec_len;
+	}
+	if (!w->need) {
+		got = w->payload;
+		for (i = 0; got < 4 && i < part; i++, got++)
+			w->hdr[got] = b[w->off + 5 + i];
+		if (got < 4)
+			return true;
+		if (w->hdr[0] != 1) {
+			w->stop = true;
+			return true;
+		}
+		w->need = 4 + ((uint32_t)w->hdr[1] << 16 | (uint32_t)w->hdr[2] << 8 | w->hdr[3]);
+	}
+	return w->payload + part >= w->need;
+}
+
+/*
+ * The client's stream as the server's application reads it: without the
+ * urgent byte, which the server's stack takes out (tcp_urg(), tcp_recvmsg()
+ * without SO_OOBINLINE). NULL when out of memory.
+ */
+static const uint8_t *afw_engine_stream(struct afw_engine *e, struct afw_eflow *f,
+					size_t *len)
+{
+	uint32_t u = f->urg_seq - f->reasm.base;
+
+	*len = f->reasm.have;
+	if (!f->urg || u >= f->reasm.have)
+		return f->buf;
+	if (e->strip_size < f->reasm.have) {
+		uint8_t *n = realloc(e->strip, f->reasm.have);
+
+		if (!n)
+			return NULL;
+		e->strip = n;
+		e->strip_size = f->reasm.have;
+	}
+	memcpy(e->strip, f->buf, u);
+	memcpy(e->strip + u, f->buf + u + 1, f->reasm.have - u - 1);
+	*len = f->reasm.have - 1;
+	return e->strip;
+}
+
+/* Reads @f's bytes, if worth it. True when decided (@res, *@judged). */
+static bool afw_engine_read(struct afw_engine *e, const struct afw_policy *pol,
+			    struct afw_eflow *f, struct afw_result *res, struct afw_facts *facts,
+			    size_t *judged)
+{
+	const uint8_t *data;
+	size_t len;
+
+	if (!f->buf || !f->reasm.have)
+		return false;
+	if (!f->urg && !afw_tls_walk(&f->walk, f->buf, f->reasm.have))
+		return false;
+	data = afw_engine_stream(e, f, &len);
+	if (!data) {
+		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_APP_UNKNOWN,
+				  "bound: out of memory");
+		*judged = afw_engine_app_len(f);
+		e->stats.bounds++;
+		return true;
+	}
+	return afw_engine_tcp(e, pol, f, data, len, res, facts, judged);
+}
+
+/* Makes room in @f's buffer for @need stream bytes; false when the budget is spent. */
+static bool afw_engine_room(struct afw_engine *e, struct afw_eflow *f, uint32_t need)
+{
+	uint32_t size = f->bufsize ? f->bufsize : AFW_BUF_MIN;
+	uint8_t *n;
+
+	if (need <= f->bufsize)
+		return true;
+	while (size < need)
+		size = size > UINT32_MAX / 2 ? UINT32_MAX : size * 2;
+	if (size > f->reasm.cap)
+		size = f->reasm.cap;
+	if (!afw_mem_take(e, size - f->bufsize))
+		return false;
+	n = realloc(f->buf, size);
+	if (!n) {
+		e->stats.memory -= size - f->bufsize;
 		return false;
 	}
-	afw_elist_del(&e->decided, f);
-	f->state = AFW_EF_ANALYZING;
-	f->deadline = now + e->o.max_ns;
-	f->packets = 0;
+	f->buf = n;
+	f->bufsize = size;
+	afw_reasm_grow(&f->reasm, n, size);
+	return true;
+}
+
+/* The stream starts after the client's ISN; the buffer comes with the first byte. */
+static void afw_engine_stream_init(struct afw_engine *e, struct afw_eflow *f)
+{
+	afw_reasm_init(&f->reasm, NULL, e->o.max_bytes);
+	afw_reasm_grow(&f->reasm, NULL, 0);
+	afw_reasm_add(&f->reasm, f->tcp.c_isn, true, NULL, 0);
+	memset(&f->walk, 0, sizeof(f->walk));
+}
+
+/* Result bits of afw_engine_store() beyond the reassembler's */
+#define AFW_STORE_NOMEM (1u << 16)
+
+/* Stores the bytes of client segment @p; returns AFW_REASM_* bits or AFW_STORE_NOMEM. */
+static unsigned int afw_engine_store(struct afw_engine *e, struct afw_eflow *f,
+				     const struct afw_pkt *p)
+{
+	bool syn = p->tcp_flags & AFW_TCP_SYN;
+	uint32_t need;
+
+	need = afw_reasm_need(&f->reasm, p->tcp_seq, syn, p->payload_len);
+	if (need && f->state != AFW_EF_CONFIRMING && !afw_engine_room(e, f, need))
+		return AFW_STORE_NOMEM;
+	return afw_reasm_add(&f->reasm, p->tcp_seq, syn, p->payload, p->payload_len);
+}
+
+/*
+ * The urgent pointer of a client segment the server takes. Linux keeps the
+ * latest one only: the byte it points at is taken out of the stream, unless
+ * it points at bytes the server already holds (tcp_check_urg()). A second
+ * urgent byte, or one that may or may not land in the server's stream
+ * depending on what it holds, makes the stream ambiguous: -1.
+ */
+static int afw_engine_urgent(struct afw_eflow *f, const struct afw_pkt *p)
+{
+	uint32_t ptr = p->tcp_urg_ptr, target = p->tcp_seq + ptr - (ptr ? 1 : 0);
+
+	if (!(p->tcp_flags & AFW_TCP_URG))
+		return 0;
+	if (f->urg && target == f->urg_seq)
+		return 0;
+	/* Bytes the server holds in order: it ignores the pointer. */
+	if (afw_seq_before(target, f->tcp.s_acked))
+		return 0;
+	if (f->state == AFW_EF_CONFIRMING) {
+		/* A new pointer would put an urgent byte of the judged ones back inline. */
+		if (f->urg && afw_seq_before(f->urg_seq, f->judged))
+			return -1;
+		if (afw_seq_before(target, f->judged))
+			return -1;
+	} else {
+		if (f->urg)
+			return -1;
+		/* Bytes afwd has that the server may not have yet: ignored, or not. */
+		if (f->buf && afw_seq_before(target, f->reasm.base + f->reasm.have))
+			return -1;
+	}
+	f->urg = true;
+	f->urg_seq = target;
+	return 0;
+}
+
+/* A new connection on @f's 5-tuple: its SYN @p starts the analysis over. */
+static void afw_engine_restart(struct afw_engine *e, struct afw_eflow *f,
+			       const struct afw_pkt *p, int side, uint64_t now)
+{
+	afw_flow_release(e, f);
+	memset(&f->tcp, 0, sizeof(f->tcp));
+	memset(&f->walk, 0, sizeof(f->walk));
+	f->client = (uint8_t)side;
+	f->urg = f->read_past = false;
+	f->packets = 1;
 	f->idle = 0;
-	memset(&f->quic, 0, sizeof(f->quic));
-	afw_elist_add(&e->analyzing, f);
+	f->judged = 0;
+	afw_tcp_syn(&f->tcp, p);
+	afw_engine_stream_init(e, f);
+	afw_flow_arm(e, f, AFW_EF_HANDSHAKE, now + AFW_ENGINE_WAIT_NS);
+	e->stats.restarts++;
+}
+
+static struct afw_eflow *afw_flow_new(struct afw_engine *e, const struct afw_pkt_key *k,
+				      uint32_t hash, int client, unsigned int state,
+				      uint64_t deadline)
+{
+	struct afw_eflow *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->key = *k;
+	f->hash = hash;
+	f->client = (uint8_t)client;
+	f->state = (uint8_t)state;
+	f->deadline = deadline;
+	f->hnext = e->fbuckets[hash & e->fmask];
+	e->fbuckets[hash & e->fmask] = f;
+	afw_elist_add(&e->lists[state], f);
 	e->stats.flows++;
+	return f;
+}
+
+/* The record a restarted flow replaced comes back: its new SYN was refused. */
+static void afw_engine_restore(struct afw_engine *e, struct afw_eflow *f)
+{
+	if (f->has_prev)
+		afw_rec_add(e, &f->prev_rec);
+	afw_flow_free(e, f);
+}
+
+/*
+ * Room for one more flow: the oldest flow still in its handshake gives
+ * way, as it holds no byte and no decision. False when there is none.
+ */
+static bool afw_engine_make_room(struct afw_engine *e)
+{
+	if (e->lists[AFW_EF_ANALYZING].n + e->lists[AFW_EF_CONFIRMING].n +
+	    e->lists[AFW_EF_HANDSHAKE].n < e->o.max_flows)
+		return true;
+	if (!e->lists[AFW_EF_HANDSHAKE].head)
+		return false;
+	afw_engine_restore(e, e->lists[AFW_EF_HANDSHAKE].head);
 	return true;
 }
 
 /*
- * Packets that bring new client bytes are bounded by max_bytes: a ClientHello
- * sent a byte per segment is still read. The packet bound counts the rest.
+ * The flow contradicted itself (@why): a give-up named evasion, which the
+ * policy denies unless a rule names it.
  */
-static bool afw_engine_bound(const struct afw_engine *e, const struct afw_eflow *f)
+static enum afw_pass afw_engine_evasion(struct afw_engine *e, const struct afw_policy *pol,
+					struct afw_eflow *f, struct afw_result *res,
+					struct afw_facts *facts, const char *why, uint64_t now,
+					bool *decided)
 {
-	return f->idle >= e->o.max_packets ||
-	       (f->key.proto == IPPROTO_TCP && f->buf && f->reasm.have >= e->o.max_bytes);
+	e->stats.evasions++;
+	afw_engine_giveup(pol, facts, res, AFW_REASON_EVASION, AFW_APP_UNKNOWN, why);
+	if (f->state == AFW_EF_CONFIRMING || res->decision == AFW_DECIDE_DENY ||
+	    res->decision == AFW_DECIDE_REJECT) {
+		*decided = true;
+		return afw_engine_settle(e, f, res, false);
+	}
+	return afw_engine_decide(e, f, res, afw_engine_app_len(f), now, false, decided);
+}
+
+/* A client TCP segment of a flow under analysis. */
+static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct afw_policy *pol,
+					   struct afw_eflow *f, const struct afw_pkt *p,
+					   int side, uint64_t now, struct afw_result *res,
+					   struct afw_facts *facts, bool *decided)
+{
+	uint8_t fl = p->tcp_flags;
+	struct afw_tcp *t = &f->tcp;
+	bool content = p->payload_len || (fl & (AFW_TCP_FIN | AFW_TCP_URG));
+	size_t judged;
+	unsigned int st;
+
+	if ((fl & (AFW_TCP_SYN | AFW_TCP_ACK)) == AFW_TCP_SYN) {
+		/* The same SYN again, before the handshake is through: a retransmission. */
+		if (p->tcp_seq == t->c_isn &&
+		    !(t->flags & (AFW_TCP_C_ACKED | AFW_TCP_C_RST | AFW_TCP_S_RST | AFW_TCP_C_FIN))) {
+			/* One the server would drop must not put data in the stream. */
+			if ((p->csum == AFW_CSUM_CHECK && !afw_pkt_csum_ok(p)) ||
+			    (p->tcp_opts & AFW_TCPOPT_SIG)) {
+				e->stats.discarded++;
+				return AFW_PASS_DROP;
+			}
+			if (!p->payload_len)
+				return AFW_PASS_ACCEPT;
+			st = afw_engine_store(e, f, p);
+			if (st & AFW_REASM_CONFLICT)
+				return afw_engine_evasion(e, pol, f, res, facts,
+							  "evasion: a SYN again with other data",
+							  now, decided);
+			if (st & (AFW_REASM_DROPPED | AFW_REASM_NOROOM | AFW_STORE_NOMEM)) {
+				e->stats.unstored++;
+				return AFW_PASS_DROP;
+			}
+			return AFW_PASS_ACCEPT;
+		}
+		/* Another ISN, or a SYN after the handshake or a reset: a new connection. */
+		afw_engine_restart(e, f, p, side, now);
+		return afw_engine_tcp_client(e, pol, f, p, side, now, res, facts, decided);
+	}
+	/* A client does not answer its own SYN; crossed SYNs are not worth the doubt. */
+	if (fl & AFW_TCP_SYN)
+		return AFW_PASS_DROP;
+	if (fl & AFW_TCP_RST) {
+		t->flags |= AFW_TCP_C_RST;
+		return AFW_PASS_ACCEPT;
+	}
+	if (f->state == AFW_EF_HANDSHAKE) {
+		/* No connection yet: nothing may reach the server's stream. */
+		if (content || (f->has_prev && f->prev_rec.pass != AFW_PASS_ACCEPT))
+			return AFW_PASS_DROP;
+		return AFW_PASS_ACCEPT;
+	}
+	if (afw_tcp_check(t, p)) {
+		/* A pure ACK changes nothing in the stream: it passes, and counts. */
+		if (!content && f->state == AFW_EF_ANALYZING) {
+			f->idle++;
+			goto bound;
+		}
+		if (!content)
+			return AFW_PASS_ACCEPT;
+		e->stats.discarded++;
+		return AFW_PASS_DROP;
+	}
+	if (content && afw_engine_urgent(f, p))
+		return afw_engine_evasion(e, pol, f, res, facts,
+					  "evasion: urgent data that makes the stream ambiguous",
+					  now, decided);
+	if (p->payload_len) {
+		st = afw_engine_store(e, f, p);
+		if (st & AFW_REASM_CONFLICT)
+			return afw_engine_evasion(e, pol, f, res, facts,
+						  f->state == AFW_EF_CONFIRMING ?
+						  "evasion: bytes that differ from the ones judged" :
+						  "evasion: retransmitted bytes differ from the first copy",
+						  now, decided);
+		if (st & AFW_STORE_NOMEM) {
+			e->stats.bounds++;
+			afw_engine_giveup(pol, facts, res, f->buf ? AFW_REASON_BOUND :
+					  AFW_REASON_TABLE_FULL, AFW_APP_UNKNOWN,
+					  "bound: the buffers of all flows are full");
+			return afw_engine_decide(e, f, res, afw_engine_app_len(f), now, false,
+						 decided);
+		}
+		/* Bytes the server would take but afwd cannot keep: it must not take them. */
+		if (st & (AFW_REASM_DROPPED | AFW_REASM_NOROOM)) {
+			e->stats.unstored++;
+			return AFW_PASS_DROP;
+		}
+	} else {
+		st = 0;
+	}
+	afw_tcp_client(t, p);
+	if (f->state == AFW_EF_CONFIRMING && f->following && p->payload_len) {
+		/* Requests after the judged one are read as they come, as once decided. */
+		enum afw_pass pass = afw_engine_follow(pol, f, p, res, decided);
+
+		return *decided ? afw_engine_settle(e, f, res, false) : pass;
+	}
+	if (f->state != AFW_EF_ANALYZING)
+		return AFW_PASS_ACCEPT;
+	if (st & (AFW_REASM_ADVANCED | AFW_REASM_HELD))
+		afw_flow_arm(e, f, AFW_EF_ANALYZING, now + e->o.max_ns);
+	else
+		f->idle++;
+	if ((st & AFW_REASM_ADVANCED) && afw_engine_read(e, pol, f, res, facts, &judged))
+		return afw_engine_decide(e, f, res, judged, now, false, decided);
+bound:
+	if (f->idle >= e->o.max_packets || (f->buf && f->reasm.have >= f->reasm.cap)) {
+		e->stats.bounds++;
+		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_APP_UNKNOWN,
+				  f->idle >= e->o.max_packets ?
+				  "bound: client packets without new bytes" :
+				  "bound: client bytes without a ClientHello or request head");
+		return afw_engine_decide(e, f, res, afw_engine_app_len(f), now, false, decided);
+	}
+	return AFW_PASS_ACCEPT;
+}
+
+/* A server TCP segment of a flow under analysis. */
+static enum afw_pass afw_engine_tcp_server(struct afw_engine *e, const struct afw_policy *pol,
+					   struct afw_eflow *f, const struct afw_pkt *p,
+					   uint64_t now, struct afw_result *res,
+					   struct afw_facts *facts, bool *decided)
+{
+	const uint8_t synack = AFW_TCP_SYN | AFW_TCP_ACK;
+	enum afw_pass old = f->has_prev ? f->prev_rec.pass : AFW_PASS_ACCEPT;
+	size_t judged;
+
+	if ((p->tcp_flags & synack) == synack) {
+		if (f->tcp.flags & AFW_TCP_S_SYNACK)
+			return p->tcp_seq == f->tcp.s_isn ? AFW_PASS_ACCEPT : old;
+		if (!afw_tcp_synack(&f->tcp, p))
+			return old;
+		/* The server took the new connection: the old one is gone. */
+		f->has_prev = false;
+		afw_flow_arm(e, f, AFW_EF_ANALYZING, now + e->o.max_ns);
+		/* Data on the SYN (TCP Fast Open) is read now, whoever holds it. */
+		if (f->buf && f->reasm.have && afw_engine_read(e, pol, f, res, facts, &judged))
+			return afw_engine_decide(e, f, res, judged, now, false, decided);
+		return AFW_PASS_ACCEPT;
+	}
+	if (f->state == AFW_EF_HANDSHAKE) {
+		if (p->tcp_flags & AFW_TCP_RST)
+			f->tcp.flags |= AFW_TCP_S_RST;
+		return old;
+	}
+	afw_tcp_server(&f->tcp, p);
+	if (f->state == AFW_EF_CONFIRMING && afw_tcp_acked(&f->tcp, f->judged, f->read_past)) {
+		*res = *f->res;
+		res->packets = f->packets;
+		e->stats.confirmed++;
+		*decided = true;
+		return afw_engine_settle(e, f, res, false);
+	}
+	return AFW_PASS_ACCEPT;
+}
+
+/* A datagram of a UDP flow under analysis. */
+static enum afw_pass afw_engine_udp_packet(struct afw_engine *e, const struct afw_policy *pol,
+					   struct afw_eflow *f, const struct afw_pkt *p, int side,
+					   uint64_t now, struct afw_result *res,
+					   struct afw_facts *facts, bool *decided)
+{
+	if (side != f->client || !p->payload_len)
+		return AFW_PASS_ACCEPT;
+	if (!f->buf) {
+		if (!afw_mem_take(e, AFW_TLS_SCRATCH_SIZE)) {
+			e->stats.bounds++;
+			afw_engine_giveup(pol, facts, res, AFW_REASON_TABLE_FULL, AFW_APP_UNKNOWN,
+					  "bound: the buffers of all flows are full");
+			return afw_engine_decide(e, f, res, 0, now, false, decided);
+		}
+		f->buf = malloc(AFW_TLS_SCRATCH_SIZE);
+		if (!f->buf) {
+			e->stats.memory -= AFW_TLS_SCRATCH_SIZE;
+			e->stats.bounds++;
+			afw_engine_giveup(pol, facts, res, AFW_REASON_TABLE_FULL, AFW_APP_UNKNOWN,
+					  "bound: out of memory");
+			return afw_engine_decide(e, f, res, 0, now, false, decided);
+		}
+		f->bufsize = AFW_TLS_SCRATCH_SIZE;
+		afw_quic_flow_init(&f->quic, f->buf, AFW_TLS_SCRATCH_SIZE);
+	}
+	if (afw_engine_udp(e, pol, f, p, res, facts))
+		return afw_engine_decide(e, f, res, 0, now, false, decided);
+	if (f->idle >= e->o.max_packets) {
+		e->stats.bounds++;
+		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_APP_QUIC,
+				  "bound: datagrams without new CRYPTO bytes");
+		return afw_engine_decide(e, f, res, 0, now, false, decided);
+	}
+	return AFW_PASS_ACCEPT;
+}
+
+/*
+ * A client Initial of another connection on a decided UDP flow: the flow
+ * is analyzed again, from this packet on, and decided anew (the kernel
+ * sends afwd every client Initial of an installed UDP flow). @f is the kept
+ * flow, or NULL for a record, which @d is then and goes.
+ */
+static enum afw_pass afw_engine_reopen(struct afw_engine *e, const struct afw_policy *pol,
+				       struct afw_eflow *f, struct afw_drec *d,
+				       const struct afw_pkt *p, int side, uint64_t now,
+				       struct afw_result *res, bool *decided)
+{
+	struct afw_facts facts;
+	struct afw_drec old;
+
+	if (d) {
+		old = *d;
+		afw_rec_unlink(e, d);
+		free(d);
+		f = afw_engine_make_room(e) ?
+		    afw_flow_new(e, &old.key, old.hash, old.client, AFW_EF_ANALYZING,
+				 now + e->o.max_ns) : NULL;
+		if (!f) {
+			e->stats.table_full++;
+			afw_rec_add(e, &old);
+			return (enum afw_pass)old.pass;
+		}
+	} else {
+		if (!afw_engine_make_room(e)) {
+			e->stats.table_full++;
+			return (enum afw_pass)f->pass;
+		}
+		memset(&f->quic, 0, sizeof(f->quic));
+		f->install = false;
+		afw_flow_arm(e, f, AFW_EF_ANALYZING, now + e->o.max_ns);
+		e->stats.flows++;
+	}
+	f->packets = 1;
+	f->idle = 0;
+	afw_engine_describe(f, res, &facts);
+	return afw_engine_udp_packet(e, pol, f, p, side, now, res, &facts, decided);
+}
+
+/*
+ * A packet of a flow kept whole after its decision: a QUIC flow's Initials
+ * of another connection reopen it; an HTTP follower reads each request;
+ * a new SYN starts over.
+ */
+static enum afw_pass afw_engine_kept(struct afw_engine *e, const struct afw_policy *pol,
+				     struct afw_eflow *f, const struct afw_pkt *p, int side,
+				     uint64_t now, struct afw_result *res, bool *decided)
+{
+	struct afw_facts facts;
+	bool client = side == f->client;
+	uint8_t fl = p->tcp_flags;
+	enum afw_pass pass;
+
+	e->stats.decided_packets++;
+	afw_flow_arm(e, f, AFW_EF_KEPT, now + AFW_KEEP_NS);
+	if (f->key.proto == IPPROTO_UDP) {
+		if (client && p->has_l4 && p->payload_len &&
+		    afw_quic_classify(e->quic, &f->quic, p->payload, p->payload_len) ==
+		    AFW_QUIC_NEW)
+			return afw_engine_reopen(e, pol, f, NULL, p, side, now, res, decided);
+	} else if (p->has_l4 && client && (fl & (AFW_TCP_SYN | AFW_TCP_ACK)) == AFW_TCP_SYN) {
+		/* A new connection: analyzed from its SYN; this decision waits for its answer. */
+		afw_rec_from_flow(f, f->decision, &f->prev_rec);
+		f->has_prev = true;
+		afw_engine_restart(e, f, p, side, now);
+		afw_engine_describe(f, res, &facts);
+		return afw_engine_tcp_client(e, pol, f, p, side, now, res, &facts, decided);
+	} else if (p->has_l4 && client) {
+		bool content = p->payload_len || (fl & (AFW_TCP_FIN | AFW_TCP_URG));
+
+		/* What the server would discard must not be read as a request. */
+		if (content && afw_tcp_check(&f->tcp, p))
+			return AFW_PASS_DROP;
+		afw_tcp_client(&f->tcp, p);
+		if (f->following) {
+			pass = afw_engine_follow(pol, f, p, res, decided);
+			if (*decided) {
+				f->decision = (uint8_t)res->decision;
+				f->install = false;
+			}
+			if (*decided || pass != AFW_PASS_ACCEPT)
+				return pass;
+		}
+	} else if (p->has_l4) {
+		afw_tcp_server(&f->tcp, p);
+	}
+	if (f->install) {
+		f->install = false;
+		afw_describe(&f->key, f->client, false, 0, res, &facts);
+		res->decision = f->decision;
+		res->quiet = true;
+		*decided = true;
+		return f->decision == AFW_DECIDE_REJECT ? AFW_PASS_REJECT : (enum afw_pass)f->pass;
+	}
+	return (enum afw_pass)f->pass;
+}
+
+/* A packet of a decided flow. */
+static enum afw_pass afw_engine_late(struct afw_engine *e, const struct afw_policy *pol,
+				     struct afw_drec *d, const struct afw_pkt *p, int side,
+				     bool has_uid, uint32_t uid, uint64_t now,
+				     struct afw_result *res, bool *decided)
+{
+	struct afw_facts facts;
+	struct afw_eflow *f;
+	bool client = side == d->client;
+	uint8_t fl = p->tcp_flags;
+	uint32_t end;
+
+	e->stats.decided_packets++;
+	afw_rec_lru_del(e, d);
+	afw_rec_lru_add(e, d);
+	if (d->key.proto == IPPROTO_UDP && client && p->has_l4 && p->payload_len &&
+	    !(d->flags & AFW_DR_PER_PACKET)) {
+		static const struct afw_quic_flow none;
+
+		/* No connection kept to compare with: any client Initial is a new one. */
+		if (afw_quic_classify(e->quic, &none, p->payload, p->payload_len) == AFW_QUIC_NEW)
+			return afw_engine_reopen(e, pol, NULL, d, p, side, now, res, decided);
+	}
+	if (d->key.proto == IPPROTO_TCP && p->has_l4 && !(d->flags & AFW_DR_PER_PACKET)) {
+		if (client && (fl & (AFW_TCP_SYN | AFW_TCP_ACK)) == AFW_TCP_SYN &&
+		    !((d->flags & AFW_DR_HAS_ISN) && p->tcp_seq == d->c_isn &&
+		      !(d->flags & (AFW_DR_ESTABLISHED | AFW_DR_CLOSED)))) {
+			/*
+			 * A new connection: analyzed from its SYN. The record goes with
+			 * it until the server answers the SYN, for the old connection's
+			 * packets should that one still be alive.
+			 */
+			struct afw_drec old = *d;
+
+			afw_rec_unlink(e, d);
+			free(d);
+			f = afw_engine_make_room(e) ?
+			    afw_flow_new(e, &old.key, old.hash, side, AFW_EF_HANDSHAKE,
+					 now + AFW_ENGINE_WAIT_NS) : NULL;
+			if (!f) {
+				afw_rec_add(e, &old);
+				return (enum afw_pass)old.pass;
+			}
+			f->has_prev = true;
+			f->prev_rec = old;
+			f->has_uid = has_uid;
+			f->uid = uid;
+			f->packets = 1;
+			afw_tcp_syn(&f->tcp, p);
+			afw_engine_stream_init(e, f);
+			e->stats.restarts++;
+			afw_engine_describe(f, res, &facts);
+			return afw_engine_tcp_client(e, pol, f, p, side, now, res, &facts, decided);
+		}
+		/*
+		 * The server answering a SYN this record is not about: a new
+		 * connection it took (the SYN's own analysis having been given
+		 * up, say). It is analyzed from here, never passed as the old.
+		 */
+		if (!client && (fl & (AFW_TCP_SYN | AFW_TCP_ACK)) == (AFW_TCP_SYN | AFW_TCP_ACK) &&
+		    !((d->flags & AFW_DR_HAS_ISN) && p->tcp_ack == d->c_isn + 1)) {
+			struct afw_drec old = *d;
+
+			afw_rec_unlink(e, d);
+			free(d);
+			f = afw_engine_make_room(e) ?
+			    afw_flow_new(e, &old.key, old.hash, old.client, AFW_EF_HANDSHAKE,
+					 now + AFW_ENGINE_WAIT_NS) : NULL;
+			if (!f) {
+				afw_rec_add(e, &old);
+				return AFW_PASS_DROP;
+			}
+			f->tcp.c_isn = p->tcp_ack - 1;
+			f->packets = 1;
+			afw_engine_stream_init(e, f);
+			e->stats.restarts++;
+			afw_engine_describe(f, res, &facts);
+			return afw_engine_tcp_server(e, pol, f, p, now, res, &facts, decided);
+		}
+		if (client && (fl & AFW_TCP_ACK))
+			d->flags |= AFW_DR_ESTABLISHED;
+		if (fl & (AFW_TCP_FIN | AFW_TCP_RST))
+			d->flags |= AFW_DR_CLOSED;
+		if (d->flags & AFW_DR_UNCONFIRMED) {
+			if (client) {
+				end = p->tcp_seq + (uint32_t)p->payload_len + ((fl & AFW_TCP_FIN) ? 1 : 0);
+				if ((fl & AFW_TCP_URG) ||
+				    (p->payload_len && afw_seq_before(p->tcp_seq, d->guard_hi) &&
+				     afw_seq_after(end, d->guard_lo)))
+					return AFW_PASS_DROP;
+				if (afw_seq_after(end, d->c_end) &&
+				    afw_seq_before(end, d->c_end + (1u << 30)))
+					d->c_end = end;
+			} else if ((fl & AFW_TCP_ACK) && !(fl & (AFW_TCP_RST | AFW_TCP_SYN)) &&
+				   !afw_seq_before(p->tcp_ack, d->guard_hi) &&
+				   !afw_seq_after(p->tcp_ack, d->c_end) &&
+				   (!(d->flags & AFW_DR_READ_PAST) || p->payload_len) &&
+				   afw_tcp_server_side(d->c_indev, d->s_indev, p) &&
+				   (p->csum != AFW_CSUM_CHECK || afw_pkt_csum_ok(p))) {
+				d->flags &= (uint8_t)~AFW_DR_UNCONFIRMED;
+				d->flags |= AFW_DR_INSTALL;
+			}
+		}
+	}
+	if ((d->flags & (AFW_DR_INSTALL | AFW_DR_UNCONFIRMED | AFW_DR_PER_PACKET)) ==
+	    AFW_DR_INSTALL) {
+		d->flags &= (uint8_t)~AFW_DR_INSTALL;
+		afw_describe(&d->key, d->client, false, 0, res, &facts);
+		res->decision = d->decision;
+		res->quiet = true;
+		*decided = true;
+		return d->pass == AFW_PASS_DROP && d->decision == AFW_DECIDE_REJECT ?
+		       AFW_PASS_REJECT : (enum afw_pass)d->pass;
+	}
+	return (enum afw_pass)d->pass;
+}
+
+/* Decided on the spot, from what the first packet shows; remembered. */
+static enum afw_pass afw_engine_at_once(struct afw_engine *e, const struct afw_policy *pol,
+					const struct afw_pkt_key *k, uint32_t hash, int client,
+					const struct afw_pkt *p, bool has_uid, uint32_t uid,
+					enum afw_reason reason, const char *why, uint8_t flags,
+					struct afw_result *res, bool *decided)
+{
+	struct afw_facts facts;
+	struct afw_drec rec;
+
+	afw_describe(k, client, has_uid, uid, res, &facts);
+	res->packets = 1;
+	afw_engine_giveup(pol, &facts, res, reason, AFW_APP_UNKNOWN, why);
+	memset(&rec, 0, sizeof(rec));
+	rec.key = *k;
+	rec.hash = hash;
+	rec.client = (uint8_t)client;
+	rec.decision = (uint8_t)res->decision;
+	rec.pass = res->decision == AFW_DECIDE_ALLOW || res->decision == AFW_DECIDE_INSPECT ?
+		   AFW_PASS_ACCEPT : AFW_PASS_DROP;
+	rec.flags = flags;
+	if (p->proto == IPPROTO_TCP && p->has_l4) {
+		rec.c_isn = p->tcp_seq;
+		rec.c_indev = p->indev;
+		rec.flags |= AFW_DR_HAS_ISN;
+		if ((p->tcp_flags & (AFW_TCP_SYN | AFW_TCP_ACK)) != AFW_TCP_SYN)
+			rec.flags |= AFW_DR_ESTABLISHED;
+	}
+	afw_rec_add(e, &rec);
+	e->stats.decided[res->decision]++;
+	*decided = true;
+	return afw_decision_pass(res->decision);
 }
 
 enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *pol,
 				const struct afw_pkt *p, bool has_uid, uint32_t uid,
 				uint64_t now, struct afw_result *res, bool *decided)
 {
+	const uint8_t synack = AFW_TCP_SYN | AFW_TCP_ACK;
 	struct afw_facts facts;
 	struct afw_pkt_key k;
 	struct afw_eflow *f;
-	unsigned int st;
+	struct afw_drec *d;
 	uint32_t hash;
-	int side;
+	int side, client;
+	bool own, tcp = p->proto == IPPROTO_TCP && p->has_l4;
 
 	*decided = false;
 	e->stats.packets++;
+	e->now = now;
 	side = afw_pkt_flow_key(p, &k);
 	hash = afw_pkt_key_hash(&k, e->seed);
-	f = afw_engine_find(e, &k, hash);
-	if (f && f->state == AFW_EF_DECIDED && k.proto == IPPROTO_UDP && side == f->client &&
-	    p->has_l4 && p->payload_len &&
-	    afw_quic_classify(e->quic, &f->quic, p->payload, p->payload_len) == AFW_QUIC_NEW)
-		afw_engine_reopen(e, f, now);
-	if (f && f->state == AFW_EF_DECIDED) {
-		/* An inspected flow keeps coming: it lingers while it is alive. */
-		e->stats.decided_packets++;
-		afw_elist_del(&e->decided, f);
-		f->deadline = now + e->o.linger_ns;
-		afw_elist_add(&e->decided, f);
-		if (f->following && side == f->client && p->has_l4)
-			return afw_engine_follow(pol, f, p, res, decided);
-		return f->pass;
-	}
-
+	f = afw_flow_find(e, &k, hash);
+	if (f && f->state == AFW_EF_KEPT)
+		return afw_engine_kept(e, pol, f, p, side, now, res, decided);
 	if (!f) {
-		f = calloc(1, sizeof(*f));
-		/* No room to look: decide now, by what the first packet shows. */
-		if (!f || e->analyzing.n >= e->o.max_flows) {
-			struct afw_eflow tmp = { .key = k, .client = (uint8_t)afw_pkt_client_side(p, side),
-						 .has_uid = has_uid, .uid = uid, .packets = 1 };
-
-			free(f);
+		d = afw_rec_find(e, &k, hash);
+		if (d)
+			return afw_engine_late(e, pol, d, p, side, has_uid && side == d->client, uid,
+					       now, res, decided);
+		client = afw_pkt_client_side(p, side);
+		own = has_uid && side == client;
+		if (!p->has_l4 || (p->proto != IPPROTO_TCP && p->proto != IPPROTO_UDP))
+			return afw_engine_at_once(e, pol, &k, hash, client, p, own, uid,
+						  AFW_REASON_NOT_TLS,
+						  "neither TCP nor UDP: nothing to read", 0, res,
+						  decided);
+		/* Without its SYN, a flow's bytes cannot be told from the middle of its stream. */
+		if (tcp && !(p->tcp_flags & AFW_TCP_SYN))
+			return afw_engine_at_once(e, pol, &k, hash, client, p, own, uid,
+						  AFW_REASON_MID_STREAM, "joined mid-stream", 0, res,
+						  decided);
+		if (!afw_engine_make_room(e)) {
 			e->stats.table_full++;
-			afw_engine_describe(&tmp, res, &facts);
-			afw_engine_judge(pol, &facts, res, "bound: too many flows under analysis");
-			e->stats.decided[res->decision]++;
 			e->stats.bounds++;
-			*decided = true;
-			return afw_decision_pass(res->decision);
+			return afw_engine_at_once(e, pol, &k, hash, client, p, own, uid,
+						  AFW_REASON_TABLE_FULL,
+						  "bound: too many flows under analysis", 0, res,
+						  decided);
 		}
-		f->key = k;
-		f->hash = hash;
-		f->client = (uint8_t)afw_pkt_client_side(p, side);
-		f->deadline = now + e->o.max_ns;
-		f->hnext = e->buckets[hash & e->hmask];
-		e->buckets[hash & e->hmask] = f;
-		afw_elist_add(&e->analyzing, f);
-		e->stats.flows++;
-		/* Decided flows linger within a bound too: the oldest goes first. */
-		if (e->decided.n > e->o.max_flows) {
-			struct afw_eflow *old = e->decided.head;
-
-			afw_engine_unlink(e, old);
-			afw_eflow_free(old);
+		f = afw_flow_new(e, &k, hash, client,
+				 tcp ? AFW_EF_HANDSHAKE : AFW_EF_ANALYZING,
+				 now + (tcp ? AFW_ENGINE_WAIT_NS : e->o.max_ns));
+		if (!f) {
+			e->stats.table_full++;
+			return afw_engine_at_once(e, pol, &k, hash, client, p, own, uid,
+						  AFW_REASON_TABLE_FULL, "bound: out of memory", 0,
+						  res, decided);
+		}
+		if (tcp) {
+			if ((p->tcp_flags & synack) == synack) {
+				/* Seen from the server's SYN-ACK: it tells the client's ISN. */
+				f->tcp.c_isn = p->tcp_ack - 1;
+			} else {
+				afw_tcp_syn(&f->tcp, p);
+			}
+			afw_engine_stream_init(e, f);
 		}
 	}
 	f->packets++;
@@ -691,69 +1724,47 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 		f->has_uid = true;
 		f->uid = uid;
 	}
-
 	afw_engine_describe(f, res, &facts);
-	if (!p->has_l4) {
-		afw_engine_judge(pol, &facts, res, "no ports to follow");
-		goto decide;
+	if (tcp) {
+		if (side == f->client)
+			return afw_engine_tcp_client(e, pol, f, p, side, now, res, &facts, decided);
+		return afw_engine_tcp_server(e, pol, f, p, now, res, &facts, decided);
 	}
-	if (side == f->client && p->payload_len) {
-		if (!f->buf) {
-			f->buf = malloc(p->proto == IPPROTO_UDP ? AFW_TLS_SCRATCH_SIZE : e->o.max_bytes);
-			if (!f->buf) {
-				afw_engine_judge(pol, &facts, res, "bound: out of memory");
-				e->stats.bounds++;
-				goto decide;
-			}
-			if (p->proto == IPPROTO_UDP)
-				afw_quic_flow_init(&f->quic, f->buf, AFW_TLS_SCRATCH_SIZE);
-			else
-				afw_reasm_init(&f->reasm, f->buf, e->o.max_bytes);
-		}
-		if (p->proto == IPPROTO_TCP) {
-			st = afw_reasm_add(&f->reasm, p->tcp_seq, p->tcp_flags & AFW_TCP_SYN,
-					   p->payload, p->payload_len);
-			if (st & AFW_REASM_CONFLICT) {
-				e->stats.evasions++;
-				afw_engine_refuse(res, AFW_APP_UNKNOWN, "%s",
-						  "evasion: retransmitted bytes differ from the first copy");
-				goto decide;
-			}
-			if (!(st & (AFW_REASM_ADVANCED | AFW_REASM_HELD)))
-				f->idle++;
-			if ((st & AFW_REASM_ADVANCED) && afw_engine_tcp(e, pol, f, res, &facts))
-				goto decide;
-		} else if (p->proto == IPPROTO_UDP) {
-			if (afw_engine_udp(e, pol, f, p, res, &facts))
-				goto decide;
-		} else {
-			afw_engine_judge(pol, &facts, res, "not TCP or UDP");
-			goto decide;
-		}
-	} else if (!(p->proto == IPPROTO_TCP && side == f->client && !f->buf &&
-		     (p->tcp_flags & AFW_TCP_SYN))) {
-		f->idle++;
-	} else {
-		/* The SYN fixes where the stream starts, before any data. */
-		f->buf = malloc(e->o.max_bytes);
-		if (f->buf) {
-			afw_reasm_init(&f->reasm, f->buf, e->o.max_bytes);
-			afw_reasm_add(&f->reasm, p->tcp_seq, true, NULL, 0);
-		}
-	}
-	if (afw_engine_bound(e, f)) {
-		e->stats.bounds++;
-		afw_engine_judge(pol, &facts, res, f->idle >= e->o.max_packets ?
-				 "bound: packets without new client bytes" :
-				 "bound: client bytes without a ClientHello or request head");
-		goto decide;
-	}
-	return AFW_PASS_ACCEPT;
 
-decide:
-	*decided = true;
-	res->packets = f->packets;
-	return afw_engine_settle(e, f, res, now);
+	return afw_engine_udp_packet(e, pol, f, p, side, now, res, &facts, decided);
+}
+
+enum afw_pass afw_engine_undecodable(struct afw_engine *e, const struct afw_policy *pol,
+				     const struct afw_pkt *p, bool has_uid, uint32_t uid,
+				     uint64_t now, struct afw_result *res, bool *decided)
+{
+	struct afw_pkt copy = *p;
+	struct afw_pkt_key k;
+	struct afw_drec *d;
+	uint32_t hash;
+	int side;
+
+	(void)now;
+	*decided = false;
+	e->stats.packets++;
+	e->stats.malformed++;
+	/* What the decoder reached: family, addresses, protocol; no ports. */
+	copy.has_l4 = 0;
+	side = afw_pkt_flow_key(&copy, &k);
+	/* Apart from the flows of packets that decode. */
+	k.ipver |= 0x80;
+	hash = afw_pkt_key_hash(&k, e->seed);
+	d = afw_rec_find(e, &k, hash);
+	if (d) {
+		e->stats.decided_packets++;
+		afw_rec_lru_del(e, d);
+		afw_rec_lru_add(e, d);
+		return (enum afw_pass)d->pass;
+	}
+	afw_engine_at_once(e, pol, &k, hash, side, &copy, has_uid, uid, AFW_REASON_UNDECODABLE,
+			   p->reason ? p->reason : "undecodable", AFW_DR_PER_PACKET, res, decided);
+	res->per_packet = true;
+	return afw_decision_pass(res->decision);
 }
 
 void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint64_t now, bool all,
@@ -762,27 +1773,54 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 	struct afw_facts facts;
 	struct afw_result res;
 	struct afw_eflow *f;
+	bool final;
 
-	while ((f = e->analyzing.head) && (all || f->deadline <= now)) {
-		e->stats.bounds++;
+	e->now = now;
+	/*
+	 * A SYN the server never answered: forgotten, as if never seen. A
+	 * capture's end still reports it, as what it is.
+	 */
+	while ((f = e->lists[AFW_EF_HANDSHAKE].head) && (all || f->deadline <= now)) {
+		if (!all || f->has_prev) {
+			afw_engine_restore(e, f);
+			continue;
+		}
 		afw_engine_describe(f, &res, &facts);
-		afw_engine_judge(pol, &facts, &res, all ? "end of capture before a decision" :
-					 "bound: analysis time");
-		afw_engine_settle(e, f, &res, now);
+		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_APP_UNKNOWN,
+				  "end of capture in the handshake");
+		afw_engine_settle(e, f, &res, true);
 		fn(&res, data);
 	}
-	while ((f = e->decided.head) && (all || f->deadline <= now)) {
-		afw_engine_unlink(e, f);
-		afw_eflow_free(f);
+	while ((f = e->lists[AFW_EF_ANALYZING].head) && (all || f->deadline <= now)) {
+		e->stats.bounds++;
+		afw_engine_describe(f, &res, &facts);
+		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_APP_UNKNOWN,
+				  all ? "end of capture before a decision" :
+					"bound: no progress within the analysis time");
+		afw_engine_decide(e, f, &res, f->key.proto == IPPROTO_TCP ?
+				  afw_engine_app_len(f) : 0, now, true, &final);
+		/* An allow still to be confirmed is logged when it is. */
+		if (final)
+			fn(&res, data);
 	}
+	while ((f = e->lists[AFW_EF_CONFIRMING].head) && (all || f->deadline <= now)) {
+		res = *f->res;
+		afw_engine_unconfirmed(e, f, &res);
+		fn(&res, data);
+	}
+	while ((f = e->lists[AFW_EF_KEPT].head) && !all && f->deadline <= now)
+		afw_engine_unkeep(e, f);
 }
 
 uint64_t afw_engine_next_deadline(const struct afw_engine *e)
 {
-	uint64_t a = e->analyzing.head ? e->analyzing.head->deadline : UINT64_MAX;
-	uint64_t d = e->decided.head ? e->decided.head->deadline : UINT64_MAX;
+	uint64_t t = UINT64_MAX;
+	unsigned int i;
 
-	return a < d ? a : d;
+	for (i = 0; i < __AFW_EF_MAX; i++)
+		if (e->lists[i].head && e->lists[i].head->deadline < t)
+			t = e->lists[i].head->deadline;
+	return t;
 }
 
 const struct afw_engine_stats *afw_engine_stats(const struct afw_engine *e)
@@ -792,7 +1830,8 @@ const struct afw_engine_stats *afw_engine_stats(const struct afw_engine *e)
 
 unsigned int afw_engine_flows(const struct afw_engine *e)
 {
-	return e->analyzing.n;
+	return e->lists[AFW_EF_HANDSHAKE].n + e->lists[AFW_EF_ANALYZING].n +
+	       e->lists[AFW_EF_CONFIRMING].n;
 }
 
 const char *afw_pass_name(enum afw_pass pass)

@@ -7,7 +7,10 @@
  * While a flow is being analyzed its packets pass (they are accepted and
  * the flow stays queued); the packet that completes the ClientHello or the
  * request head is the one that gets the decision, so a denied flow's server
- * never receives a complete ClientHello. docs/afwd.md says why.
+ * never receives a complete ClientHello. A TCP flow that is allowed is
+ * handed over only once the server has acknowledged the bytes judged, and
+ * until then every client segment must agree with them. docs/afwd.md,
+ * "What afwd guarantees", says why.
  */
 #ifndef AFW_ENGINE_H
 #define AFW_ENGINE_H
@@ -22,10 +25,22 @@
 struct afw_engine_opts {
 	unsigned int max_flows;		/* flows under analysis at once */
 	uint32_t max_bytes;		/* client bytes reassembled per flow */
-	unsigned int max_packets;	/* packets per flow, both directions */
-	uint64_t max_ns;		/* analysis time per flow */
-	uint64_t linger_ns;		/* a decided flow answers late packets this long */
+	unsigned int max_packets;	/* client packets per flow that bring no new bytes */
+	uint64_t max_ns;		/* analysis time without progress */
+	unsigned int max_decided;	/* decided flows remembered (least recently seen go) */
+	uint64_t max_memory;		/* bytes of all flows' buffers together */
 };
+
+/* Defaults, and why, in docs/afwd.md ("What afwd guarantees"). */
+#define AFW_ENGINE_MAX_FLOWS	65536
+#define AFW_ENGINE_MAX_BYTES	(1u << 20)
+#define AFW_ENGINE_MAX_PACKETS	64
+#define AFW_ENGINE_MAX_NS	5000000000ull
+#define AFW_ENGINE_MAX_MEMORY	(256ull << 20)
+/* A SYN the server does not answer, or judged bytes it does not acknowledge. */
+#define AFW_ENGINE_WAIT_NS	30000000000ull
+/* OpenSSL's CLIENT_HELLO_MAX_LENGTH (ssl/statem/statem_srvr.c) and its header. */
+#define AFW_ENGINE_MAX_HELLO	(131396 + 4)
 
 /* What happens to one packet. */
 enum afw_pass {
@@ -62,6 +77,12 @@ struct afw_result {
 	enum afw_decision decision;
 	unsigned int rule_line;		/* policy line that decided; 0 for none */
 	bool is_default;
+	/*
+	 * quiet: an earlier decision (logged then) reaching its flow's first
+	 * packet since: install it, do not log it again. per_packet: for this
+	 * packet only (it could not be decoded): no flow to install or mark.
+	 */
+	bool quiet, per_packet;
 	char reason[128];		/* why, in words */
 	bool has_uid;
 	uint32_t uid;
@@ -77,6 +98,12 @@ struct afw_engine_stats {
 	uint64_t evasions;		/* conflicting data: dropped */
 	uint64_t malformed;		/* packets that could not be decoded */
 	uint64_t table_full;		/* new flows decided at once: no room */
+	uint64_t discarded;		/* client segments the server would discard: dropped */
+	uint64_t unstored;		/* client segments afwd could not store: dropped */
+	uint64_t restarts;		/* a new connection on a known 5-tuple */
+	uint64_t confirmed;		/* allowed once the server acknowledged the judged bytes */
+	uint64_t unconfirmed;		/* never acknowledged: kept out of the kernel */
+	uint64_t memory;		/* bytes held in flow buffers now */
 };
 
 struct afw_engine;
@@ -93,12 +120,22 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 				const struct afw_pkt *p, bool has_uid, uint32_t uid,
 				uint64_t now, struct afw_result *res, bool *decided);
 
+/*
+ * A packet afw_pkt_decode() failed on: decided by the policy as reason
+ * "undecodable", with what the decoder got to (family, addresses,
+ * protocol). Packets that end alike are answered alike without asking
+ * again. *@decided as afw_engine_packet(); the result is per_packet.
+ */
+enum afw_pass afw_engine_undecodable(struct afw_engine *e, const struct afw_policy *pol,
+				     const struct afw_pkt *p, bool has_uid, uint32_t uid,
+				     uint64_t now, struct afw_result *res, bool *decided);
+
 typedef void (*afw_result_fn)(const struct afw_result *res, void *data);
 
 /*
- * Decides the flows whose analysis time ran out by @now, and forgets decided
- * flows past their linger time. With @all, decides and forgets every flow
- * (the end of a capture). Calls @fn for each decision.
+ * Decides the flows whose analysis time ran out by @now. With @all, decides
+ * every flow still open (the end of a capture). Calls @fn for each decision
+ * to log; the flow is installed from its next packet (a quiet result).
  */
 void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint64_t now, bool all,
 		       afw_result_fn fn, void *data);

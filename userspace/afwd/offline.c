@@ -24,6 +24,9 @@ static void afw_offline_print(const struct afw_result *r, void *data)
 {
 	struct afw_offline *off = data;
 
+	/* An earlier decision reaching its flow's next packet: printed already. */
+	if (r->quiet)
+		return;
 	off->flows++;
 	if (off->json)
 		afw_report_json(stdout, r);
@@ -52,9 +55,7 @@ int afw_offline_run(const char *path, const struct afw_policy *pol,
 		fprintf(stderr, "afwd: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	/* One record per flow: a decided flow is remembered to the end. */
 	eo = *o;
-	eo.linger_ns = UINT64_MAX / 2;
 	buf = malloc(AFW_PCAP_BUF_SIZE);
 	e = afw_engine_new(&eo);
 	if (!buf || !e) {
@@ -67,13 +68,18 @@ int afw_offline_run(const char *path, const struct afw_policy *pol,
 	}
 	while ((got = afw_pcap_next(&pc, &pp)) == 1) {
 		n++;
-		/* What cannot be decoded (ARP, damaged packets) is no flow's. */
+		afw_engine_expire(e, pol, pp.ts_ns, false, afw_offline_print, &off);
 		if (afw_pkt_decode(&p, pp.linktype, pp.data, pp.caplen) != AFW_PKT_OK) {
 			skipped++;
-			continue;
+			/* Not IP at all (ARP...): no flow's, and afwd would never be asked. */
+			if (!p.ipver)
+				continue;
+			afw_engine_undecodable(e, pol, &p, false, 0, pp.ts_ns, &res, &decided);
+		} else {
+			/* A capture's checksums may predate offload: see afw_tcp_syn(). */
+			p.csum = AFW_CSUM_GUESS;
+			afw_engine_packet(e, pol, &p, false, 0, pp.ts_ns, &res, &decided);
 		}
-		afw_engine_expire(e, pol, pp.ts_ns, false, afw_offline_print, &off);
-		afw_engine_packet(e, pol, &p, false, 0, pp.ts_ns, &res, &decided);
 		if (decided)
 			afw_offline_print(&res, &off);
 	}

@@ -226,6 +226,10 @@ static int afw_queue_parse(const struct nlmsghdr *nlh, struct afw_qpkt *p)
 	p->orig_len = attr[NFQA_CAP_LEN] ? ntohl(mnl_attr_get_u32(attr[NFQA_CAP_LEN])) : p->len;
 	if (attr[NFQA_MARK])
 		p->mark = ntohl(mnl_attr_get_u32(attr[NFQA_MARK]));
+	if (attr[NFQA_SKB_INFO])
+		p->skbinfo = ntohl(mnl_attr_get_u32(attr[NFQA_SKB_INFO]));
+	if (attr[NFQA_IFINDEX_INDEV])
+		p->indev = ntohl(mnl_attr_get_u32(attr[NFQA_IFINDEX_INDEV]));
 	if (attr[NFQA_UID] && attr[NFQA_GID]) {
 		p->has_uid = true;
 		p->uid = ntohl(mnl_attr_get_u32(attr[NFQA_UID]));

@@ -36,6 +36,8 @@ struct afw_qpkt {
 	bool has_uid;
 	uint32_t uid, gid;
 	uint32_t mark;
+	uint32_t skbinfo;		/* NFQA_SKB_*: checksum state, GSO */
+	uint32_t indev;			/* input interface; 0 when sent by this host */
 	const uint8_t *data;		/* from the IP header */
 	uint32_t len;			/* bytes at data */
 	uint32_t orig_len;		/* the packet's length, when truncated */

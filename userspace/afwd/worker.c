@@ -29,6 +29,7 @@
 #include <sys/eventfd.h>
 #include <linux/afw.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter/nfnetlink_queue.h>
 
 #include "daemon.h"
 #include "pace.h"
@@ -61,8 +62,9 @@ static void afw_worker_decided(struct afw_worker *w, const struct afw_result *r)
 {
 	struct afw_flow_spec f = { 0 };
 
-	afw_daemon_log(w->d, r);
-	if (!w->kern)
+	if (!r->quiet)
+		afw_daemon_log(w->d, r);
+	if (!w->kern || r->per_packet)
 		return;
 	f.family = r->family == AF_INET6 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4;
 	f.proto = r->l4proto;
@@ -75,9 +77,32 @@ static void afw_worker_decided(struct afw_worker *w, const struct afw_result *r)
 	afw_kern_add(w->kern, &f);
 }
 
+/*
+ * A decision the timer made: logged now, installed by the flow's next
+ * packet (the engine hands it back quiet), so that with or without the
+ * module it is installed the same way.
+ */
 static void afw_worker_expired(const struct afw_result *r, void *data)
 {
-	afw_worker_decided(data, r);
+	struct afw_worker *w = data;
+
+	afw_daemon_log(w->d, r);
+}
+
+/*
+ * What the kernel says of a packet's transport checksum (NFQA_SKB_INFO).
+ * Not filled in yet (CSUMNOTREADY): the stack or the card will. Received,
+ * and not flagged as unverified: the kernel took it as good, and the
+ * local stack will not check it again. Otherwise the field is what the
+ * receiver will check: afwd checks it too.
+ */
+static uint8_t afw_worker_csum(const struct afw_qpkt *qp)
+{
+	if (qp->skbinfo & NFQA_SKB_CSUMNOTREADY)
+		return AFW_CSUM_TRUSTED;
+	if (qp->hook <= NF_INET_FORWARD && !(qp->skbinfo & NFQA_SKB_CSUM_NOTVERIFIED))
+		return AFW_CSUM_TRUSTED;
+	return AFW_CSUM_CHECK;
 }
 
 /*
@@ -87,11 +112,12 @@ static void afw_worker_expired(const struct afw_result *r, void *data)
  * rules save the mark to conntrack and act on it (docs/afwd.md).
  */
 static void afw_worker_verdict(struct afw_worker *w, const struct afw_qpkt *qp,
-			       enum afw_pass pass, bool decided, enum afw_decision d)
+			       enum afw_pass pass, bool decided, bool res_per_packet,
+			       enum afw_decision d)
 {
 	uint32_t mark, base = w->d->cfg->mark_base;
 
-	if (w->kern || !decided) {
+	if (w->kern || !decided || res_per_packet) {
 		if (pass == AFW_PASS_REJECT && w->kern)
 			afw_queue_verdict(w->q, qp->id, NF_REPEAT, 0, false);
 		else
@@ -183,16 +209,20 @@ static void *afw_worker_main(void *arg)
 		more = n == AFW_QUEUE_BATCH;
 		bulk = afw_engine_stats(w->engine)->decided_packets;
 		for (i = 0; i < n; i++) {
-			/* What the kernel queued but afwd cannot read passes on. */
+			/* What afwd cannot read is decided too: by the policy, as undecodable. */
 			if (afw_pkt_decode(&p, AFW_LINK_RAW, pkts[i].data, pkts[i].len) != AFW_PKT_OK) {
-				afw_queue_verdict(w->q, pkts[i].id, NF_ACCEPT, 0, false);
-				continue;
+				pass = afw_engine_undecodable(w->engine, pol, &p, pkts[i].has_uid,
+							      pkts[i].uid, now, &res, &decided);
+			} else {
+				p.csum = afw_worker_csum(&pkts[i]);
+				p.indev = pkts[i].indev;
+				pass = afw_engine_packet(w->engine, pol, &p, pkts[i].has_uid,
+							 pkts[i].uid, now, &res, &decided);
 			}
-			pass = afw_engine_packet(w->engine, pol, &p, pkts[i].has_uid, pkts[i].uid,
-						 now, &res, &decided);
 			if (decided)
 				afw_worker_decided(w, &res);
-			afw_worker_verdict(w, &pkts[i], pass, decided, res.decision);
+			afw_worker_verdict(w, &pkts[i], pass, decided, decided && res.per_packet,
+					   res.decision);
 		}
 		if (w->kern)
 			afw_kern_flush(w->kern);
