@@ -3,7 +3,9 @@
 #
 # afwd --pcap: the live engine over captures. Real clients' ClientHellos
 # (tests/fixtures/tls) sent whole, a byte per segment and out of order; a
-# contradicting retransmit; malformed hellos; HTTP; QUIC; damaged files.
+# contradicting retransmit; malformed hellos; HTTP; QUIC; damaged files;
+# and every way of showing afwd other bytes than the server reads, or of
+# leaving a flow unread, with the decision and the reason afwd must give.
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/tests/lib/tap.sh"
 AFW_PREFIX="[host afwd --pcap] "
@@ -43,16 +45,67 @@ check_eq "chromium's version is TLS 1.3" 1.3 "$(field chromium-whole tls_version
 check_eq "a denied name is denied by its rule" "deny policy line 2" \
 	"$(run curl-onebyte | jq -r '"\(.verdict) \(.reason | sub("tls, "; ""))"')"
 check_eq "a contradicting retransmit is denied" deny "$(field conflict verdict)"
-check_grep "as evasion" "evasion" "$(field conflict reason)"
+check_eq "as evasion" "evasion" "$(field conflict giveup)"
 check_eq "an identical retransmit is just a retransmit" chromium.afw.test "$(field retransmit sni)"
 for bad in bad-sni-duplicate bad-sni-256 bad-two-sni-extensions bad-ext-len bad-hs-len-short; do
 	check_eq "$bad: denied as a malformed ClientHello" "deny malformed" \
-		"$(run "$bad" | jq -r '"\(.verdict) \(.reason | split(" ")[0])"')"
+		"$(run "$bad" | jq -r '"\(.verdict) \(.giveup)"')"
 done
 check_eq "HTTP a byte per segment: Host read" www.example.com "$(field http-onebyte http_host)"
 check_eq "and its rule rejects it" reject "$(field http-onebyte verdict)"
 check_eq "SSH is neither: unknown, decided by the default" "unknown allow" \
 	"$(run ssh | jq -r '"\(.proto) \(.verdict)"')"
+check_eq "SSH: given up as not-tls" not-tls "$(field ssh giveup)"
+
+# Evasions and give-ups (make-afwd-pcaps.py, evasions()): the policy allows
+# chromium.afw.test and denies curl.afw.test. Each capture shows the server
+# both, and only one of them is what the server's stack reads.
+# expect CAPTURE "SNI VERDICT GIVEUP" [OPTIONS]: afwd's records, one per line.
+expect() {
+	local got
+	got=$("$afwd" --pcap "$fx/afwd/$1.pcap" -p "$work/evasion.conf" -j ${3:-} 2> /dev/null |
+		jq -r '"\(.sni) \(.verdict) \(.giveup)"')
+	check_eq "$1: $(tr '\n' ';' <<< "$2")" "$2" "$got"
+}
+cat > "$work/evasion.conf" << 'EOF2'
+default allow
+prio 10 host curl.afw.test deny
+EOF2
+# A copy the server never takes is not read: the real one is.
+for how in csum noack badack oldack md5 window paws; do
+	expect "evasion-$how" "curl.afw.test deny null"
+done
+# A copy that may reach the server or not (afwd cannot see a TTL run out):
+# the flow is allowed only once the server acknowledges what was read, and
+# the other copy before that is evasion.
+expect evasion-ttl "null deny evasion"
+# SYN data the server's SYN-ACK does not acknowledge, then other bytes.
+expect evasion-syndata "null deny evasion"
+expect tfo-denied "curl.afw.test deny null"
+# A new connection on a decided 5-tuple is analyzed on its own.
+expect reuse-rst "chromium.afw.test allow null
+curl.afw.test deny null"
+expect reuse-same-isn "chromium.afw.test allow null
+curl.afw.test deny null"
+# The urgent byte is out of the stream the server reads.
+expect urgent "curl.afw.test deny null"
+# Bounds a real client stays within: a byte per segment, each acknowledged;
+# a hello of 16,380 bytes.
+expect onebyte-acked "curl.afw.test deny null"
+expect big-hello "curl.afw.test deny null"
+# Give-ups carry their reason.
+expect timeout "null allow timeout"
+expect mid-stream "null allow mid-stream"
+expect undecodable "null allow undecodable"
+expect table-full "null allow table-full
+chromium.afw.test allow null" "--max-flows 1"
+expect unconfirmed "chromium.afw.test allow null"
+check_grep "unconfirmed: kept out of the kernel" "not acknowledged" \
+	"$("$afwd" --pcap "$fx/afwd/unconfirmed.pcap" -p "$work/evasion.conf" -j 2> /dev/null)"
+# Decided flows are remembered: no second record for late packets.
+expect deny-late "curl.afw.test deny null"
+expect allow-late "chromium.afw.test allow null"
+
 out=$("$afwd" --pcap "$fx/pcap/chromium-quic-initial.pcap" -j 2> /dev/null)
 check_eq "QUIC: Chromium's Initials give the SNI" "quic www.example.org" \
 	"$(jq -r '"\(.proto) \(.sni)"' <<< "$out")"
