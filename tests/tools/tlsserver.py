@@ -4,9 +4,11 @@
 
   tlsserver.py ADDR PORT CERT KEY LOG
 
-Each completed handshake appends "handshake SNI ALPN" to LOG, then the
-server answers one HTTP/1.1 request: "/bytes/N" gets N bytes, anything else
-"ok". A connection whose handshake never completes leaves no line, which is
+Each ClientHello OpenSSL parses appends "sni SNI" to LOG (the name the
+server acts on, whether or not the handshake goes on); each completed
+handshake appends "handshake SNI ALPN", then the server answers one
+HTTP/1.1 request: "/bytes/N" gets N bytes, anything else "ok". A
+connection whose ClientHello never reached OpenSSL leaves no line, which is
 what a test of a denied flow looks for.
 """
 import socket
@@ -56,6 +58,8 @@ def main():
 
     def remember_sni(sock, name, _ctx):
         sock.afw_sni = name
+        with open(log, "a") as f:
+            f.write("sni %s\n" % (name or "-"))
     ctx.sni_callback = remember_sni
     fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_STREAM)

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""A TLS client over this host's own TCP stack, sending its ClientHello in
+ways a real client may: after urgent data, a byte per segment, 16,380
+bytes long, or late.
+
+  helloclient.py HOW ADDR NAME [PORT]
+
+  oob       one byte of urgent data (MSG_OOB), then a full TLS handshake
+  onebyte   the ClientHello a byte per segment (TCP_NODELAY, 2 ms apart)
+  big       the ClientHello grown to a 16,380-byte message with padding
+  late      a full TLS handshake 2.3 s after the TCP handshake
+
+Prints "handshake" when a full handshake completes, "answered" when the
+server answered a hello sent by hand; exits 0 either way, 1 when the
+server never answered.
+"""
+import socket
+import ssl
+import struct
+import sys
+import time
+
+
+def context():
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
+def hello(name):
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = context().wrap_bio(incoming, outgoing, server_hostname=name)
+    try:
+        obj.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return outgoing.read()
+
+
+def padded(rec, size):
+    """@rec (one TLS record holding a ClientHello) with its padding extension
+    grown, or one added, so that the handshake message is @size bytes."""
+    body = bytearray(rec[9:])
+    off = 2 + 32
+    off += 1 + body[off]
+    off += 2 + struct.unpack("!H", body[off:off + 2])[0]
+    off += 1 + body[off]
+    exts, pos = off + 2, off + 2
+    while pos < len(body):
+        typ, n = struct.unpack("!HH", body[pos:pos + 4])
+        if typ == 0x0015:
+            del body[pos:pos + 4 + n]
+            break
+        pos += 4 + n
+    pad = size - 4 - len(body) - 4
+    body += struct.pack("!HH", 0x0015, pad) + bytes(pad)
+    body[off:off + 2] = struct.pack("!H", len(body) - exts)
+    msg = b"\x01" + struct.pack("!I", len(body))[1:] + bytes(body)
+    return b"\x16\x03\x01" + struct.pack("!H", len(msg)) + msg
+
+
+def answered(s):
+    s.settimeout(3)
+    try:
+        return len(s.recv(1)) > 0
+    except OSError:
+        return False
+
+
+def main():
+    how, addr, name = sys.argv[1:4]
+    port = int(sys.argv[4]) if len(sys.argv) > 4 else 443
+    s = socket.create_connection((addr, port), timeout=5)
+    if how in ("oob", "late"):
+        if how == "oob":
+            s.send(b"!", socket.MSG_OOB)
+        else:
+            time.sleep(2.3)
+        try:
+            context().wrap_socket(s, server_hostname=name).do_handshake()
+        except (ssl.SSLError, OSError):
+            return 1
+        print("handshake")
+        return 0
+    data = hello(name)
+    if how == "big":
+        data = padded(data, 16380)
+        s.sendall(data)
+    else:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for i in range(len(data)):
+            s.send(data[i:i + 1])
+            time.sleep(0.002)
+    if not answered(s):
+        return 1
+    print("answered")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
