@@ -36,7 +36,9 @@ POLICY
 check "the router queues unknown TCP to 443 to queues 0-1, fail closed" \
 	nsx $NS_R "$AFWCTL" config set unknown queue queue 0-1 fail closed
 # Only the test's TLS flows are unknown; ping and the rest pass by rule.
+# Both directions: afwd installs an allow once it sees the server's ACK.
 nsx $NS_R "$AFWCTL" rule add prio 100 proto tcp dport 443 queue
+nsx $NS_R "$AFWCTL" rule add prio 101 proto tcp sport 443 queue
 nsx $NS_R "$AFWCTL" config set unknown accept
 
 start_afwd() {
