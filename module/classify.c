@@ -20,6 +20,7 @@
 #include "classify.h"
 
 static_assert(sizeof(struct afw_tuple) % sizeof(u64) == 0);
+static_assert(sizeof(struct afw_entry) == 12);
 
 /* A port range expands to at most 30 prefixes. */
 #define AFW_MAX_PREFIXES 32
@@ -123,8 +124,10 @@ static int afw_rule_expand(const struct afw_rule *r, afw_entry_fn fn, void *ctx)
 	int ret;
 
 	afw_rule_base(r, &mask, &key);
-	sval[0] = dval[0] = 0;
-	slen[0] = dlen[0] = 0;
+	sval[0] = 0;
+	dval[0] = 0;
+	slen[0] = 0;
+	dlen[0] = 0;
 	if (r->fields & AFW_RULE_F_SPORT)
 		ns = afw_range_prefixes(r->sport_lo, r->sport_hi, sval, slen);
 	if (r->fields & AFW_RULE_F_DPORT)
@@ -144,191 +147,655 @@ static int afw_rule_expand(const struct afw_rule *r, afw_entry_fn fn, void *ctx)
 	return 0;
 }
 
-struct afw_build {
-	struct afw_ruleset *rs;
-	u32 max_masks;
-	u32 index;			/* of the rule being expanded */
-	u64 order;			/* its afw_rule_key() */
-	struct netlink_ext_ack *extack;
-	u32 *slots;			/* open addressing: table index + 1 */
-	u32 nslots;
-};
-
 static u32 afw_hash(const struct afw_tuple *t, u32 seed)
 {
 	return jhash2((const u32 *)t, sizeof(*t) / sizeof(u32), seed);
 }
 
-static struct afw_table *afw_build_table(struct afw_build *b, const struct afw_tuple *mask,
-					 bool create)
+static void afw_table_free(struct afw_table *tb)
 {
-	struct afw_ruleset *rs = b->rs;
-	u32 i = afw_hash(mask, 0) & (b->nslots - 1);
+	kvfree(tb->start);
+	kvfree(tb->entries);
+	kfree(tb);
+}
 
-	for (;; i = (i + 1) & (b->nslots - 1)) {
-		if (!b->slots[i])
-			break;
-		if (afw_tuple_eq(&rs->tables[b->slots[i] - 1].mask, mask))
-			return &rs->tables[b->slots[i] - 1];
-	}
-	if (!create || rs->ntables == b->max_masks)
+static void afw_table_put(struct afw_table *tb)
+{
+	if (refcount_dec_and_test(&tb->ref))
+		afw_table_free(tb);
+}
+
+static struct afw_table *afw_table_alloc(const struct afw_tuple *mask, u32 nentries, u32 hmask,
+					 u32 seed)
+{
+	struct afw_table *tb;
+
+	tb = kzalloc(sizeof(*tb), GFP_KERNEL_ACCOUNT);
+	if (!tb)
 		return NULL;
-	b->slots[i] = ++rs->ntables;
-	rs->tables[rs->ntables - 1].mask = *mask;
-	rs->tables[rs->ntables - 1].best = U64_MAX;
-	return &rs->tables[rs->ntables - 1];
-}
-
-/* Pass 1: the tables and their sizes. */
-static int afw_build_count(void *ctx, const struct afw_tuple *mask, const struct afw_tuple *key)
-{
-	struct afw_build *b = ctx;
-	struct afw_table *tb = afw_build_table(b, mask, true);
-
-	if (!tb) {
-		NL_SET_ERR_MSG_MOD(b->extack,
-				   "the rules need more distinct masks than max_masks allows; use fewer distinct prefix lengths and port ranges");
-		return -ENOSPC;
+	tb->start = kvcalloc(hmask + 2, sizeof(*tb->start), GFP_KERNEL_ACCOUNT);
+	tb->entries = kvmalloc_array(nentries, sizeof(*tb->entries), GFP_KERNEL_ACCOUNT);
+	if (!tb->start || !tb->entries) {
+		afw_table_free(tb);
+		return NULL;
 	}
-	tb->nentries++;
-	tb->best = min(tb->best, b->order);
-	return 0;
+	refcount_set(&tb->ref, 1);
+	tb->mask = *mask;
+	tb->hmask = hmask;
+	tb->nentries = nentries;
+	tb->seed = seed;
+	tb->best = U64_MAX;
+	return tb;
 }
 
-/* Pass 2: each chain's length. */
-static int afw_build_chains(void *ctx, const struct afw_tuple *mask, const struct afw_tuple *key)
+/* The bucket of @e in @tb, a table of its mask: the hash of its whole key. */
+static u32 afw_entry_bucket(const struct afw_table *tb, const struct afw_entry *e)
 {
-	struct afw_build *b = ctx;
-	struct afw_table *tb = afw_build_table(b, mask, false);
+	struct afw_tuple mask, key;
 
-	tb->start[afw_hash(key, b->rs->seed) & tb->hmask]++;
-	return 0;
+	afw_rule_base(e->rule, &mask, &key);
+	key.sport = e->sport;
+	key.dport = e->dport;
+	return afw_hash(&key, tb->seed) & tb->hmask;
 }
 
 /*
- * Pass 3, over the rules from the last: each entry goes just before the
- * ones placed already, so every chain ends up in rule order and each start
- * moves down to where its chain begins.
+ * Puts each chain of @tb in rule order (a chain holds a couple of entries:
+ * an insertion sort, which does nothing to chains in order already), and
+ * notes the table's best.
  */
-static int afw_build_place(void *ctx, const struct afw_tuple *mask, const struct afw_tuple *key)
+static void afw_table_order(struct afw_table *tb)
 {
-	struct afw_build *b = ctx;
-	struct afw_table *tb = afw_build_table(b, mask, false);
-	u32 bucket = afw_hash(key, b->rs->seed) & tb->hmask;
-	struct afw_entry *e = &tb->entries[--tb->start[bucket]];
+	struct afw_entry *c, x;
+	u32 b, i, j, n;
+	u64 order;
 
-	e->rule = b->index;
-	e->sport = key->sport;
-	e->dport = key->dport;
-	return 0;
+	for (b = 0; b <= tb->hmask; b++) {
+		c = &tb->entries[tb->start[b]];
+		n = tb->start[b + 1] - tb->start[b];
+		for (i = 1; i < n; i++) {
+			x = c[i];
+			order = afw_rule_key(x.rule);
+			for (j = i; j > 0 && afw_rule_key(c[j - 1].rule) > order; j--)
+				c[j] = c[j - 1];
+			c[j] = x;
+		}
+		if (n)
+			tb->best = min(tb->best, afw_rule_key(c[0].rule));
+		if (!(b & 4095))
+			cond_resched();
+	}
+}
+
+/* Two entries per bucket on average. */
+static u32 afw_table_hmask(u32 n)
+{
+	return roundup_pow_of_two(DIV_ROUND_UP(n, 2)) - 1;
+}
+
+/* Fills @tb with the @n entries @in, in the buckets @bucket names. */
+static void afw_table_place(struct afw_table *tb, const struct afw_entry *in, const u32 *bucket,
+			    u32 n)
+{
+	u32 i, b;
+
+	for (i = 0; i < n; i++)
+		tb->start[bucket[i]]++;
+	/* Lengths to where each chain ends, then filled from the back. */
+	for (b = 1; b <= tb->hmask; b++)
+		tb->start[b] += tb->start[b - 1];
+	tb->start[tb->hmask + 1] = n;
+	for (i = n; i-- > 0;)
+		tb->entries[--tb->start[bucket[i]]] = in[i];
+	afw_table_order(tb);
+}
+
+/* A table of @mask holding the @n entries @in, hashed afresh under a seed of its own. */
+static struct afw_table *afw_table_build(const struct afw_tuple *mask, const struct afw_entry *in,
+					 u32 n)
+{
+	struct afw_table *tb;
+	u32 *bucket, i;
+
+	tb = afw_table_alloc(mask, n, afw_table_hmask(n), get_random_u32());
+	bucket = kvmalloc_array(n, sizeof(*bucket), GFP_KERNEL);
+	if (!tb || !bucket) {
+		if (tb)
+			afw_table_free(tb);
+		kvfree(bucket);
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		bucket[i] = afw_entry_bucket(tb, &in[i]);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	afw_table_place(tb, in, bucket, n);
+	kvfree(bucket);
+	return tb;
+}
+
+/* @old's entries and the @nadd of @add, hashed afresh. */
+static struct afw_table *afw_table_rebuild(const struct afw_table *old,
+					   const struct afw_entry *add, u32 nadd,
+					   const struct afw_rule *drop)
+{
+	struct afw_table *tb;
+	struct afw_entry *all;
+	u32 i, n = 0;
+
+	all = kvmalloc_array(old->nentries + nadd, sizeof(*all), GFP_KERNEL);
+	if (!all)
+		return NULL;
+	for (i = 0; i < old->nentries; i++)
+		if (old->entries[i].rule != drop)
+			all[n++] = old->entries[i];
+	memcpy(all + n, add, nadd * sizeof(*add));
+	tb = afw_table_build(&old->mask, all, n + nadd);
+	kvfree(all);
+	return tb;
+}
+
+static int afw_entry_bucket_cmp(const void *a, const void *b)
+{
+	const u32 *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * @old with the @nadd entries @add of one new rule. While the buckets
+ * suffice (four entries per bucket on average, at most), this is a copy:
+ * each chain as it was, the new entries slotted in by rule order. Past
+ * that, the table is hashed again, at twice as many buckets as it had.
+ * @order_b is room for 2 * @nadd numbers.
+ */
+static struct afw_table *afw_table_with(const struct afw_table *old, const struct afw_entry *add,
+					u32 nadd, u32 *order_b)
+{
+	u64 order = afw_rule_key(add[0].rule);
+	u32 n = old->nentries + nadd;
+	struct afw_table *tb;
+	u32 b, s, e, i, j = 0, pos = 0;
+
+	if (n > 4 * (old->hmask + 1))
+		return afw_table_rebuild(old, add, nadd, NULL);
+	tb = afw_table_alloc(&old->mask, n, old->hmask, old->seed);
+	if (!tb)
+		return NULL;
+	/* (bucket, index) pairs of the new entries, by bucket. */
+	for (i = 0; i < nadd; i++) {
+		order_b[2 * i] = afw_entry_bucket(tb, &add[i]);
+		order_b[2 * i + 1] = i;
+	}
+	sort(order_b, nadd, 2 * sizeof(u32), afw_entry_bucket_cmp, NULL);
+	for (b = 0; b <= tb->hmask; b++) {
+		tb->start[b] = pos;
+		s = old->start[b];
+		e = old->start[b + 1];
+		for (; s < e && afw_rule_key(old->entries[s].rule) < order; s++)
+			tb->entries[pos++] = old->entries[s];
+		for (; j < nadd && order_b[2 * j] == b; j++)
+			tb->entries[pos++] = add[order_b[2 * j + 1]];
+		for (; s < e; s++)
+			tb->entries[pos++] = old->entries[s];
+		if (!(b & 4095))
+			cond_resched();
+	}
+	tb->start[tb->hmask + 1] = pos;
+	tb->best = min(old->best, order);
+	return tb;
+}
+
+/*
+ * @old without the entries of @rule: NULL when none would be left, an
+ * ERR_PTR when out of memory. A copy, or a table hashed again at fewer
+ * buckets when fewer than one in sixteen would hold an entry.
+ */
+static struct afw_table *afw_table_without(const struct afw_table *old, const struct afw_rule *rule)
+{
+	struct afw_table *tb;
+	u32 b, i, n = 0, pos = 0;
+
+	for (i = 0; i < old->nentries; i++)
+		n += old->entries[i].rule != rule;
+	if (!n)
+		return NULL;
+	if (16 * n < old->hmask + 1)
+		tb = afw_table_rebuild(old, NULL, 0, rule);
+	else
+		tb = afw_table_alloc(&old->mask, n, old->hmask, old->seed);
+	if (!tb)
+		return ERR_PTR(-ENOMEM);
+	if (16 * n < old->hmask + 1)
+		return tb;
+	for (b = 0; b <= tb->hmask; b++) {
+		tb->start[b] = pos;
+		for (i = old->start[b]; i < old->start[b + 1]; i++) {
+			if (old->entries[i].rule == rule)
+				continue;
+			tb->entries[pos++] = old->entries[i];
+			tb->best = min(tb->best, afw_rule_key(old->entries[i].rule));
+		}
+		if (!(b & 4095))
+			cond_resched();
+	}
+	tb->start[tb->hmask + 1] = pos;
+	return tb;
 }
 
 static int afw_table_cmp(const void *a, const void *b)
 {
-	const struct afw_table *x = a, *y = b;
+	const struct afw_table *x = *(const struct afw_table * const *)a;
+	const struct afw_table *y = *(const struct afw_table * const *)b;
 
 	return x->best < y->best ? -1 : x->best > y->best;
 }
 
-static void afw_tables_free(struct afw_ruleset *rs)
+/* What a rule asks of every packet beyond its mask: read the ports. */
+static bool afw_rule_needs_ports(const struct afw_rule *r)
+{
+	/* A queue rule picks the queue by flow hash, ports included. */
+	if (r->action == AFW_ACTION_QUEUE)
+		return true;
+	/* afw's own resets pass by their flags: read them. */
+	return r->action == AFW_ACTION_REJECT && (!r->proto || r->proto == IPPROTO_TCP);
+}
+
+/*
+ * Sorts the tables, derives what the hook must read of every packet (the
+ * union of the masks, and the ports wherever a rule needs them), and takes
+ * the snapshot's own reference on each of its rules.
+ */
+static void afw_ruleset_finish(struct afw_ruleset *rs)
+{
+	u32 i, w;
+
+	sort(rs->tables, rs->ntables, sizeof(*rs->tables), afw_table_cmp, NULL);
+	memset(&rs->need, 0, sizeof(rs->need));
+	for (i = 0; i < rs->ntables; i++)
+		for (w = 0; w < AFW_TUPLE_WORDS; w++)
+			((u64 *)&rs->need)[w] |= ((u64 *)&rs->tables[i]->mask)[w];
+	/*
+	 * Without the ports for a queue rule, a flow would move to another
+	 * queue as soon as anything else made the hook read them.
+	 */
+	if (rs->nports)
+		rs->need.flags |= AFW_TUPLE_PORTS;
+	rs->stateful = rs->nrefusing;
+	for (i = 0; i < rs->nrules; i++)
+		afw_rule_get(rs->rules[i]);
+}
+
+static void afw_ruleset_count(struct afw_ruleset *rs, const struct afw_rule *r, int sign)
+{
+	rs->nports += sign * afw_rule_needs_ports(r);
+	rs->nrefusing += sign * (r->action != AFW_ACTION_ACCEPT);
+}
+
+#define AFW_MAX_EXPANSION (AFW_MAX_PREFIXES * AFW_MAX_PREFIXES)
+
+/* Every (mask, key) of one rule, as the entries it becomes, and room to work. */
+struct afw_expansion {
+	const struct afw_rule *rule;
+	u32 n;
+	struct afw_tuple mask[AFW_MAX_EXPANSION];
+	struct afw_entry entry[AFW_MAX_EXPANSION];
+	struct afw_entry group[AFW_MAX_EXPANSION];
+	bool taken[AFW_MAX_EXPANSION];
+	u32 scratch[2 * AFW_MAX_EXPANSION];
+};
+
+static int afw_expansion_add(void *ctx, const struct afw_tuple *mask, const struct afw_tuple *key)
+{
+	struct afw_expansion *x = ctx;
+
+	x->mask[x->n] = *mask;
+	x->entry[x->n] = (struct afw_entry){
+		.rule = (struct afw_rule *)x->rule,
+		.sport = key->sport,
+		.dport = key->dport,
+	};
+	x->n++;
+	return 0;
+}
+
+static struct afw_expansion *afw_expand(const struct afw_rule *r)
+{
+	struct afw_expansion *x = kvmalloc(sizeof(*x), GFP_KERNEL);
+
+	if (!x)
+		return NULL;
+	x->rule = r;
+	x->n = 0;
+	afw_rule_expand(r, afw_expansion_add, x);
+	memset(x->taken, 0, sizeof(x->taken));
+	return x;
+}
+
+/*
+ * The next of @x's masks not yet taken, with its entries gathered in
+ * @x->group: how many, or 0 when every mask is taken. @first is where to
+ * look from, and moves on.
+ */
+static u32 afw_expansion_group(struct afw_expansion *x, u32 *first)
+{
+	u32 i = *first, j, n = 0;
+
+	while (i < x->n && x->taken[i])
+		i++;
+	*first = i;
+	if (i == x->n)
+		return 0;
+	for (j = i; j < x->n; j++) {
+		if (x->taken[j] || !afw_tuple_eq(&x->mask[j], &x->mask[i]))
+			continue;
+		x->taken[j] = true;
+		x->group[n++] = x->entry[j];
+	}
+	return n;
+}
+
+/* The index in @rs->tables of the table of @mask, or -1. */
+static int afw_ruleset_table_of(const struct afw_ruleset *rs, const struct afw_tuple *mask)
 {
 	u32 i;
 
-	for (i = 0; i < rs->ntables; i++) {
-		kvfree(rs->tables[i].start);
-		kvfree(rs->tables[i].entries);
-	}
-	kvfree(rs->tables);
+	for (i = 0; i < rs->ntables; i++)
+		if (afw_tuple_eq(&rs->tables[i]->mask, mask))
+			return i;
+	return -1;
 }
 
-static void afw_build_pass(struct afw_build *b, struct afw_rule **rules, u32 i, afw_entry_fn fn)
+static void afw_ruleset_release(struct afw_ruleset *rs)
 {
-	b->index = i;
-	b->order = afw_rule_key(rules[i]);
-	afw_rule_expand(rules[i], fn, b);
-	if (!(i & 1023))
-		cond_resched();
+	u32 i;
+
+	for (i = 0; i < rs->ntables; i++)
+		afw_table_put(rs->tables[i]);
+	kvfree(rs->tables);
+	kvfree(rs->rules);
+	kfree(rs);
+}
+
+/* @rs's tables are @old's, one more reference each, in room for @max. */
+static int afw_ruleset_share(struct afw_ruleset *rs, const struct afw_ruleset *old, u32 max)
+{
+	u32 i;
+
+	rs->tables = kvcalloc(max, sizeof(*rs->tables), GFP_KERNEL_ACCOUNT);
+	if (!rs->tables)
+		return -ENOMEM;
+	for (i = 0; old && i < old->ntables; i++) {
+		refcount_inc(&old->tables[i]->ref);
+		rs->tables[i] = old->tables[i];
+	}
+	rs->ntables = old ? old->ntables : 0;
+	rs->nports = old ? old->nports : 0;
+	rs->nrefusing = old ? old->nrefusing : 0;
+	return 0;
+}
+
+struct afw_ruleset *afw_ruleset_with(const struct afw_ruleset *old, struct afw_rule *rule,
+				     u64 gen, u32 max_masks, struct netlink_ext_ack *extack)
+{
+	u32 n = old ? old->nrules : 0, pos, i = 0, nadd;
+	struct afw_expansion *x = NULL;
+	struct afw_table *tb;
+	struct afw_ruleset *rs;
+	int t, ret = -ENOMEM;
+
+	rs = kzalloc(sizeof(*rs), GFP_KERNEL_ACCOUNT);
+	if (!rs)
+		return ERR_PTR(-ENOMEM);
+	rs->gen = gen;
+	rs->rules = kvmalloc_array(n + 1, sizeof(*rs->rules), GFP_KERNEL_ACCOUNT);
+	x = afw_expand(rule);
+	/* Room for a new table per mask of the rule, within max_masks. */
+	if (!rs->rules || !x ||
+	    afw_ruleset_share(rs, old, min(max_masks, (old ? old->ntables : 0) + x->n)))
+		goto err;
+	for (pos = 0; pos < n && afw_rule_key(old->rules[pos]) < afw_rule_key(rule); pos++)
+		;
+	if (pos)
+		memcpy(rs->rules, old->rules, pos * sizeof(*rs->rules));
+	rs->rules[pos] = rule;
+	if (n > pos)
+		memcpy(rs->rules + pos + 1, old->rules + pos, (n - pos) * sizeof(*rs->rules));
+	rs->nrules = n + 1;
+
+	/* The rule's entries, a mask at a time: they go together into its table. */
+	while ((nadd = afw_expansion_group(x, &i))) {
+		t = afw_ruleset_table_of(rs, &x->mask[i]);
+		if (t < 0 && rs->ntables >= max_masks) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the rules need more distinct masks than max_masks allows; use fewer distinct prefix lengths and port ranges");
+			ret = -ENOSPC;
+			goto err;
+		}
+		tb = t < 0 ? afw_table_build(&x->mask[i], x->group, nadd) :
+			     afw_table_with(rs->tables[t], x->group, nadd, x->scratch);
+		if (!tb)
+			goto err;
+		if (t < 0) {
+			rs->tables[rs->ntables++] = tb;
+		} else {
+			afw_table_put(rs->tables[t]);
+			rs->tables[t] = tb;
+		}
+	}
+	kvfree(x);
+	afw_ruleset_count(rs, rule, 1);
+	afw_ruleset_finish(rs);
+	return rs;
+
+err:
+	kvfree(x);
+	afw_ruleset_release(rs);
+	return ERR_PTR(ret);
+}
+
+struct afw_ruleset *afw_ruleset_without(const struct afw_ruleset *old, u32 index, u64 gen)
+{
+	const struct afw_rule *rule = old->rules[index];
+	struct afw_expansion *x;
+	struct afw_ruleset *rs;
+	struct afw_table *tb;
+	u32 first = 0;
+	int t;
+
+	rs = kzalloc(sizeof(*rs), GFP_KERNEL_ACCOUNT);
+	if (!rs)
+		return ERR_PTR(-ENOMEM);
+	rs->gen = gen;
+	rs->rules = kvmalloc_array(old->nrules - 1, sizeof(*rs->rules), GFP_KERNEL_ACCOUNT);
+	x = afw_expand(rule);
+	if (!rs->rules || !x || afw_ruleset_share(rs, old, old->ntables))
+		goto err;
+	memcpy(rs->rules, old->rules, index * sizeof(*rs->rules));
+	memcpy(rs->rules + index, old->rules + index + 1,
+	       (old->nrules - index - 1) * sizeof(*rs->rules));
+	rs->nrules = old->nrules - 1;
+
+	/* Only the tables of the rule's masks hold its entries. */
+	while (afw_expansion_group(x, &first)) {
+		t = afw_ruleset_table_of(rs, &x->mask[first]);
+		if (t < 0)
+			continue;
+		tb = afw_table_without(rs->tables[t], rule);
+		if (IS_ERR(tb))
+			goto err;
+		afw_table_put(rs->tables[t]);
+		if (tb) {
+			rs->tables[t] = tb;
+		} else {
+			rs->tables[t] = rs->tables[--rs->ntables];
+			rs->tables[rs->ntables] = NULL;
+		}
+	}
+	kvfree(x);
+	afw_ruleset_count(rs, rule, -1);
+	afw_ruleset_finish(rs);
+	return rs;
+
+err:
+	kvfree(x);
+	afw_ruleset_release(rs);
+	return ERR_PTR(-ENOMEM);
+}
+
+/*
+ * A full build's tables while it gathers their entries: counted in the
+ * first pass, then each entry placed with its bucket in the second, its
+ * key at hand, so that no key is made twice.
+ */
+struct afw_build_mask {
+	struct afw_tuple mask;
+	u32 n;
+	u32 cap;
+	struct afw_table *table;
+	struct afw_entry *entries;
+	u32 *bucket;
+};
+
+struct afw_build {
+	u32 max_masks;
+	u32 nmasks;
+	struct afw_build_mask *masks;
+	struct afw_build_mask *last;	/* a rule's neighbour mostly has its masks */
+	u32 *slots;			/* open addressing: mask index + 1 */
+	u32 nslots;
+	struct afw_rule *rule;		/* the rule being expanded */
+	bool counting;
+	struct netlink_ext_ack *extack;
+};
+
+static struct afw_build_mask *afw_build_mask_of(struct afw_build *b, const struct afw_tuple *mask)
+{
+	u32 i;
+
+	if (b->last && afw_tuple_eq(&b->last->mask, mask))
+		return b->last;
+	i = afw_hash(mask, 0) & (b->nslots - 1);
+
+	for (;; i = (i + 1) & (b->nslots - 1)) {
+		if (!b->slots[i])
+			break;
+		if (afw_tuple_eq(&b->masks[b->slots[i] - 1].mask, mask)) {
+			b->last = &b->masks[b->slots[i] - 1];
+			return b->last;
+		}
+	}
+	if (!b->counting || b->nmasks == b->max_masks)
+		return NULL;
+	b->slots[i] = ++b->nmasks;
+	b->masks[b->nmasks - 1].mask = *mask;
+	b->last = &b->masks[b->nmasks - 1];
+	return b->last;
+}
+
+/* Counts each mask's entries, then (the second time) gathers them. */
+static int afw_build_entry(void *ctx, const struct afw_tuple *mask, const struct afw_tuple *key)
+{
+	struct afw_build *b = ctx;
+	struct afw_build_mask *m = afw_build_mask_of(b, mask);
+
+	if (!m) {
+		NL_SET_ERR_MSG_MOD(b->extack,
+				   "the rules need more distinct masks than max_masks allows; use fewer distinct prefix lengths and port ranges");
+		return -ENOSPC;
+	}
+	if (b->counting) {
+		m->cap++;
+		return 0;
+	}
+	m->bucket[m->n] = afw_hash(key, m->table->seed) & m->table->hmask;
+	m->entries[m->n++] = (struct afw_entry){
+		.rule = b->rule, .sport = key->sport, .dport = key->dport,
+	};
+	return 0;
+}
+
+static int afw_build_pass(struct afw_build *b, struct afw_rule **rules, u32 nrules)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < nrules; i++) {
+		b->rule = rules[i];
+		ret = afw_rule_expand(rules[i], afw_build_entry, b);
+		if (ret)
+			return ret;
+		if (!(i & 1023))
+			cond_resched();
+	}
+	return 0;
 }
 
 struct afw_ruleset *afw_ruleset_build(struct afw_rule **rules, u32 nrules, u64 gen,
 				      u32 max_masks, struct netlink_ext_ack *extack)
 {
-	struct afw_build b = { .max_masks = max_masks, .extack = extack };
+	struct afw_build b = { .max_masks = max_masks, .counting = true, .extack = extack };
 	struct afw_ruleset *rs;
-	struct afw_table *tb;
-	u32 i, w;
+	u32 i;
 	int ret = -ENOMEM;
 
 	rs = kzalloc(sizeof(*rs), GFP_KERNEL_ACCOUNT);
 	if (!rs)
 		return ERR_PTR(-ENOMEM);
 	rs->gen = gen;
-	rs->seed = get_random_u32();
-	b.rs = rs;
 	b.nslots = roundup_pow_of_two(max_masks * 2);
 	b.slots = kvcalloc(b.nslots, sizeof(*b.slots), GFP_KERNEL);
+	b.masks = kvcalloc(max_masks, sizeof(*b.masks), GFP_KERNEL);
 	rs->tables = kvcalloc(max_masks, sizeof(*rs->tables), GFP_KERNEL_ACCOUNT);
-	if (!b.slots || !rs->tables)
+	if (!b.slots || !b.masks || !rs->tables)
 		goto err;
 
-	for (i = 0; i < nrules; i++) {
-		b.index = i;
-		b.order = afw_rule_key(rules[i]);
-		ret = afw_rule_expand(rules[i], afw_build_count, &b);
-		if (ret)
-			goto err;
-		if (!(i & 1023))
-			cond_resched();
-	}
-
+	/* Pass 1: the masks and how many entries each has. */
+	ret = afw_build_pass(&b, rules, nrules);
+	if (ret)
+		goto err;
 	ret = -ENOMEM;
-	for (i = 0; i < rs->ntables; i++) {
-		tb = &rs->tables[i];
-		/* Two entries per bucket on average: chains are contiguous. */
-		tb->hmask = roundup_pow_of_two(DIV_ROUND_UP(tb->nentries, 2)) - 1;
-		tb->start = kvcalloc(tb->hmask + 2, sizeof(*tb->start), GFP_KERNEL_ACCOUNT);
-		tb->entries = kvmalloc_array(tb->nentries, sizeof(*tb->entries), GFP_KERNEL_ACCOUNT);
-		if (!tb->start || !tb->entries)
+	for (i = 0; i < b.nmasks; i++) {
+		struct afw_build_mask *m = &b.masks[i];
+
+		m->table = afw_table_alloc(&m->mask, m->cap, afw_table_hmask(m->cap),
+					   get_random_u32());
+		if (!m->table)
 			goto err;
-		tb->start[tb->hmask + 1] = tb->nentries;
+		rs->tables[rs->ntables++] = m->table;
+		m->entries = kvmalloc_array(m->cap, sizeof(*m->entries), GFP_KERNEL);
+		m->bucket = kvmalloc_array(m->cap, sizeof(*m->bucket), GFP_KERNEL);
+		if (!m->entries || !m->bucket)
+			goto err;
+	}
+	/* Pass 2, in rule order: so is every chain its table is built with. */
+	b.counting = false;
+	afw_build_pass(&b, rules, nrules);
+	for (i = 0; i < b.nmasks; i++) {
+		afw_table_place(b.masks[i].table, b.masks[i].entries, b.masks[i].bucket,
+				b.masks[i].n);
+		kvfree(b.masks[i].entries);
+		kvfree(b.masks[i].bucket);
+		b.masks[i].entries = NULL;
+		b.masks[i].bucket = NULL;
 	}
 	for (i = 0; i < nrules; i++)
-		afw_build_pass(&b, rules, i, afw_build_chains);
-	/* Lengths to where each chain ends; pass 3 moves them to the starts. */
-	for (i = 0; i < rs->ntables; i++) {
-		tb = &rs->tables[i];
-		for (w = 1; w <= tb->hmask; w++)
-			tb->start[w] += tb->start[w - 1];
-	}
-	for (i = nrules; i-- > 0;)
-		afw_build_pass(&b, rules, i, afw_build_place);
-	kvfree(b.slots);
-	b.slots = NULL;
-
-	/* Entries name their rule by index, never their table: sorting is safe. */
-	sort(rs->tables, rs->ntables, sizeof(*rs->tables), afw_table_cmp, NULL);
-	for (i = 0; i < rs->ntables; i++)
-		for (w = 0; w < AFW_TUPLE_WORDS; w++)
-			((u64 *)&rs->need)[w] |= ((u64 *)&rs->tables[i].mask)[w];
-	/*
-	 * A queue rule picks the queue by flow hash, ports included. Without
-	 * them, a flow would move to another queue as soon as anything else
-	 * made the hook read the ports (a first flow entry, a port rule).
-	 */
-	for (i = 0; i < nrules; i++)
-		if (rules[i]->action == AFW_ACTION_QUEUE)
-			rs->need.flags |= AFW_TUPLE_PORTS;
-
-	for (i = 0; i < nrules; i++)
-		afw_rule_get(rules[i]);
+		afw_ruleset_count(rs, rules[i], 1);
 	rs->rules = rules;
 	rs->nrules = nrules;
-	return rs;
-
+	afw_ruleset_finish(rs);
+	ret = 0;
 err:
+	for (i = 0; b.masks && i < b.nmasks; i++) {
+		kvfree(b.masks[i].entries);
+		kvfree(b.masks[i].bucket);
+	}
+	kvfree(b.masks);
 	kvfree(b.slots);
-	afw_tables_free(rs);
-	kfree(rs);
+	if (!ret)
+		return rs;
+	afw_ruleset_release(rs);
 	return ERR_PTR(ret);
 }
 
@@ -341,9 +808,7 @@ void afw_ruleset_free(struct afw_ruleset *rs)
 		if (!(i & 1023))
 			cond_resched();
 	}
-	kvfree(rs->rules);
-	afw_tables_free(rs);
-	kfree(rs);
+	afw_ruleset_release(rs);
 }
 
 static void afw_ruleset_free_work(struct work_struct *work)
@@ -392,7 +857,7 @@ struct afw_rule *afw_classify(const struct afw_ruleset *rs, const struct afw_tup
 	u32 i, bucket;
 
 	for (i = 0; i < rs->ntables; i++) {
-		tb = &rs->tables[i];
+		tb = rs->tables[i];
 		/* Tables are sorted by best: none from here on can win. */
 		if (tb->best >= best_order)
 			break;
@@ -400,11 +865,11 @@ struct afw_rule *afw_classify(const struct afw_ruleset *rs, const struct afw_tup
 		if ((t->flags & tb->mask.flags) != tb->mask.flags)
 			continue;
 		afw_tuple_and(&k, t, &tb->mask);
-		bucket = afw_hash(&k, rs->seed) & tb->hmask;
+		bucket = afw_hash(&k, tb->seed) & tb->hmask;
 		e = &tb->entries[tb->start[bucket]];
 		end = &tb->entries[tb->start[bucket + 1]];
 		for (; e < end; e++) {
-			r = rs->rules[e->rule];
+			r = e->rule;
 			order = afw_rule_key(r);
 			if (order >= best_order)
 				break;

@@ -1,39 +1,67 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The flow verdict cache: once the analyzer (or an admin) has decided a
- * flow, the rest of its packets are decided here without rules or queues.
+ * The flow verdict cache: once the analyzer, an admin or an accept rule has
+ * decided a flow, the rest of its packets are decided here without rules or
+ * queues.
  *
- * Readers are packets, under RCU, lockless: they only move a flow's expiry
- * and bump its counters. Every insert, removal and the garbage collector
- * hold afw_net.lock; the collector takes it for a bounded slice of buckets
- * at a time so that control requests never wait long behind it.
+ * The table is an rhashtable: it grows and shrinks with the flows in it,
+ * and inserts and removals take only the lock of their bucket, so packets
+ * (accept rules install flows) and control requests insert side by side
+ * without the namespace mutex. A flow belongs to whoever takes it out of
+ * the table: rhashtable_remove_fast() and rhashtable_replace_fast() succeed
+ * for one caller only, and that caller frees it after a grace period.
+ *
+ * Packets write only a flow's second cache line: its expiry (at most once a
+ * second), counters, and for TCP the sequence numbers that tell a FIN or
+ * RST the peer will act on from one it will not.
  */
 
-#include <linux/jhash.h>
-#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/netlink.h>
-#include <linux/random.h>
+#include <linux/rhashtable.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
+#include <net/genetlink.h>
+#include <net/tcp.h>
 #include <uapi/linux/afw.h>
 
 #include "flows.h"
 #include "netns.h"
 
-/* After a FIN or RST a flow lingers this long for the last packets. */
+/* After a FIN both ways or an in-window RST, a flow lingers this long. */
 #define AFW_FLOW_CLOSING_TIMEOUT (10 * HZ)
-#define AFW_FLOW_GC_INTERVAL HZ
-#define AFW_FLOW_GC_SLICE 256
-/*
- * Buckets an insert into a full table searches for a flow to evict: enough
- * to find one when max_flows was lowered far below the bucket count, and
- * still a bounded cost when every flow is established.
- */
-#define AFW_FLOW_EVICT_SCAN 4096
+/* The collector's pace: entries per run, and the pause between full walks. */
+#define AFW_FLOW_GC_BUDGET 2048
+#define AFW_FLOW_GC_IDLE (5 * HZ)
+/* Unassured flows an insert into a full table weighs for eviction. */
+#define AFW_FLOW_EVICT_SCAN 64
+/* Flows a flush takes out between two reschedules. */
+#define AFW_FLOW_FLUSH_SLICE 1024
 
-static struct kmem_cache *afw_flow_cache;
+static_assert(sizeof(struct afw_flow) <= 128);
 
-void afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k)
+static struct kmem_cache *afw_flow_cache __read_mostly;
+static struct workqueue_struct *afw_flow_wq __read_mostly;
+static hsiphash_key_t afw_flow_secret __read_mostly;
+
+/* rhashtable's own seed changes on rehash; the secret keeps it unguessable. */
+static u32 afw_flow_hashfn(const void *data, u32 len, u32 seed)
+{
+	hsiphash_key_t key = afw_flow_secret;
+
+	key.key[0] ^= seed;
+	return hsiphash(data, sizeof(struct afw_flow_key), &key);
+}
+
+static const struct rhashtable_params afw_flow_params = {
+	.head_offset = offsetof(struct afw_flow, node),
+	.key_offset = offsetof(struct afw_flow, key),
+	.key_len = sizeof(struct afw_flow_key),
+	.hashfn = afw_flow_hashfn,
+	.automatic_shrinking = true,
+};
+
+u8 afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k)
 {
 	bool swap;
 	int c;
@@ -47,11 +75,7 @@ void afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k)
 	k->pb = swap ? t->sport : t->dport;
 	k->family = t->family;
 	k->proto = t->proto;
-}
-
-u32 afw_flow_hash(const struct afw_flow_key *k, u32 seed)
-{
-	return jhash2((const u32 *)k, sizeof(*k) / sizeof(u32), seed);
+	return swap;
 }
 
 static bool afw_flow_expired(const struct afw_flow *f)
@@ -61,34 +85,9 @@ static bool afw_flow_expired(const struct afw_flow *f)
 
 struct afw_flow *afw_flow_lookup(struct afw_flows *fl, const struct afw_flow_key *k)
 {
-	struct hlist_head *buckets = rcu_dereference(fl->buckets);
-	struct afw_flow *f;
+	struct afw_flow *f = rhashtable_lookup(&fl->ht, k, afw_flow_params);
 
-	if (!buckets)
-		return NULL;
-	hlist_for_each_entry_rcu(f, &buckets[afw_flow_hash(k, fl->seed) & fl->hmask], node)
-		if (!memcmp(&f->key, k, sizeof(*k)))
-			return afw_flow_expired(f) ? NULL : f;
-	return NULL;
-}
-
-void afw_flow_seen(struct afw_flow *f, unsigned int len, bool fin_rst)
-{
-	unsigned long now = jiffies;
-
-	atomic64_inc(&f->packets);
-	atomic64_add(len, &f->bytes);
-	if (fin_rst && !READ_ONCE(f->closing))
-		WRITE_ONCE(f->closing, 1);
-	/* Racing packets all write "now + something": any of them will do. */
-	WRITE_ONCE(f->expires, now + (READ_ONCE(f->closing) ?
-				      min_t(u32, f->timeout, AFW_FLOW_CLOSING_TIMEOUT) :
-				      f->timeout));
-}
-
-static struct hlist_head *afw_flows_buckets(struct afw_net *an)
-{
-	return rcu_dereference_protected(an->flows.buckets, lockdep_is_held(&an->lock));
+	return f && !afw_flow_expired(f) ? f : NULL;
 }
 
 static void afw_flow_free_rcu(struct rcu_head *rcu)
@@ -96,205 +95,709 @@ static void afw_flow_free_rcu(struct rcu_head *rcu)
 	kmem_cache_free(afw_flow_cache, container_of(rcu, struct afw_flow, rcu));
 }
 
-static void afw_flow_unlink(struct afw_net *an, struct afw_flow *f)
+static void afw_flow_unlist(struct afw_flows *fl, struct afw_flow *f)
 {
-	lockdep_assert_held(&an->lock);
-	hlist_del_rcu(&f->node);
-	/* Packets read the count locklessly to skip lookups in an empty table. */
-	WRITE_ONCE(an->flows.count, an->flows.count - 1);
+	spin_lock_bh(&fl->lru_lock);
+	if (test_bit(AFW_FLOW_LISTED, &f->state)) {
+		list_del(&f->lru);
+		clear_bit(AFW_FLOW_LISTED, &f->state);
+	}
+	spin_unlock_bh(&fl->lru_lock);
+}
+
+/* For the one caller that took @f out of the table: all but the free. */
+static void afw_flow_gone(struct afw_flows *fl, struct afw_flow *f)
+{
+	afw_flow_unlist(fl, f);
+	atomic_dec(&fl->count);
+	if (f->origin == AFW_FLOW_ORIGIN_RULE)
+		atomic_dec(&fl->rule_flows);
+	atomic_inc(&fl->gen);
+}
+
+static void afw_flow_retire(struct afw_flows *fl, struct afw_flow *f)
+{
+	afw_flow_gone(fl, f);
+	/* The list is done with: its room becomes the rcu_head. */
 	call_rcu(&f->rcu, afw_flow_free_rcu);
 }
 
-/* Sized once, from max_flows at the first insert: a resize would stall packets. */
-static int afw_flows_alloc(struct afw_net *an)
+/* Takes @f out; true for the caller that did, who has then retired it. */
+static bool afw_flow_unlink(struct afw_flows *fl, struct afw_flow *f)
 {
-	struct hlist_head *buckets;
-	u32 n = roundup_pow_of_two(clamp_t(u32, READ_ONCE(an->cfg.max_flows) / 2, 1024, 1U << 20));
-
-	buckets = kvcalloc(n, sizeof(*buckets), GFP_KERNEL_ACCOUNT);
-	if (!buckets)
-		return -ENOMEM;
-	an->flows.hmask = n - 1;
-	rcu_assign_pointer(an->flows.buckets, buckets);
-	return 0;
-}
-
-/* Removes a flow whose time is up, counting why it ended. */
-static void afw_flow_expire(struct afw_net *an, struct afw_flow *f)
-{
-	if (READ_ONCE(f->closing))
-		an->flows.events.closed++;
-	else
-		an->flows.events.expired++;
-	afw_flow_unlink(an, f);
-}
-
-/* Frees an expired or never-established flow near @bucket, if any. */
-static bool afw_flows_evict(struct afw_net *an, u32 bucket)
-{
-	struct hlist_head *buckets = afw_flows_buckets(an);
-	struct afw_flow *f, *victim = NULL;
-	u32 i;
-
-	for (i = 0; i < AFW_FLOW_EVICT_SCAN && !victim; i++) {
-		hlist_for_each_entry(f, &buckets[(bucket + i) & an->flows.hmask], node) {
-			if (afw_flow_expired(f) ||
-			    atomic64_read(&f->packets) < AFW_FLOW_ESTABLISHED) {
-				victim = f;
-				break;
-			}
-		}
-	}
-	if (!victim)
+	if (rhashtable_remove_fast(&fl->ht, &f->node, afw_flow_params))
 		return false;
-	if (afw_flow_expired(victim)) {
-		afw_flow_expire(an, victim);
-	} else {
-		an->flows.events.evicted++;
-		afw_flow_unlink(an, victim);
-	}
+	afw_flow_retire(fl, f);
 	return true;
 }
 
-int afw_flow_insert(struct afw_net *an, const struct afw_flow_key *k, u8 verdict,
-		    u32 timeout_s, struct netlink_ext_ack *extack)
+/* Counts why a flow whose time is up ended. */
+static void afw_flow_count_end(struct afw_flows *fl, const struct afw_flow *f)
 {
-	struct hlist_head *buckets;
-	struct afw_flow *f;
-	u32 bucket;
+	if (test_bit(AFW_FLOW_CLOSING, &f->state))
+		atomic64_inc(&fl->events.closed);
+	else
+		atomic64_inc(&fl->events.expired);
+}
+
+static unsigned long afw_flow_idle(const struct afw_flow *f)
+{
+	if (test_bit(AFW_FLOW_CLOSING, &f->state))
+		return min_t(unsigned long, f->timeout, AFW_FLOW_CLOSING_TIMEOUT);
+	return f->timeout;
+}
+
+/*
+ * Racing packets all write "now + idle"; any of them will do. The line is
+ * written only when the expiry moves by more than a second, or closer.
+ */
+static void afw_flow_touch(struct afw_flow *f)
+{
+	unsigned long next = jiffies + afw_flow_idle(f);
+	long moved = (long)(next - READ_ONCE(f->expires));
+
+	if (moved > HZ || moved < 0)
+		WRITE_ONCE(f->expires, next);
+}
+
+static void afw_flow_set(struct afw_flow *f, unsigned int bit)
+{
+	if (!test_bit(bit, &f->state))
+		set_bit(bit, &f->state);
+}
+
+/*
+ * A RST from @side ends the connection only if its sequence number is the
+ * one the peer expects next (RFC 5961): between the last ack the peer sent
+ * and the highest byte @side sent. One outside that range is ignored by
+ * the peer, so it must not cut the flow short either.
+ */
+static bool afw_flow_rst_in_window(const struct afw_flow *f, u8 side, u32 seq)
+{
+	u8 peer = !side;
+
+	if (!test_bit(AFW_FLOW_ACKED + peer, &f->state) ||
+	    !test_bit(AFW_FLOW_TRACKED + side, &f->state))
+		return false;
+	return !before(seq, READ_ONCE(f->ack[peer])) && !after(seq, READ_ONCE(f->nxt[side]));
+}
+
+/* Any packet of the flow so far, or a connection it was installed for. */
+static bool afw_flow_used(const struct afw_flow *f)
+{
+	return test_bit(AFW_FLOW_STARTED, &f->state) ||
+	       test_bit(AFW_FLOW_TRACKED, &f->state) || test_bit(AFW_FLOW_TRACKED + 1, &f->state);
+}
+
+static bool afw_tcp_pure_syn(const struct afw_pkt *p)
+{
+	return (p->tcp_flags & (TCPHDR_SYN | TCPHDR_ACK)) == TCPHDR_SYN;
+}
+
+/* True when the TCP segment starts a new connection on @f's 5-tuple. */
+static bool afw_flow_tcp(struct afw_flow *f, u8 side, const struct afw_pkt *p)
+{
+	u32 end = p->seq + p->len;
+
+	if (afw_tcp_pure_syn(p)) {
+		/*
+		 * The SYN that made the flow, sent again before anything else
+		 * from its side, belongs to it, and so does the first SYN of a
+		 * flow installed ahead of its connection. Any other starts a
+		 * new connection (after a FIN or RST, or one a client sends to
+		 * get past the old decision), which is judged afresh: for a
+		 * flow installed for a connection that had begun, every SYN.
+		 */
+		if (test_bit(AFW_FLOW_OWN_SYN + side, &f->state) ?
+		    READ_ONCE(f->ack[side]) != p->seq : afw_flow_used(f))
+			return true;
+		WRITE_ONCE(f->ack[side], p->seq);
+		afw_flow_set(f, AFW_FLOW_OWN_SYN + side);
+	} else if (test_bit(AFW_FLOW_OWN_SYN + side, &f->state)) {
+		clear_bit(AFW_FLOW_OWN_SYN + side, &f->state);
+	}
+	if ((p->tcp_flags & TCPHDR_RST) && afw_flow_rst_in_window(f, side, p->seq))
+		afw_flow_set(f, AFW_FLOW_CLOSING);
+
+	if (p->tcp_flags & (TCPHDR_SYN | TCPHDR_FIN))
+		end++;
+	if (!test_bit(AFW_FLOW_TRACKED + side, &f->state) || after(end, READ_ONCE(f->nxt[side])))
+		WRITE_ONCE(f->nxt[side], end);
+	afw_flow_set(f, AFW_FLOW_TRACKED + side);
+	if (p->tcp_flags & TCPHDR_ACK) {
+		if (READ_ONCE(f->ack[side]) != p->ack)
+			WRITE_ONCE(f->ack[side], p->ack);
+		afw_flow_set(f, AFW_FLOW_ACKED + side);
+	}
+	if (p->tcp_flags & TCPHDR_FIN) {
+		afw_flow_set(f, AFW_FLOW_FIN + side);
+		if (test_bit(AFW_FLOW_FIN + !side, &f->state))
+			afw_flow_set(f, AFW_FLOW_CLOSING);
+	}
+	return false;
+}
+
+/*
+ * A QUIC long-header Initial (RFC 9000 17.2.2; RFC 9369 for v2) or a
+ * packet of a version afwd may not know: a client that opens a new QUIC
+ * connection from the same UDP socket sends one of these first.
+ */
+static bool afw_flow_quic_initial(const struct sk_buff *skb, const struct afw_pkt *p)
+{
+	u8 _h[5];
+	const u8 *h;
+	u32 version;
+
+	h = skb_header_pointer(skb, p->l4off + sizeof(struct udphdr), sizeof(_h), _h);
+	if (!h || !(h[0] & 0x80))
+		return false;
+	version = get_unaligned_be32(h + 1);
+	if (version == 1)
+		return (h[0] & 0x30) == 0x00;
+	if (version == 0x6b3343cf)
+		return (h[0] & 0x30) == 0x10;
+	/* Version negotiation is the server's, never a client's first packet. */
+	return version != 0;
+}
+
+static void afw_flow_assure(struct afw_flows *fl, struct afw_flow *f, u8 side)
+{
+	afw_flow_set(f, AFW_FLOW_SEEN + side);
+	/* A host's flow to itself: every packet goes both ways at once. */
+	if (test_bit(AFW_FLOW_SYMMETRIC, &f->state))
+		afw_flow_set(f, AFW_FLOW_SEEN + !side);
+	if (test_bit(AFW_FLOW_SEEN + !side, &f->state) &&
+	    !test_and_set_bit(AFW_FLOW_ASSURED, &f->state))
+		afw_flow_unlist(fl, f);
+}
+
+int afw_flow_packet(struct afw_flows *fl, struct afw_flow *f, u8 side,
+		    const struct afw_tuple *t, const struct afw_pkt *p,
+		    const struct sk_buff *skb, unsigned int len)
+{
+	u8 verdict = f->verdict;
+
+	atomic64_inc(&f->packets);
+	atomic64_add(len, &f->bytes);
+	/*
+	 * A denied flow stays denied for its lifetime: the FINs and RSTs it
+	 * drops reach nobody, so they cannot end it, and no packet of it
+	 * counts as an answer.
+	 */
+	if (verdict == AFW_VERDICT_DROP || verdict == AFW_VERDICT_REJECT) {
+		afw_flow_touch(f);
+		return verdict;
+	}
+	if (t->proto == IPPROTO_TCP && (t->flags & AFW_TUPLE_PORTS) && afw_flow_tcp(f, side, p)) {
+		/* Whoever takes it out counts it; a racing packet finds it gone. */
+		if (afw_flow_unlink(fl, f))
+			atomic64_inc(&fl->events.restarted);
+		return -ENOENT;
+	}
+	afw_flow_assure(fl, f, side);
+	afw_flow_touch(f);
+	/*
+	 * What afwd allowed was one connection; a QUIC client may start
+	 * another on the same UDP socket, so its Initials go to afwd again.
+	 * An accept rule's flow is the rule's, whatever runs over it.
+	 */
+	if (t->proto == IPPROTO_UDP && verdict == AFW_VERDICT_ACCEPT &&
+	    f->origin == AFW_FLOW_ORIGIN_CONTROL && side == f->initiator &&
+	    (t->flags & AFW_TUPLE_PORTS) && afw_flow_quic_initial(skb, p))
+		return AFW_VERDICT_INSPECT;
+	return verdict;
+}
+
+/*
+ * A rule's flow starts with the packet the rule passed, so that its SYN,
+ * sent again, still belongs to it. Not yet published: plain writes.
+ */
+static void afw_flow_first(struct afw_flow *f, u8 side, const struct afw_tuple *t,
+			   const struct afw_pkt *p)
+{
+	__set_bit(AFW_FLOW_SEEN + side, &f->state);
+	if (t->proto != IPPROTO_TCP || !(t->flags & AFW_TUPLE_PORTS))
+		return;
+	f->nxt[side] = p->seq + p->len + !!(p->tcp_flags & (TCPHDR_SYN | TCPHDR_FIN));
+	__set_bit(AFW_FLOW_TRACKED + side, &f->state);
+	if (afw_tcp_pure_syn(p)) {
+		f->ack[side] = p->seq;
+		__set_bit(AFW_FLOW_OWN_SYN + side, &f->state);
+	}
+	if (p->tcp_flags & TCPHDR_ACK) {
+		f->ack[side] = p->ack;
+		__set_bit(AFW_FLOW_ACKED + side, &f->state);
+	}
+	if (p->tcp_flags & TCPHDR_FIN)
+		__set_bit(AFW_FLOW_FIN + side, &f->state);
+}
+
+/*
+ * Makes room in a full table: of the oldest unassured flows, the one that
+ * expires first goes. Flows that have had an answer are never pushed out,
+ * so a flood of new flows (spoofed ones included) cannot end real ones.
+ */
+static bool afw_flows_evict(struct afw_flows *fl)
+{
+	struct afw_flow *f, *victim = NULL;
+	unsigned int n = 0;
+
+	spin_lock_bh(&fl->lru_lock);
+	list_for_each_entry(f, &fl->unassured, lru) {
+		if (!test_bit(AFW_FLOW_LIVE, &f->state))
+			continue;
+		if (!victim || time_before(READ_ONCE(f->expires), READ_ONCE(victim->expires)))
+			victim = f;
+		if (++n == AFW_FLOW_EVICT_SCAN || afw_flow_expired(victim))
+			break;
+	}
+	if (victim) {
+		list_del(&victim->lru);
+		clear_bit(AFW_FLOW_LISTED, &victim->state);
+	}
+	spin_unlock_bh(&fl->lru_lock);
+	if (!victim)
+		return false;
+	/* Gone already: whoever took it has made the room. */
+	if (rhashtable_remove_fast(&fl->ht, &victim->node, afw_flow_params))
+		return true;
+	if (afw_flow_expired(victim))
+		afw_flow_count_end(fl, victim);
+	else
+		atomic64_inc(&fl->events.evicted);
+	afw_flow_retire(fl, victim);
+	return true;
+}
+
+/* Takes one place in the table for a new flow, evicting to make room. */
+static bool afw_flows_reserve(struct afw_flows *fl, u32 max)
+{
+	if (atomic_inc_return(&fl->count) <= max || afw_flows_evict(fl))
+		return true;
+	atomic_dec(&fl->count);
+	return false;
+}
+
+static u32 afw_flow_default_timeout(const struct afw_config *cfg, u8 proto)
+{
+	switch (proto) {
+	case IPPROTO_TCP:
+		return cfg->tcp_timeout;
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+		return cfg->udp_timeout;
+	default:
+		return cfg->flow_timeout;
+	}
+}
+
+int afw_flow_insert(struct afw_net *an, const struct afw_flow_new *req, gfp_t gfp,
+		    struct netlink_ext_ack *extack)
+{
+	struct afw_flows *fl = &an->flows;
+	const struct afw_config *cfg;
+	struct afw_flow *f, *old;
+	u32 max, timeout_s;
 	int ret;
 
-	lockdep_assert_held(&an->lock);
-	if (!afw_flows_buckets(an)) {
-		ret = afw_flows_alloc(an);
-		if (ret)
-			return ret;
-	}
-	buckets = afw_flows_buckets(an);
-	bucket = afw_flow_hash(k, an->flows.seed) & an->flows.hmask;
-
-	hlist_for_each_entry(f, &buckets[bucket], node) {
-		if (memcmp(&f->key, k, sizeof(*k)))
-			continue;
-		/* A new decision for a known flow: replace it, counters and all. */
-		afw_flow_unlink(an, f);
-		break;
-	}
-	if (an->flows.count >= READ_ONCE(an->cfg.max_flows) && !afw_flows_evict(an, bucket)) {
-		an->flows.events.refused++;
-		NL_SET_ERR_MSG_MOD(extack, "the flow table is full of established flows (max_flows)");
-		return -ENOSPC;
-	}
-
-	f = kmem_cache_zalloc(afw_flow_cache, GFP_KERNEL_ACCOUNT);
+	f = kmem_cache_zalloc(afw_flow_cache, gfp);
 	if (!f)
 		return -ENOMEM;
-	f->key = *k;
-	f->verdict = verdict;
+	rcu_read_lock();
+	cfg = rcu_dereference(an->cfg);
+	max = cfg->max_flows;
+	timeout_s = req->timeout_s ?: afw_flow_default_timeout(cfg, req->key.proto);
+	rcu_read_unlock();
+
+	f->key = req->key;
+	f->verdict = req->verdict;
+	f->origin = req->origin;
+	f->initiator = req->initiator;
+	f->rule_id = req->rule_id;
 	f->timeout = timeout_s * HZ;
 	f->expires = jiffies + f->timeout;
-	hlist_add_head_rcu(&f->node, &buckets[bucket]);
-	WRITE_ONCE(an->flows.count, an->flows.count + 1);
-	an->flows.events.inserted++;
+	if (req->first)
+		afw_flow_first(f, req->initiator, req->first_t, req->first);
+	if (req->flags & AFW_FLOW_F_ESTABLISHED)
+		__set_bit(AFW_FLOW_STARTED, &f->state);
+	if (!memcmp(f->key.a, f->key.b, sizeof(f->key.a)) && f->key.pa == f->key.pb)
+		__set_bit(AFW_FLOW_SYMMETRIC, &f->state);
+
+	if (time_before(jiffies, READ_ONCE(fl->full_until)) || !afw_flows_reserve(fl, max)) {
+		atomic64_inc(&fl->events.refused);
+		/*
+		 * Until the next tick, further inserts are refused at once; and
+		 * the collector may find room that eviction could not take.
+		 */
+		if (!time_before(jiffies, READ_ONCE(fl->full_until))) {
+			WRITE_ONCE(fl->full_until, jiffies + 1);
+			mod_delayed_work(system_power_efficient_wq, &fl->gc, 0);
+		}
+		NL_SET_ERR_MSG_MOD(extack, "the flow table is full of assured flows (max_flows)");
+		ret = -ENOSPC;
+		goto err_free;
+	}
+	/* Listed before it is published: whoever removes it unlists it. */
+	spin_lock_bh(&fl->lru_lock);
+	list_add_tail(&f->lru, &fl->unassured);
+	set_bit(AFW_FLOW_LISTED, &f->state);
+	spin_unlock_bh(&fl->lru_lock);
+
+	rcu_read_lock();
+	for (;;) {
+		old = rhashtable_lookup_get_insert_fast(&fl->ht, &f->node, afw_flow_params);
+		if (!old)
+			break;
+		if (IS_ERR(old)) {
+			ret = PTR_ERR(old);
+			rcu_read_unlock();
+			goto err_unlist;
+		}
+		/* A new decision for a known flow takes its place in one step. */
+		if (!rhashtable_replace_fast(&fl->ht, &old->node, &f->node, afw_flow_params)) {
+			afw_flow_retire(fl, old);
+			break;
+		}
+		/* It went meanwhile: insert again. */
+	}
+	set_bit(AFW_FLOW_LIVE, &f->state);
+	rcu_read_unlock();
+
+	atomic_inc(&fl->gen);
+	atomic64_inc(&fl->events.inserted);
+	if (req->origin == AFW_FLOW_ORIGIN_RULE) {
+		atomic_inc(&fl->rule_flows);
+		atomic64_inc(&fl->events.by_rule);
+	}
 	/* The collector runs only while there are flows; no-op if queued. */
-	queue_delayed_work(system_power_efficient_wq, &an->flows.gc, AFW_FLOW_GC_INTERVAL);
+	queue_delayed_work(system_power_efficient_wq, &fl->gc, AFW_FLOW_GC_IDLE);
 	return 0;
+
+err_unlist:
+	afw_flow_unlist(fl, f);
+	atomic_dec(&fl->count);
+err_free:
+	kmem_cache_free(afw_flow_cache, f);
+	return ret;
 }
 
 int afw_flow_remove(struct afw_net *an, const struct afw_flow_key *k)
 {
-	struct hlist_head *buckets = afw_flows_buckets(an);
 	struct afw_flow *f;
+	int ret = -ENOENT;
 
-	lockdep_assert_held(&an->lock);
-	if (!buckets)
-		return -ENOENT;
-	hlist_for_each_entry(f, &buckets[afw_flow_hash(k, an->flows.seed) & an->flows.hmask], node) {
-		if (!memcmp(&f->key, k, sizeof(*k))) {
-			afw_flow_unlink(an, f);
-			return 0;
-		}
-	}
-	return -ENOENT;
+	rcu_read_lock();
+	f = rhashtable_lookup(&an->flows.ht, k, afw_flow_params);
+	if (f && afw_flow_unlink(&an->flows, f))
+		ret = 0;
+	rcu_read_unlock();
+	return ret;
 }
 
-/* Removes the flows of buckets [from, to) that @all or expiry says must go. */
-static void afw_flows_sweep(struct afw_net *an, u32 from, u32 to, bool all)
-{
-	struct hlist_head *buckets = afw_flows_buckets(an);
-	struct hlist_node *tmp;
-	struct afw_flow *f;
-	u32 i;
+/*
+ * Frees a batch of removed flows after one grace period, rather than one
+ * callback each: a flush of a million flows is a thousand of these.
+ */
+struct afw_flow_batch {
+	struct rcu_work rwork;
+	unsigned int n;
+	struct afw_flow *flows[AFW_FLOW_FLUSH_SLICE];
+};
 
-	for (i = from; i < to; i++) {
-		hlist_for_each_entry_safe(f, tmp, &buckets[i], node) {
-			if (all)
-				afw_flow_unlink(an, f);
-			else if (afw_flow_expired(f))
-				afw_flow_expire(an, f);
+static void afw_flow_batch_free(struct work_struct *work)
+{
+	struct afw_flow_batch *b = container_of(to_rcu_work(work), struct afw_flow_batch, rwork);
+	unsigned int i;
+
+	for (i = 0; i < b->n; i++)
+		kmem_cache_free(afw_flow_cache, b->flows[i]);
+	kvfree(b);
+}
+
+/* One walk over the table, a slice at a time; returns the flows it took. */
+static unsigned long afw_flows_sweep(struct afw_flows *fl,
+				     bool (*keep)(const struct afw_flow *f, const void *ctx),
+				     const void *ctx)
+{
+	struct afw_flow_batch *b = NULL;
+	struct rhashtable_iter iter;
+	unsigned long taken = 0;
+	struct afw_flow *f;
+	bool end = false;
+
+	rhashtable_walk_enter(&fl->ht, &iter);
+	while (!end) {
+		if (!b)
+			b = kvmalloc(sizeof(*b), GFP_KERNEL);
+		if (b)
+			b->n = 0;
+		rhashtable_walk_start(&iter);
+		while (!b || b->n < AFW_FLOW_FLUSH_SLICE) {
+			f = rhashtable_walk_next(&iter);
+			if (!f) {
+				end = true;
+				break;
+			}
+			if (IS_ERR(f) || (keep && keep(f, ctx)) ||
+			    rhashtable_remove_fast(&fl->ht, &f->node, afw_flow_params))
+				continue;
+			afw_flow_gone(fl, f);
+			taken++;
+			if (b)
+				b->flows[b->n++] = f;
+			else
+				call_rcu(&f->rcu, afw_flow_free_rcu);
 		}
+		rhashtable_walk_stop(&iter);
+		if (b && b->n) {
+			INIT_RCU_WORK(&b->rwork, afw_flow_batch_free);
+			queue_rcu_work(afw_flow_wq, &b->rwork);
+			b = NULL;
+		}
+		cond_resched();
 	}
+	rhashtable_walk_exit(&iter);
+	kvfree(b);
+	return taken;
+}
+
+/*
+ * Removes every flow @keep does not keep (every flow, without it). A walk
+ * resumed after a pause may step over a few flows of the bucket it paused
+ * in, so a second walk follows; flows that packets insert meanwhile may
+ * stay, as if they came just after.
+ */
+static void afw_flows_remove_all(struct afw_flows *fl,
+				 bool (*keep)(const struct afw_flow *f, const void *ctx),
+				 const void *ctx)
+{
+	if (afw_flows_sweep(fl, keep, ctx))
+		afw_flows_sweep(fl, keep, ctx);
 }
 
 void afw_flows_flush(struct afw_net *an)
 {
-	lockdep_assert_held(&an->lock);
-	if (afw_flows_buckets(an))
-		afw_flows_sweep(an, 0, an->flows.hmask + 1, true);
+	afw_flows_remove_all(&an->flows, NULL, NULL);
 }
 
+struct afw_flows_prune_ctx {
+	bool (*rule_keeps)(u32 rule_id, const void *ctx);
+	const void *ctx;
+};
+
+static bool afw_flow_keep_rule(const struct afw_flow *f, const void *ctx)
+{
+	const struct afw_flows_prune_ctx *p = ctx;
+
+	return f->origin != AFW_FLOW_ORIGIN_RULE || p->rule_keeps(f->rule_id, p->ctx);
+}
+
+void afw_flows_prune_rules(struct afw_net *an, bool (*rule_keeps)(u32 rule_id, const void *ctx),
+			   const void *ctx)
+{
+	struct afw_flows_prune_ctx p = { .rule_keeps = rule_keeps, .ctx = ctx };
+
+	if (atomic_read(&an->flows.rule_flows))
+		afw_flows_remove_all(&an->flows, afw_flow_keep_rule, &p);
+}
+
+/*
+ * The collector frees expired flows. Lookups already take them for gone,
+ * so it only gives memory back, and it keeps to a budget per run: it runs
+ * again soon while it finds many expired flows or has not finished its
+ * walk, and rests between walks otherwise.
+ */
 static void afw_flows_gc(struct work_struct *work)
 {
-	struct afw_net *an = container_of(to_delayed_work(work), struct afw_net, flows.gc);
-	u32 from, to;
+	struct afw_flows *fl = container_of(to_delayed_work(work), struct afw_flows, gc);
+	unsigned int scanned = 0, expired = 0;
+	unsigned long next;
+	struct afw_flow *f;
+	bool done = false;
 
-	bool more;
-
-	/* One full sweep per run, a slice at a time. */
-	for (from = 0;; from = to) {
-		mutex_lock(&an->lock);
-		if (!afw_flows_buckets(an)) {
-			mutex_unlock(&an->lock);
-			return;
-		}
-		to = min(from + AFW_FLOW_GC_SLICE, an->flows.hmask + 1);
-		afw_flows_sweep(an, from, to, false);
-		more = an->flows.count;
-		mutex_unlock(&an->lock);
-		if (to > an->flows.hmask)
-			break;
-		cond_resched();
+	if (!fl->gc_walking) {
+		rhashtable_walk_enter(&fl->ht, &fl->gc_iter);
+		fl->gc_walking = true;
 	}
-	if (more)
-		queue_delayed_work(system_power_efficient_wq, &an->flows.gc, AFW_FLOW_GC_INTERVAL);
+	rhashtable_walk_start(&fl->gc_iter);
+	while (scanned < AFW_FLOW_GC_BUDGET) {
+		f = rhashtable_walk_next(&fl->gc_iter);
+		if (!f) {
+			done = true;
+			break;
+		}
+		if (IS_ERR(f))
+			continue;
+		scanned++;
+		if (!afw_flow_expired(f))
+			continue;
+		expired++;
+		if (!rhashtable_remove_fast(&fl->ht, &f->node, afw_flow_params)) {
+			afw_flow_count_end(fl, f);
+			afw_flow_retire(fl, f);
+		}
+	}
+	rhashtable_walk_stop(&fl->gc_iter);
+	if (done) {
+		rhashtable_walk_exit(&fl->gc_iter);
+		fl->gc_walking = false;
+	}
+	if (!atomic_read(&fl->count) && done)
+		return;
+	if (expired * 4 > scanned)
+		next = 1;
+	else
+		next = done ? AFW_FLOW_GC_IDLE : HZ / 10;
+	queue_delayed_work(system_power_efficient_wq, &fl->gc, next);
 }
 
-void afw_flows_init(struct afw_net *an)
+/* cb->args[0]: the walk, cb->args[1]: restarts seen, which flag the dump. */
+int afw_flows_dump_start(struct netlink_callback *cb)
 {
-	an->flows.seed = get_random_u32();
-	INIT_DELAYED_WORK(&an->flows.gc, afw_flows_gc);
+	struct afw_net *an = afw_net(sock_net(cb->skb->sk));
+	struct rhashtable_iter *iter;
+
+	iter = kmalloc(sizeof(*iter), GFP_KERNEL);
+	if (!iter)
+		return -ENOMEM;
+	rhashtable_walk_enter(&an->flows.ht, iter);
+	cb->args[0] = (long)iter;
+	cb->args[1] = 0;
+	return 0;
+}
+
+int afw_flows_dump_done(struct netlink_callback *cb)
+{
+	struct rhashtable_iter *iter = (struct rhashtable_iter *)cb->args[0];
+
+	if (iter) {
+		rhashtable_walk_exit(iter);
+		kfree(iter);
+	}
+	return 0;
+}
+
+/*
+ * A dump sees each flow once unless the table is resized under it or
+ * flows come and go meanwhile; then its messages are flagged
+ * NLM_F_DUMP_INTR, and afwctl says the listing may be off.
+ */
+static void afw_flows_dump_seq(struct netlink_callback *cb, struct afw_flows *fl)
+{
+	/* Never 0, which would turn the check off. */
+	cb->seq = (u32)(atomic_read(&fl->gen) + cb->args[1]) + 1 ?: 1;
+}
+
+int afw_flows_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		   int (*put)(struct sk_buff *skb, struct netlink_callback *cb,
+			      const struct afw_flow *f))
+{
+	struct afw_net *an = afw_net(sock_net(skb->sk));
+	struct rhashtable_iter *iter = (struct rhashtable_iter *)cb->args[0];
+	struct afw_flow *f;
+
+	afw_flows_dump_seq(cb, &an->flows);
+	if (rhashtable_walk_start_check(iter) == -EAGAIN) {
+		cb->args[1]++;
+		afw_flows_dump_seq(cb, &an->flows);
+	}
+	/* The flow a full message left behind comes first. */
+	for (f = rhashtable_walk_peek(iter); f; f = rhashtable_walk_next(iter)) {
+		if (IS_ERR(f)) {
+			cb->args[1]++;
+			afw_flows_dump_seq(cb, &an->flows);
+			continue;
+		}
+		if (afw_flow_expired(f))
+			continue;
+		if (put(skb, cb, f))
+			break;
+	}
+	rhashtable_walk_stop(iter);
+	return skb->len;
+}
+
+void afw_flows_read(struct afw_flows *fl, struct afw_flow_counts *c)
+{
+	c->inserted = atomic64_read(&fl->events.inserted);
+	c->expired = atomic64_read(&fl->events.expired);
+	c->closed = atomic64_read(&fl->events.closed);
+	c->evicted = atomic64_read(&fl->events.evicted);
+	c->refused = atomic64_read(&fl->events.refused);
+	c->restarted = atomic64_read(&fl->events.restarted);
+	c->by_rule = atomic64_read(&fl->events.by_rule);
+}
+
+void afw_flows_reset(struct afw_flows *fl)
+{
+	atomic64_set(&fl->events.inserted, 0);
+	atomic64_set(&fl->events.expired, 0);
+	atomic64_set(&fl->events.closed, 0);
+	atomic64_set(&fl->events.evicted, 0);
+	atomic64_set(&fl->events.refused, 0);
+	atomic64_set(&fl->events.restarted, 0);
+	atomic64_set(&fl->events.by_rule, 0);
+}
+
+int afw_flows_init(struct afw_net *an)
+{
+	struct afw_flows *fl = &an->flows;
+	int ret;
+
+	spin_lock_init(&fl->lru_lock);
+	INIT_LIST_HEAD(&fl->unassured);
+	INIT_DELAYED_WORK(&fl->gc, afw_flows_gc);
+	ret = rhashtable_init(&fl->ht, &afw_flow_params);
+	if (ret)
+		return ret;
+	fl->ready = true;
+	return 0;
+}
+
+static void afw_flow_free_now(void *ptr, void *arg)
+{
+	kmem_cache_free(afw_flow_cache, ptr);
 }
 
 /* Packets and control requests are gone; only the collector may still run. */
 void afw_flows_exit(struct afw_net *an)
 {
-	cancel_delayed_work_sync(&an->flows.gc);
-	mutex_lock(&an->lock);
-	afw_flows_flush(an);
-	kvfree(rcu_dereference_protected(an->flows.buckets, lockdep_is_held(&an->lock)));
-	RCU_INIT_POINTER(an->flows.buckets, NULL);
-	mutex_unlock(&an->lock);
+	struct afw_flows *fl = &an->flows;
+
+	if (!fl->ready)
+		return;
+	cancel_delayed_work_sync(&fl->gc);
+	if (fl->gc_walking)
+		rhashtable_walk_exit(&fl->gc_iter);
+	/* No reader is left, so nothing needs a grace period, nor the list. */
+	rhashtable_free_and_destroy(&fl->ht, afw_flow_free_now, NULL);
 }
 
 int afw_flows_module_init(void)
 {
+	get_random_bytes(&afw_flow_secret, sizeof(afw_flow_secret));
 	afw_flow_cache = KMEM_CACHE(afw_flow, 0);
-	return afw_flow_cache ? 0 : -ENOMEM;
+	if (!afw_flow_cache)
+		goto err_cache;
+	afw_flow_wq = alloc_workqueue("afw_flows", WQ_UNBOUND, 0);
+	if (!afw_flow_wq)
+		goto err_wq;
+	return 0;
+
+err_wq:
+	kmem_cache_destroy(afw_flow_cache);
+err_cache:
+	return -ENOMEM;
 }
 
 void afw_flows_module_exit(void)
 {
-	/* Flows are freed after a grace period: wait for that before the cache goes. */
+	/*
+	 * Flows are freed after a grace period, one by one or in batches:
+	 * the barrier runs the callbacks, which queue the batches, and
+	 * destroying the queue runs those.
+	 */
 	rcu_barrier();
+	destroy_workqueue(afw_flow_wq);
 	kmem_cache_destroy(afw_flow_cache);
 }

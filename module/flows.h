@@ -3,17 +3,20 @@
 #define _AFW_FLOWS_H
 
 #include <linux/atomic.h>
-#include <linux/rculist.h>
+#include <linux/rhashtable-types.h>
+#include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
 #include "tuple.h"
 
 struct afw_net;
 struct netlink_ext_ack;
+struct netlink_callback;
+struct sk_buff;
 
 /*
  * Both directions of a flow share one key: the endpoint that sorts lower
- * comes first.
+ * is side 0 (a), the other side 1 (b).
  */
 struct afw_flow_key {
 	__be32 a[4];
@@ -25,65 +28,156 @@ struct afw_flow_key {
 	u8 pad[2];
 };
 
-/* Kept to 128 bytes or less: max_flows of them live in every namespace. */
-struct afw_flow {
-	struct hlist_node node;
-	struct afw_flow_key key;
-	unsigned long expires;		/* jiffies; written locklessly */
-	u32 timeout;			/* idle jiffies */
-	u8 verdict;			/* AFW_VERDICT_* */
-	u8 closing;			/* saw a FIN or RST */
-	atomic64_t packets;
-	atomic64_t bytes;
-	struct rcu_head rcu;
+/* afw_flow.state bits; only ever set, never cleared, but LISTED and OWN_SYN. */
+enum {
+	AFW_FLOW_SEEN,			/* + side: a packet from it passed */
+	AFW_FLOW_TRACKED = 2,		/* + side: nxt[side] holds its sequence */
+	AFW_FLOW_ACKED = 4,		/* + side: ack[side] holds its last ack */
+	AFW_FLOW_FIN = 6,		/* + side: it sent a FIN that passed */
+	AFW_FLOW_CLOSING = 8,		/* FIN both ways, or an in-window RST */
+	AFW_FLOW_ASSURED,		/* SEEN both ways: never evicted */
+	AFW_FLOW_LIVE,			/* in the table; eviction may take it */
+	AFW_FLOW_LISTED,		/* on afw_flows.unassured, under lru_lock */
+	AFW_FLOW_STARTED,		/* its connection began before the flow */
+	AFW_FLOW_OWN_SYN,		/* + side: all it sent was the flow's SYN */
+	AFW_FLOW_SYMMETRIC = 15,	/* both sides are one: a host to itself */
 };
 
 /*
- * A flow that has seen fewer packets than this may be evicted to make room
- * for a new one; it never got going, so a flood of such flows cannot push
- * out the established ones.
+ * One installed flow, at most 128 bytes: max_flows of them may live in
+ * every namespace. Lookups read the first cache line; packets of the flow
+ * write only the second, so a busy flow does not slow lookups of the
+ * others that share its bucket.
  */
-#define AFW_FLOW_ESTABLISHED 4
+struct afw_flow {
+	struct rhash_head node;
+	struct afw_flow_key key;
+	u32 timeout;			/* idle jiffies */
+	u32 rule_id;			/* AFW_FLOW_ORIGIN_RULE: the rule */
+	u8 verdict;			/* AFW_VERDICT_* */
+	u8 origin;			/* AFW_FLOW_ORIGIN_* */
+	u8 initiator;			/* the side that started it */
+
+	unsigned long expires ____cacheline_aligned;	/* jiffies */
+	unsigned long state;		/* AFW_FLOW_* bits */
+	atomic64_t packets;
+	atomic64_t bytes;
+	u32 nxt[2];			/* TCP: highest seq + len each side sent */
+	/*
+	 * TCP: the last ack each side sent; while all a side sent is its
+	 * SYN (OWN_SYN), which carries no ack, that SYN's sequence number.
+	 */
+	u32 ack[2];
+	/* The list only while unassured and in the table, then the free. */
+	union {
+		struct list_head lru;
+		struct rcu_head rcu;
+	};
+};
 
 /*
- * What happened to flows since the last counter reset. Only control
- * requests and the collector change the table, all under afw_net.lock, so
- * plain counters under that lock suffice.
+ * What happened to flows since the last counter reset. Inserts come from
+ * control requests and, for accept rules, from packets; so these are
+ * atomic rather than under a lock.
  */
 struct afw_flow_events {
-	u64 inserted;		/* FLOW_NEW that took, replacements included */
-	u64 expired;		/* idle for their whole timeout */
-	u64 closed;		/* ran out their closing time after a FIN or RST */
-	u64 evicted;		/* pushed out by an insert into a full table */
-	u64 refused;		/* inserts refused: full of established flows */
+	atomic64_t inserted;	/* inserts that took, replacements included */
+	atomic64_t expired;	/* idle for their whole timeout */
+	atomic64_t closed;	/* ran out their closing time */
+	atomic64_t evicted;	/* pushed out by an insert into a full table */
+	atomic64_t refused;	/* inserts refused: full of assured flows */
+	atomic64_t restarted;	/* ended by a new connection on their 5-tuple */
+	atomic64_t by_rule;	/* inserted by accept rules */
+};
+
+/* The same, read out for STATS_GET. */
+struct afw_flow_counts {
+	u64 inserted, expired, closed, evicted, refused, restarted, by_rule;
 };
 
 struct afw_flows {
-	struct hlist_head __rcu *buckets;	/* allocated on first insert */
-	u32 hmask;
-	u32 count;
-	u32 seed;
-	u32 gc_next;				/* next bucket to sweep */
-	struct afw_flow_events events;		/* under afw_net.lock */
+	struct rhashtable ht;
+	atomic_t count;
+	atomic_t rule_flows;		/* of them, accept rules' */
+	/* Bumped by every insert and removal; flags dumps that race them. */
+	atomic_t gen;
+	struct afw_flow_events events;
+	/* Eviction candidates, oldest first. */
+	spinlock_t lru_lock;
+	struct list_head unassured;
+	/* The collector: a walk resumed from run to run. */
 	struct delayed_work gc;
+	struct rhashtable_iter gc_iter;
+	bool gc_walking;
+	bool ready;
+	/* Till then inserts are refused at once: eviction found nothing. */
+	unsigned long full_until;
 };
 
-void afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k);
-u32 afw_flow_hash(const struct afw_flow_key *k, u32 seed);
+/* What the flow cache reads of a packet beyond the classifier's tuple. */
+struct afw_pkt {
+	u32 seq;
+	u32 ack;
+	u32 len;			/* TCP payload bytes */
+	u8 tcp_flags;			/* TCPHDR_*; 0 unless TCP with ports */
+	u8 icmp_error;			/* @quoted is the flow an ICMP error quotes */
+	u8 nd;				/* ICMPv6 neighbour discovery or MLD */
+	int l4off;			/* where the L4 header starts */
+	struct afw_flow_key quoted;
+};
+
+/* A flow to insert; @first, for a rule's flow, is the packet that made it. */
+struct afw_flow_new {
+	struct afw_flow_key key;
+	u8 initiator;
+	u8 verdict;
+	u8 origin;
+	u32 rule_id;
+	u32 timeout_s;			/* 0: the protocol's default */
+	u32 flags;			/* AFW_FLOW_F_* */
+	const struct afw_tuple *first_t;
+	const struct afw_pkt *first;
+};
+
+/* Fills @k from @t; returns the side @t's source is on. */
+u8 afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k);
 
 /* Under rcu_read_lock(): the live flow of @k, or NULL. */
 struct afw_flow *afw_flow_lookup(struct afw_flows *fl, const struct afw_flow_key *k);
 
-/* Notes a packet of @f; @fin_rst shortens its life to the closing timeout. */
-void afw_flow_seen(struct afw_flow *f, unsigned int len, bool fin_rst);
+/*
+ * Notes a packet of @f from @side. Returns the AFW_VERDICT_* it gets, or
+ * -ENOENT when the packet starts a new connection on the flow's 5-tuple,
+ * which then goes on as if the flow were not there. @skb is read for a
+ * QUIC Initial on a UDP flow.
+ */
+int afw_flow_packet(struct afw_flows *fl, struct afw_flow *f, u8 side,
+		    const struct afw_tuple *t, const struct afw_pkt *p,
+		    const struct sk_buff *skb, unsigned int len);
 
-/* These need afw_net.lock. */
-int afw_flow_insert(struct afw_net *an, const struct afw_flow_key *k, u8 verdict,
-		    u32 timeout_s, struct netlink_ext_ack *extack);
+/* Any context: sleeps only with GFP_KERNEL. */
+int afw_flow_insert(struct afw_net *an, const struct afw_flow_new *req, gfp_t gfp,
+		    struct netlink_ext_ack *extack);
 int afw_flow_remove(struct afw_net *an, const struct afw_flow_key *k);
+/* Process context. */
 void afw_flows_flush(struct afw_net *an);
+/*
+ * Removes the flows of accept rules that @rule_keeps (given a rule id)
+ * no longer keeps: a rule's flows go with it.
+ */
+void afw_flows_prune_rules(struct afw_net *an, bool (*rule_keeps)(u32 rule_id, const void *ctx),
+			   const void *ctx);
+void afw_flows_read(struct afw_flows *fl, struct afw_flow_counts *c);
+void afw_flows_reset(struct afw_flows *fl);
 
-void afw_flows_init(struct afw_net *an);
+/* The flow dump: FLOW_GET's start, dumpit and done. */
+int afw_flows_dump_start(struct netlink_callback *cb);
+int afw_flows_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		   int (*put)(struct sk_buff *skb, struct netlink_callback *cb,
+			      const struct afw_flow *f));
+int afw_flows_dump_done(struct netlink_callback *cb);
+
+int afw_flows_init(struct afw_net *an);
 void afw_flows_exit(struct afw_net *an);
 
 int afw_flows_module_init(void);

@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The netfilter hooks: IPv4 and IPv6 on LOCAL_IN, LOCAL_OUT and FORWARD, in
- * every network namespace.
+ * every network namespace that has been configured.
+ *
+ * A packet's verdict, in order (docs/architecture.md):
+ * - afw's own resets pass;
+ * - its flow's verdict, if the flow is known; an ICMP error takes the
+ *   verdict of the flow it quotes;
+ * - the best matching rule; an accept rule that sees a flow start installs
+ *   it, so that the replies pass too;
+ * - ICMPv6 neighbour discovery and MLD pass at LOCAL_IN and LOCAL_OUT;
+ * - the namespace's unknown-flow policy.
  */
 
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
 #include <linux/reciprocal_div.h>
+#include <linux/siphash.h>
 #include <linux/skbuff.h>
 
 #include "hook.h"
@@ -17,8 +27,8 @@
 
 /*
  * Just after the filter tables: a packet the host's own iptables or nftables
- * ruleset drops never costs afw (or its analyzer) any work, and conntrack has
- * already seen the packet by then.
+ * ruleset drops never costs afw (or its analyzer) any work, and conntrack and
+ * the defragmenter have already seen the packet by then.
  */
 #define AFW_HOOK_PRIORITY (NF_IP_PRI_FILTER + 10)
 
@@ -40,68 +50,148 @@ static_assert((int)AFW_VERDICT_ACCEPT == (int)AFW_ACTION_ACCEPT &&
 	      (int)AFW_VERDICT_REJECT == (int)AFW_ACTION_REJECT &&
 	      (int)AFW_VERDICT_INSPECT == (int)AFW_ACTION_QUEUE);
 
-static unsigned int afw_queue(struct afw_net *an, const struct afw_tuple *t)
+static unsigned int afw_queue(struct afw_net *an, const struct afw_config *cfg,
+			      const struct afw_flow_key *k)
 {
-	u16 num = READ_ONCE(an->cfg.queue_num), count = READ_ONCE(an->cfg.queue_count);
-	struct afw_flow_key k;
+	u16 num = cfg->queue_num;
 	unsigned int verdict;
 
-	/* Both directions hash alike, so a flow stays on one queue. */
-	if (count > 1) {
-		afw_flow_key_from_tuple(t, &k);
-		num += reciprocal_scale(afw_flow_hash(&k, an->queue_seed), count);
-	}
+	/* Both directions share the key, so a flow stays on one queue. */
+	if (cfg->queue_count > 1)
+		num += reciprocal_scale(hsiphash(k, sizeof(*k), &an->queue_key),
+					cfg->queue_count);
 	verdict = NF_QUEUE_NR(num);
 	/* Fail-open: with nobody listening, the packet goes on as accepted. */
-	if (READ_ONCE(an->cfg.fail_open))
+	if (cfg->fail_open)
 		verdict |= NF_VERDICT_FLAG_QUEUE_BYPASS;
 	return verdict;
 }
 
-static unsigned int afw_act(struct afw_net *an, struct sk_buff *skb,
-			    const struct nf_hook_state *state, const struct afw_tuple *t,
-			    enum afw_stats_source src, u8 action)
+/* What one packet's verdict needs, gathered once. */
+struct afw_hook_ctx {
+	struct afw_net *an;
+	const struct afw_config *cfg;
+	struct sk_buff *skb;
+	const struct nf_hook_state *state;
+	struct afw_tuple t;
+	struct afw_pkt p;
+	struct afw_flow_key k;
+	u8 side;
+	bool keyed;
+};
+
+static const struct afw_flow_key *afw_hook_key(struct afw_hook_ctx *c)
 {
-	afw_stats_decided(an->stats, src, action);
+	if (!c->keyed) {
+		c->side = afw_flow_key_from_tuple(&c->t, &c->k);
+		c->keyed = true;
+	}
+	return &c->k;
+}
+
+static unsigned int afw_act(struct afw_hook_ctx *c, enum afw_stats_source src, u8 action)
+{
+	afw_stats_decided(c->an->stats, src, action);
 	switch (action) {
 	case AFW_ACTION_ACCEPT:
 		return NF_ACCEPT;
 	case AFW_ACTION_QUEUE:
-		return afw_queue(an, t);
+		return afw_queue(c->an, c->cfg, afw_hook_key(c));
 	case AFW_ACTION_REJECT:
-		/*
-		 * The reset that rejecting sends belongs to the rejected flow and
-		 * leaves through LOCAL_OUT: letting resets pass is what lets it
-		 * out. A reset ends the connection anyway.
-		 */
-		if (t->flags & AFW_TUPLE_RST)
-			return NF_ACCEPT;
-		afw_reject(skb, state, t);
+		/* The helpers answer neither a RST nor an ICMP error. */
+		afw_reject(c->skb, c->state, &c->t);
 		fallthrough;
 	default:
 		return NF_DROP;
 	}
 }
 
+/*
+ * The resets that rejecting sends (afw's, or another firewall's) carry no
+ * socket and leave through LOCAL_OUT: they pass, whatever the rules say,
+ * or a reject rule that matches them would act as a silent drop.
+ */
+static bool afw_hook_own_reset(const struct afw_hook_ctx *c)
+{
+	return (c->t.flags & AFW_TUPLE_RST) && c->state->hook == NF_INET_LOCAL_OUT &&
+	       !c->skb->sk;
+}
+
+/* -1 when no flow decides the packet. */
+static int afw_hook_flow(struct afw_hook_ctx *c)
+{
+	struct afw_flows *fl = &c->an->flows;
+	struct afw_flow *f;
+	int v;
+
+	f = afw_flow_lookup(fl, afw_hook_key(c));
+	if (f) {
+		v = afw_flow_packet(fl, f, c->side, &c->t, &c->p, c->skb, c->skb->len);
+		if (v >= 0)
+			return v;
+	}
+	/* Related: an error about a flow (PMTU above all) goes with it. */
+	afw_packet_icmp(c->skb, &c->t, &c->p);
+	if (!c->p.icmp_error)
+		return -1;
+	f = afw_flow_lookup(fl, &c->p.quoted);
+	if (!f)
+		return -1;
+	v = READ_ONCE(f->verdict);
+	return v == AFW_VERDICT_DROP || v == AFW_VERDICT_REJECT ? AFW_VERDICT_DROP :
+								  AFW_VERDICT_ACCEPT;
+}
+
+/*
+ * An accept rule passed a packet of a flow that has no entry: install one,
+ * so that its replies pass without a rule of their own, as "ct state
+ * established" would let them. Only where a reply might not pass
+ * otherwise, and never for a RST, which ends what it belongs to.
+ */
+static void afw_hook_rule_flow(struct afw_hook_ctx *c, const struct afw_ruleset *rs,
+			       const struct afw_rule *rule)
+{
+	struct afw_flow_new req = {
+		.verdict = AFW_VERDICT_ACCEPT,
+		.origin = AFW_FLOW_ORIGIN_RULE,
+		.rule_id = rule->id,
+		.first_t = &c->t,
+		.first = &c->p,
+	};
+
+	if (!(c->t.flags & AFW_TUPLE_PORTS) || (c->t.flags & AFW_TUPLE_RST) ||
+	    (!rs->stateful && c->cfg->unknown == AFW_UNKNOWN_ACCEPT))
+		return;
+	req.key = *afw_hook_key(c);
+	req.initiator = c->side;
+	/* Full or out of memory: the rule still passed this packet. */
+	afw_flow_insert(c->an, &req, GFP_ATOMIC | __GFP_NOWARN, NULL);
+}
+
 static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 			     const struct nf_hook_state *state)
 {
-	struct afw_net *an = afw_net(state->net);
+	struct afw_hook_ctx c = { .an = afw_net(state->net), .skb = skb, .state = state };
 	enum afw_direction dir = afw_hook_direction(state->hook);
-	struct afw_tuple t, need = { };
 	const struct afw_ruleset *rs;
-	struct afw_flow_key k;
+	struct afw_tuple need = { };
 	struct afw_rule *rule;
-	struct afw_flow *f;
 	bool flows, idle;
-	u8 unknown;
+	int v;
 
 	/* Netfilter runs hooks under rcu_read_lock(). */
-	rs = rcu_dereference(an->ruleset);
-	flows = READ_ONCE(an->flows.count);
-	unknown = READ_ONCE(an->cfg.unknown);
-	idle = !rs && !flows && unknown == AFW_UNKNOWN_ACCEPT;
-	afw_stats_count(an->stats,
+	c.cfg = rcu_dereference(c.an->cfg);
+	/*
+	 * Disabled ("afwctl disable"): the off switch keeps everything else
+	 * as it is, and counts nothing, as if afw were not there.
+	 */
+	if (unlikely(!c.cfg->enabled))
+		return NF_ACCEPT;
+
+	rs = rcu_dereference(c.an->ruleset);
+	flows = atomic_read(&c.an->flows.count);
+	idle = !rs && !flows && c.cfg->unknown == AFW_UNKNOWN_ACCEPT;
+	afw_stats_count(c.an->stats,
 			state->pf == NFPROTO_IPV6 ? AFW_STATS_IPV6 : AFW_STATS_IPV4,
 			dir, skb->len, idle);
 	if (idle)
@@ -110,40 +200,52 @@ static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 	if (rs)
 		need = rs->need;
 	/*
-	 * Flow keys and queue fan-out both need the ports; a ruleset with a
-	 * queue rule asks for them itself.
+	 * Flow keys, the queue fan-out and the flows accept rules install
+	 * all need the ports; a ruleset whose rules need them asks itself.
 	 */
-	if (flows || unknown == AFW_UNKNOWN_QUEUE)
+	if (flows || c.cfg->unknown != AFW_UNKNOWN_ACCEPT || (rs && rs->stateful))
 		need.flags |= AFW_TUPLE_PORTS;
-	if (afw_packet_tuple(skb, state, &need, &t)) {
-		afw_stats_malformed(an->stats);
+	if (afw_packet_tuple(skb, state, &need, &c.t, &c.p)) {
+		afw_stats_malformed(c.an->stats);
 		return NF_DROP;
 	}
-	t.dir = dir;
+	c.t.dir = dir;
 
+	if (afw_hook_own_reset(&c)) {
+		afw_stats_exempt(c.an->stats);
+		return NF_ACCEPT;
+	}
 	if (flows) {
-		afw_flow_key_from_tuple(&t, &k);
-		f = afw_flow_lookup(&an->flows, &k);
-		if (f) {
-			afw_flow_seen(f, skb->len, t.flags & AFW_TUPLE_FINRST);
-			return afw_act(an, skb, state, &t, AFW_STATS_FLOW,
-				       READ_ONCE(f->verdict));
-		}
+		v = afw_hook_flow(&c);
+		if (v >= 0)
+			return afw_act(&c, AFW_STATS_FLOW, v);
 	}
 	if (rs) {
-		rule = afw_classify(rs, &t);
+		rule = afw_classify(rs, &c.t);
 		if (rule) {
 			afw_rule_count(rule, skb->len);
-			return afw_act(an, skb, state, &t, AFW_STATS_RULE, rule->action);
+			if (rule->action == AFW_ACTION_ACCEPT)
+				afw_hook_rule_flow(&c, rs, rule);
+			return afw_act(&c, AFW_STATS_RULE, rule->action);
 		}
 	}
-	switch (unknown) {
+	/* Without neighbour discovery, IPv6 dies on the link itself. */
+	if (dir != AFW_DIR_FORWARD && c.t.family == AFW_FAMILY_IPV6 &&
+	    c.t.proto == IPPROTO_ICMPV6) {
+		if (!flows)
+			afw_packet_icmp(skb, &c.t, &c.p);
+		if (c.p.nd) {
+			afw_stats_exempt(c.an->stats);
+			return NF_ACCEPT;
+		}
+	}
+	switch (c.cfg->unknown) {
 	case AFW_UNKNOWN_QUEUE:
-		return afw_act(an, skb, state, &t, AFW_STATS_UNKNOWN, AFW_ACTION_QUEUE);
+		return afw_act(&c, AFW_STATS_UNKNOWN, AFW_ACTION_QUEUE);
 	case AFW_UNKNOWN_DROP:
-		return afw_act(an, skb, state, &t, AFW_STATS_UNKNOWN, AFW_ACTION_DROP);
+		return afw_act(&c, AFW_STATS_UNKNOWN, AFW_ACTION_DROP);
 	default:
-		return afw_act(an, skb, state, &t, AFW_STATS_UNKNOWN, AFW_ACTION_ACCEPT);
+		return afw_act(&c, AFW_STATS_UNKNOWN, AFW_ACTION_ACCEPT);
 	}
 }
 

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per network namespace state: created with the namespace (or at module load
- * for the ones that exist), torn down with it.
+ * for the ones that exist), torn down with it. The hooks come later, when
+ * the namespace is first configured.
  */
 
 #include <linux/module.h>
+#include <linux/netlink.h>
 #include <linux/random.h>
+#include <net/netfilter/ipv4/nf_defrag_ipv4.h>
+#include <net/netfilter/ipv6/nf_defrag_ipv6.h>
 #include <uapi/linux/afw.h>
 
 #include "hook.h"
@@ -14,35 +18,117 @@
 
 unsigned int afw_net_id __read_mostly;
 
-unsigned int afw_default_max_flows __read_mostly = 65536;
-module_param_named(max_flows, afw_default_max_flows, uint, 0644);
-MODULE_PARM_DESC(max_flows, "Flow table bound of new namespaces (afwctl config changes one)");
+/* The range AFW_CFG_A_MAX_FLOWS takes. */
+static int afw_param_max_flows_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, AFW_MAX_FLOWS_LIMIT);
+}
 
-static int __net_init afw_net_init(struct net *net)
+static const struct kernel_param_ops afw_param_max_flows_ops = {
+	.set = afw_param_max_flows_set,
+	.get = param_get_uint,
+};
+
+unsigned int afw_default_max_flows __read_mostly = 65536;
+module_param_cb(max_flows, &afw_param_max_flows_ops, &afw_default_max_flows, 0644);
+MODULE_PARM_DESC(max_flows, "Flow table bound of new namespaces, 1-16777216 (afwctl config changes one)");
+
+void afw_config_publish(struct afw_net *an, struct afw_config *cfg)
+{
+	struct afw_config *old = afw_config_locked(an);
+
+	rcu_assign_pointer(an->cfg, cfg);
+	kfree_rcu(old, rcu);
+}
+
+int afw_net_activate(struct net *net, struct netlink_ext_ack *extack)
 {
 	struct afw_net *an = afw_net(net);
 	int ret;
 
-	mutex_init(&an->lock);
-	an->cfg.unknown = AFW_UNKNOWN_ACCEPT;
-	an->cfg.queue_count = 1;
-	an->cfg.max_flows = READ_ONCE(afw_default_max_flows);
-	an->cfg.flow_timeout = 300;
-	an->queue_seed = get_random_u32();
-	afw_flows_init(an);
-	an->stats = afw_stats_alloc();
-	if (!an->stats)
-		return -ENOMEM;
-
-	/* Hooks go last: once registered, packets may use everything above. */
+	lockdep_assert_held(&an->lock);
+	if (an->active)
+		return 0;
+	/*
+	 * Like conntrack: afw sees a datagram whole, so a later fragment
+	 * gets the verdict of the flow its first fragment belongs to.
+	 */
+	ret = nf_defrag_ipv4_enable(net);
+	if (ret)
+		goto err_defrag4;
+	ret = nf_defrag_ipv6_enable(net);
+	if (ret)
+		goto err_defrag6;
+	/* Hooks go last: once registered, packets may use everything. */
 	ret = afw_hooks_register(net);
 	if (ret)
-		goto err_free_stats;
+		goto err_hooks;
+	WRITE_ONCE(an->active, true);
 	return 0;
 
-err_free_stats:
-	afw_stats_free(an->stats);
+err_hooks:
+	nf_defrag_ipv6_disable(net);
+err_defrag6:
+	nf_defrag_ipv4_disable(net);
+err_defrag4:
+	NL_SET_ERR_MSG_MOD(extack, "cannot register the netfilter hooks in this namespace");
 	return ret;
+}
+
+static int __net_init afw_net_init(struct net *net)
+{
+	struct afw_net *an = afw_net(net);
+	struct afw_config *cfg;
+	int ret;
+
+	mutex_init(&an->lock);
+	get_random_bytes(&an->queue_key, sizeof(an->queue_key));
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL_ACCOUNT);
+	if (!cfg)
+		return -ENOMEM;
+	cfg->unknown = AFW_UNKNOWN_ACCEPT;
+	cfg->queue_count = 1;
+	cfg->max_flows = READ_ONCE(afw_default_max_flows);
+	cfg->flow_timeout = AFW_FLOW_TIMEOUT_DEFAULT;
+	cfg->tcp_timeout = AFW_TCP_TIMEOUT_DEFAULT;
+	cfg->udp_timeout = AFW_UDP_TIMEOUT_DEFAULT;
+	cfg->enabled = 1;
+	RCU_INIT_POINTER(an->cfg, cfg);
+
+	an->stats = afw_stats_alloc();
+	if (!an->stats) {
+		ret = -ENOMEM;
+		goto err_stats;
+	}
+	ret = afw_flows_init(an);
+	if (ret)
+		goto err_flows;
+	return 0;
+
+err_flows:
+	afw_stats_free(an->stats);
+err_stats:
+	kfree(cfg);
+	return ret;
+}
+
+/*
+ * The hooks go before anything they use: the pernet core waits for a grace
+ * period between every pre_exit and the first exit, so no packet is still
+ * inside a hook when afw_net_exit() frees its state. Unregistering alone
+ * does not wait; it only frees the old hook array after a grace period.
+ * No request can run now (their sockets hold the namespace), so @active
+ * needs no lock.
+ */
+static void __net_exit afw_net_pre_exit(struct net *net)
+{
+	struct afw_net *an = afw_net(net);
+
+	if (!an->active)
+		return;
+	afw_hooks_unregister(net);
+	nf_defrag_ipv6_disable(net);
+	nf_defrag_ipv4_disable(net);
 }
 
 static void __net_exit afw_net_exit(struct net *net)
@@ -50,20 +136,19 @@ static void __net_exit afw_net_exit(struct net *net)
 	struct afw_net *an = afw_net(net);
 	struct afw_ruleset *rs;
 
-	/* Unregistering waits for packets in flight: nothing reads below. */
-	afw_hooks_unregister(net);
 	afw_flows_exit(an);
-	/* Nor can control requests arrive: their sockets hold the netns. */
 	rs = rcu_dereference_protected(an->ruleset, true);
 	if (rs)
 		afw_ruleset_free(rs);
 	afw_stage_free(an->stage);
 	afw_stats_free(an->stats);
+	kfree(rcu_dereference_protected(an->cfg, true));
 	mutex_destroy(&an->lock);
 }
 
 static struct pernet_operations afw_net_ops = {
 	.init = afw_net_init,
+	.pre_exit = afw_net_pre_exit,
 	.exit = afw_net_exit,
 	.id = &afw_net_id,
 	.size = sizeof(struct afw_net),

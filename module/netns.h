@@ -3,6 +3,7 @@
 #define _AFW_NETNS_H
 
 #include <linux/mutex.h>
+#include <linux/siphash.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
@@ -11,16 +12,21 @@
 #include "stats.h"
 
 /*
- * Settings of one namespace. Written under afw_net.lock, field by field
- * with WRITE_ONCE; the packet path reads each with READ_ONCE.
+ * Settings of one namespace. Never changed in place: a change publishes a
+ * new copy, so a packet reads one consistent set (the queue number and
+ * count of one setting, never one of each).
  */
 struct afw_config {
 	u8 unknown;		/* AFW_UNKNOWN_* */
 	u8 fail_open;
+	u8 enabled;		/* 0: the hooks pass everything at once */
 	u16 queue_num;
 	u16 queue_count;
 	u32 max_flows;
-	u32 flow_timeout;	/* seconds */
+	u32 flow_timeout;	/* seconds, protocols but TCP and UDP */
+	u32 tcp_timeout;
+	u32 udp_timeout;
+	struct rcu_head rcu;
 };
 
 /* Everything afw keeps for one network namespace. */
@@ -45,15 +51,30 @@ struct afw_net {
 	/* The ruleset replace transaction in progress, under @lock. */
 	struct afw_stage *stage;
 
-	struct afw_config cfg;
+	/* Replaced whole under @lock, never NULL. */
+	struct afw_config __rcu *cfg;
 	struct afw_flows flows;
 
 	/*
-	 * Seeds the queue fan-out hash: a sender who knew it could choose
+	 * The hooks (and IP defragmentation) are registered the first time
+	 * the namespace is configured, under @lock: a namespace that never
+	 * uses afw never pays for it. Read without the lock by status.
+	 */
+	bool active;
+
+	/*
+	 * Keys the queue fan-out hash: a sender who knew it could choose
 	 * ports that all land on one queue. Set once at creation.
 	 */
-	u32 queue_seed;
+	hsiphash_key_t queue_key;
 };
+
+/* Defaults of new namespaces, and the bounds requests may set. */
+#define AFW_FLOW_TIMEOUT_DEFAULT	300
+#define AFW_TCP_TIMEOUT_DEFAULT		86400
+#define AFW_UDP_TIMEOUT_DEFAULT		120
+#define AFW_TIMEOUT_LIMIT		86400
+#define AFW_MAX_FLOWS_LIMIT		BIT(24)
 
 extern unsigned int afw_default_max_flows;
 
@@ -63,6 +84,21 @@ static inline struct afw_net *afw_net(const struct net *net)
 {
 	return net_generic(net, afw_net_id);
 }
+
+/* For writers holding afw_net.lock. */
+static inline struct afw_config *afw_config_locked(struct afw_net *an)
+{
+	return rcu_dereference_protected(an->cfg, lockdep_is_held(&an->lock));
+}
+
+/* Publishes @cfg in place of the current settings; needs afw_net.lock. */
+void afw_config_publish(struct afw_net *an, struct afw_config *cfg);
+
+/*
+ * Registers the namespace's hooks if they are not yet; needs afw_net.lock.
+ * Every request that configures anything calls it first.
+ */
+int afw_net_activate(struct net *net, struct netlink_ext_ack *extack);
 
 int afw_netns_init(void);
 void afw_netns_exit(void);

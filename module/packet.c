@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Packet parsing for the classifier. Every header is read with
- * skb_header_pointer(), so a short or non-linear packet is never read past
- * its end.
+ * Packet parsing for the classifier and the flow cache. Every header is
+ * read with skb_header_pointer(), so a short or non-linear packet is never
+ * read past its end.
  *
  * Treatments (see docs/architecture.md):
- * - A non-first fragment has no L4 header: it gets no ports, and so matches
- *   only rules that set no port range. Its protocol is the datagram's.
+ * - Once a namespace is configured, afw sees datagrams reassembled (as
+ *   conntrack does). A later fragment that still arrives on its own (a
+ *   reassembly the defragmenter gave up on) has no L4 header: it gets no
+ *   ports, and so matches only rules that set no port range.
  * - When the ports are needed, a first fragment or packet too short to hold
- *   them (and for TCP, the flags) is malformed.
+ *   them (and for TCP, its sequence numbers and flags) is malformed.
  * - ICMP and ICMPv6 errors are classified by their own header (protocol
- *   icmp/ipv6-icmp), not by the flow they quote.
+ *   icmp/ipv6-icmp); the flow they quote decides them first (hook.c).
  */
 
 #include <linux/icmp.h>
+#include <linux/icmpv6.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/netfilter.h>
@@ -24,6 +27,7 @@
 #include <net/tcp.h>
 #include <uapi/linux/afw.h>
 
+#include "flows.h"
 #include "packet.h"
 
 static void afw_packet_owner(struct sk_buff *skb, const struct nf_hook_state *state,
@@ -45,73 +49,96 @@ static void afw_packet_owner(struct sk_buff *skb, const struct nf_hook_state *st
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state,
-		     const struct afw_tuple *need, struct afw_tuple *t)
+static int afw_packet_l3_ipv6(const struct sk_buff *skb, unsigned int nhoff,
+			      struct afw_tuple *t, bool *first_frag)
 {
-	unsigned int nhoff = skb_network_offset(skb);
-	bool first_frag = true;
-	u8 _l4[14];
+	const struct ipv6hdr *ip6h;
+	struct ipv6hdr _ip6h;
+	unsigned short frag_off;
+	unsigned int off = nhoff;
+	int proto;
+
+	ip6h = skb_header_pointer(skb, nhoff, sizeof(_ip6h), &_ip6h);
+	if (!ip6h || ip6h->version != 6)
+		return -EINVAL;
+	t->family = AFW_FAMILY_IPV6;
+	memcpy(t->saddr, &ip6h->saddr, sizeof(t->saddr));
+	memcpy(t->daddr, &ip6h->daddr, sizeof(t->daddr));
+	/*
+	 * The last header, as Linux itself walks to it: "no next header"
+	 * (59) is a protocol like any other, and a later fragment names the
+	 * datagram's protocol in its own header, as IPv4's protocol field
+	 * does.
+	 */
+	proto = ipv6_find_hdr(skb, &off, -1, &frag_off, NULL);
+	if (proto < 0)
+		return -EINVAL;
+	t->proto = proto;
+	*first_frag = !frag_off;
+	return off;
+}
+
+/* The L3 header at @nhoff; the L4 offset, or -EINVAL. */
+static int afw_packet_l3(const struct sk_buff *skb, unsigned int nhoff, u8 family,
+			 struct afw_tuple *t, bool *first_frag)
+{
+	const struct iphdr *iph;
+	struct iphdr _iph;
+
+	if (family == AFW_FAMILY_IPV6)
+		return afw_packet_l3_ipv6(skb, nhoff, t, first_frag);
+	iph = skb_header_pointer(skb, nhoff, sizeof(_iph), &_iph);
+	if (!iph || iph->version != 4 || iph->ihl < 5)
+		return -EINVAL;
+	t->family = AFW_FAMILY_IPV4;
+	t->saddr[0] = iph->saddr;
+	t->daddr[0] = iph->daddr;
+	t->proto = iph->protocol;
+	*first_frag = !(iph->frag_off & htons(IP_OFFSET));
+	return nhoff + iph->ihl * 4;
+}
+
+int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state,
+		     const struct afw_tuple *need, struct afw_tuple *t, struct afw_pkt *p)
+{
+	bool first_frag;
+	u8 _l4[20];
 	const u8 *l4;
 	int thoff;
 
 	memset(t, 0, sizeof(*t));
-	if (state->pf == NFPROTO_IPV4) {
-		const struct iphdr *iph;
-		struct iphdr _iph;
-
-		iph = skb_header_pointer(skb, nhoff, sizeof(_iph), &_iph);
-		if (!iph || iph->version != 4 || iph->ihl < 5)
-			return -EINVAL;
-		t->family = AFW_FAMILY_IPV4;
-		t->saddr[0] = iph->saddr;
-		t->daddr[0] = iph->daddr;
-		t->proto = iph->protocol;
-		thoff = nhoff + iph->ihl * 4;
-		first_frag = !(iph->frag_off & htons(IP_OFFSET));
-	} else {
-		const struct ipv6hdr *ip6h;
-		struct ipv6hdr _ip6h;
-		__be16 frag_off = 0;
-		u8 nexthdr, _nh;
-		const u8 *nh;
-
-		ip6h = skb_header_pointer(skb, nhoff, sizeof(_ip6h), &_ip6h);
-		if (!ip6h || ip6h->version != 6)
-			return -EINVAL;
-		t->family = AFW_FAMILY_IPV6;
-		memcpy(t->saddr, &ip6h->saddr, sizeof(t->saddr));
-		memcpy(t->daddr, &ip6h->daddr, sizeof(t->daddr));
-		nexthdr = ip6h->nexthdr;
-		thoff = ipv6_skip_exthdr(skb, nhoff + sizeof(_ip6h), &nexthdr, &frag_off);
-		if (thoff < 0)
-			return -EINVAL;
-		first_frag = !(frag_off & htons(~0x7));
-		if (!first_frag) {
-			/*
-			 * The walk stops at a later fragment's own header. Its
-			 * next header names the protocol, as IPv4's protocol
-			 * field does, so "proto udp" sees both families alike.
-			 */
-			nh = skb_header_pointer(skb, thoff, sizeof(_nh), &_nh);
-			if (!nh)
-				return -EINVAL;
-			nexthdr = *nh;
-		}
-		t->proto = nexthdr;
-	}
+	p->tcp_flags = 0;
+	p->icmp_error = 0;
+	p->nd = 0;
+	thoff = afw_packet_l3(skb, skb_network_offset(skb),
+			      state->pf == NFPROTO_IPV6 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4,
+			      t, &first_frag);
+	if (thoff < 0)
+		return thoff;
+	p->l4off = thoff;
 
 	if ((need->flags & AFW_TUPLE_PORTS) && first_frag && afw_proto_has_ports(t->proto)) {
-		/* Ports lead every such header; TCP's flags sit at byte 13. */
-		l4 = skb_header_pointer(skb, thoff, t->proto == IPPROTO_TCP ? 14 : 4, _l4);
+		/* Ports lead every such header; TCP's numbers and flags follow. */
+		l4 = skb_header_pointer(skb, thoff, t->proto == IPPROTO_TCP ? 20 : 4, _l4);
 		if (!l4)
 			return -EINVAL;
-		t->sport = l4[0] << 8 | l4[1];
-		t->dport = l4[2] << 8 | l4[3];
+		t->sport = get_unaligned_be16(l4);
+		t->dport = get_unaligned_be16(l4 + 2);
 		t->flags |= AFW_TUPLE_PORTS;
-		if (t->proto == IPPROTO_TCP && (l4[13] & (TCPHDR_FIN | TCPHDR_RST)))
-			t->flags |= AFW_TUPLE_FINRST;
-		if (t->proto == IPPROTO_TCP && (l4[13] & TCPHDR_RST))
-			t->flags |= AFW_TUPLE_RST;
+		if (t->proto == IPPROTO_TCP) {
+			unsigned int hlen = (l4[12] >> 4) * 4;
+
+			if (hlen < sizeof(struct tcphdr) || skb->len < thoff + hlen)
+				return -EINVAL;
+			p->seq = get_unaligned_be32(l4 + 4);
+			p->ack = get_unaligned_be32(l4 + 8);
+			p->tcp_flags = l4[13];
+			p->len = skb->len - thoff - hlen;
+			if (p->tcp_flags & (TCPHDR_FIN | TCPHDR_RST))
+				t->flags |= AFW_TUPLE_FINRST;
+			if (p->tcp_flags & TCPHDR_RST)
+				t->flags |= AFW_TUPLE_RST;
+		}
 	}
 	if (need->iif[0] && state->in)
 		strscpy_pad(t->iif, state->in->name, IFNAMSIZ);
@@ -120,4 +147,72 @@ int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state,
 	if ((need->flags & AFW_TUPLE_OWNER) && state->hook == NF_INET_LOCAL_OUT)
 		afw_packet_owner(skb, state, t);
 	return 0;
+}
+
+static bool afw_icmp_is_error(u8 family, u8 type)
+{
+	if (family == AFW_FAMILY_IPV4)
+		return type == ICMP_DEST_UNREACH || type == ICMP_SOURCE_QUENCH ||
+		       type == ICMP_REDIRECT || type == ICMP_TIME_EXCEEDED ||
+		       type == ICMP_PARAMETERPROB;
+	/* ICMPv6 errors are the types below 128 (RFC 4443 2.1). */
+	return type < 128;
+}
+
+/* Router and neighbour solicitations and adverts, redirects, and MLD. */
+static bool afw_icmp_is_nd(u8 type)
+{
+	switch (type) {
+	case ICMPV6_MGM_QUERY:
+	case ICMPV6_MGM_REPORT:
+	case ICMPV6_MGM_REDUCTION:
+	case NDISC_ROUTER_SOLICITATION:
+	case NDISC_ROUTER_ADVERTISEMENT:
+	case NDISC_NEIGHBOUR_SOLICITATION:
+	case NDISC_NEIGHBOUR_ADVERTISEMENT:
+	case NDISC_REDIRECT:
+	case ICMPV6_MLD2_REPORT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void afw_packet_icmp(const struct sk_buff *skb, const struct afw_tuple *t, struct afw_pkt *p)
+{
+	struct afw_tuple inner = { };
+	bool first_frag;
+	u8 _type, _ports[4];
+	const u8 *type, *ports;
+	int off;
+
+	if (!(t->proto == IPPROTO_ICMP && t->family == AFW_FAMILY_IPV4) &&
+	    !(t->proto == IPPROTO_ICMPV6 && t->family == AFW_FAMILY_IPV6))
+		return;
+	type = skb_header_pointer(skb, p->l4off, sizeof(_type), &_type);
+	if (!type)
+		return;
+	if (t->family == AFW_FAMILY_IPV6 && afw_icmp_is_nd(*type)) {
+		p->nd = 1;
+		return;
+	}
+	if (!afw_icmp_is_error(t->family, *type))
+		return;
+	/*
+	 * One level, as nf_conntrack_proto_icmp reads it: the quoted header
+	 * follows the 8 bytes of the error's own, and an error is never
+	 * about another error.
+	 */
+	off = afw_packet_l3(skb, p->l4off + 8, t->family, &inner, &first_frag);
+	if (off < 0 || inner.proto == IPPROTO_ICMP || inner.proto == IPPROTO_ICMPV6 || !first_frag)
+		return;
+	if (afw_proto_has_ports(inner.proto)) {
+		ports = skb_header_pointer(skb, off, sizeof(_ports), _ports);
+		if (!ports)
+			return;
+		inner.sport = get_unaligned_be16(ports);
+		inner.dport = get_unaligned_be16(ports + 2);
+	}
+	afw_flow_key_from_tuple(&inner, &p->quoted);
+	p->icmp_error = 1;
 }

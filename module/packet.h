@@ -6,12 +6,22 @@
 
 struct sk_buff;
 struct nf_hook_state;
+struct afw_pkt;
 
 /*
- * Fills @t from the packet, reading only the fields @need asks for. Returns
- * 0, or -EINVAL for a packet whose headers are truncated or malformed.
+ * Fills @t from the packet, reading only the fields @need asks for, and
+ * @p with what the flow cache reads besides. Returns 0, or -EINVAL for a
+ * packet whose headers are truncated or malformed.
  */
 int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state,
-		     const struct afw_tuple *need, struct afw_tuple *t);
+		     const struct afw_tuple *need, struct afw_tuple *t, struct afw_pkt *p);
+
+/*
+ * For an ICMP or ICMPv6 packet: fills @p->quoted with the flow an error
+ * quotes (and sets @p->icmp_error), or sets @p->nd for neighbour discovery
+ * and MLD. Anything else, or an error too short to quote ports, sets
+ * neither.
+ */
+void afw_packet_icmp(const struct sk_buff *skb, const struct afw_tuple *t, struct afw_pkt *p);
 
 #endif /* _AFW_PACKET_H */

@@ -7,6 +7,9 @@
 
 #include "rule.h"
 
+/* A rule keeps its slot in a block in a u16. */
+static_assert(AFW_COUNTERS_PER_BLOCK <= 1UL << (8 * sizeof(((struct afw_rule *)0)->slot)));
+
 /* Rules without interface or owner matches, by address size. */
 static struct kmem_cache *afw_rule4_cache __read_mostly;
 static struct kmem_cache *afw_rule6_cache __read_mostly;
@@ -16,38 +19,40 @@ static unsigned int afw_rule_words(u8 family)
 	return family == AFW_FAMILY_IPV6 ? 4 : 1;
 }
 
-static size_t afw_rule_size(unsigned int words, u8 fields)
+static size_t afw_rule_size(unsigned int words, u8 fields, u8 comment_len)
 {
 	size_t size = struct_size_t(struct afw_rule, addr, 2 * words);
 
-	return fields & AFW_RULE_F_EXT ? size + sizeof(struct afw_rule_ext) : size;
+	if (fields & AFW_RULE_F_EXT)
+		size += sizeof(struct afw_rule_ext);
+	return comment_len ? size + comment_len + 1 : size;
 }
 
-static struct kmem_cache *afw_rule_cache(unsigned int words, u8 fields)
+/* The common rule's cache; NULL for a rule with rare fields or a comment. */
+static struct kmem_cache *afw_rule_cache(unsigned int words, u8 fields, u8 comment_len)
 {
-	if (fields & AFW_RULE_F_EXT)
+	if ((fields & AFW_RULE_F_EXT) || comment_len)
 		return NULL;
 	return words == 4 ? afw_rule6_cache : afw_rule4_cache;
 }
 
 struct afw_rule *afw_rule_create(const struct afw_rule_spec *spec)
 {
-	unsigned int words = afw_rule_words(spec->family), cpu;
-	struct kmem_cache *cache = afw_rule_cache(words, spec->fields);
+	unsigned int words = afw_rule_words(spec->family);
+	struct kmem_cache *cache = afw_rule_cache(words, spec->fields, spec->comment_len);
 	struct afw_rule_ext *ext;
 	struct afw_rule *r;
 
 	if (cache)
 		r = kmem_cache_alloc(cache, GFP_KERNEL_ACCOUNT);
 	else
-		r = kmalloc(afw_rule_size(words, spec->fields), GFP_KERNEL_ACCOUNT);
+		r = kmalloc(afw_rule_size(words, spec->fields, spec->comment_len),
+			    GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return NULL;
-	r->stats = alloc_percpu_gfp(struct afw_rule_pcpu, GFP_KERNEL_ACCOUNT);
-	if (!r->stats)
+	r->counters = afw_counters_new(&r->slot);
+	if (!r->counters)
 		goto err;
-	for_each_possible_cpu(cpu)
-		u64_stats_init(&per_cpu_ptr(r->stats, cpu)->syncp);
 	refcount_set(&r->ref, 1);
 	r->id = spec->id;
 	r->prio = spec->prio;
@@ -72,6 +77,14 @@ struct afw_rule *afw_rule_create(const struct afw_rule_spec *spec)
 		ext->gid = spec->gid;
 		memcpy(ext->iif, spec->iif, IFNAMSIZ);
 		memcpy(ext->oif, spec->oif, IFNAMSIZ);
+	}
+	r->comment_len = spec->comment_len;
+	r->pad = 0;
+	if (r->comment_len) {
+		char *comment = (char *)afw_rule_comment(r);
+
+		memcpy(comment, spec->comment, r->comment_len);
+		comment[r->comment_len] = '\0';
 	}
 	return r;
 
@@ -110,6 +123,8 @@ void afw_rule_to_spec(const struct afw_rule *r, struct afw_rule_spec *spec)
 		memcpy(spec->iif, ext->iif, IFNAMSIZ);
 		memcpy(spec->oif, ext->oif, IFNAMSIZ);
 	}
+	spec->comment_len = r->comment_len;
+	spec->comment = r->comment_len ? afw_rule_comment(r) : NULL;
 }
 
 /*
@@ -123,8 +138,8 @@ void afw_rule_put(struct afw_rule *r)
 
 	if (!refcount_dec_and_test(&r->ref))
 		return;
-	free_percpu(r->stats);
-	cache = afw_rule_cache(r->words, r->fields);
+	afw_counters_put(r->counters, r->slot);
+	cache = afw_rule_cache(r->words, r->fields, r->comment_len);
 	if (cache)
 		kmem_cache_free(cache, r);
 	else
@@ -141,7 +156,7 @@ void afw_rule_read_stats(const struct afw_rule *rule, u64 *packets, u64 *bytes)
 	*packets = 0;
 	*bytes = 0;
 	for_each_possible_cpu(cpu) {
-		s = per_cpu_ptr(rule->stats, cpu);
+		s = afw_counters_on(rule->counters, rule->slot, cpu);
 		do {
 			start = u64_stats_fetch_begin(&s->syncp);
 			p = u64_stats_read(&s->packets);
@@ -152,13 +167,21 @@ void afw_rule_read_stats(const struct afw_rule *rule, u64 *packets, u64 *bytes)
 	}
 }
 
+void afw_rule_take_counters(struct afw_rule *rule, const struct afw_rule *old)
+{
+	afw_counters_share(old->counters, old->slot);
+	afw_counters_put(rule->counters, rule->slot);
+	rule->counters = old->counters;
+	rule->slot = old->slot;
+}
+
 int afw_rule_init(void)
 {
-	afw_rule4_cache = kmem_cache_create("afw_rule4", afw_rule_size(1, 0), 0,
+	afw_rule4_cache = kmem_cache_create("afw_rule4", afw_rule_size(1, 0, 0), 0,
 					    SLAB_ACCOUNT, NULL);
 	if (!afw_rule4_cache)
 		return -ENOMEM;
-	afw_rule6_cache = kmem_cache_create("afw_rule6", afw_rule_size(4, 0), 0,
+	afw_rule6_cache = kmem_cache_create("afw_rule6", afw_rule_size(4, 0, 0), 0,
 					    SLAB_ACCOUNT, NULL);
 	if (!afw_rule6_cache) {
 		kmem_cache_destroy(afw_rule4_cache);
@@ -170,6 +193,7 @@ int afw_rule_init(void)
 /* After rcu_barrier(): every snapshot, and so every rule, is gone. */
 void afw_rule_exit(void)
 {
+	afw_counters_exit();
 	kmem_cache_destroy(afw_rule6_cache);
 	kmem_cache_destroy(afw_rule4_cache);
 }

@@ -8,17 +8,13 @@
 #include <linux/u64_stats_sync.h>
 #include <uapi/linux/afw.h>
 
+#include "counters.h"
+
 /* The lowest (priority, id) first: the order rules are evaluated in. */
 static inline u64 afw_rule_order(u32 prio, u32 id)
 {
 	return (u64)prio << 32 | id;
 }
-
-struct afw_rule_pcpu {
-	struct u64_stats_sync syncp;
-	u64_stats_t packets;
-	u64_stats_t bytes;
-};
 
 /* Which optional fields a rule sets. */
 #define AFW_RULE_F_SRC		0x01
@@ -53,6 +49,9 @@ struct afw_rule_spec {
 	__be32 dst[4];
 	char iif[IFNAMSIZ];
 	char oif[IFNAMSIZ];
+	/* Into the request's attribute, or the rule's own copy; 0 long: none. */
+	const char *comment;
+	u8 comment_len;
 };
 
 /* Interface and owner matches, which few rules use, kept after the addresses. */
@@ -71,8 +70,11 @@ struct afw_rule_ext {
  * set.
  */
 struct afw_rule {
-	struct afw_rule_pcpu __percpu *stats;
+	struct afw_counter_block *counters;
 	refcount_t ref;
+	u16 slot;		/* its counters' in @counters */
+	u8 comment_len;		/* 0: none; else it follows, NUL-terminated */
+	u8 pad;
 	u32 id;
 	u32 prio;
 	u8 family;
@@ -85,7 +87,7 @@ struct afw_rule {
 	u8 words;		/* of each address: 1 (IPv4 or none) or 4 */
 	u16 sport_lo, sport_hi;
 	u16 dport_lo, dport_hi;
-	__be32 addr[];		/* src[words], dst[words], then afw_rule_ext */
+	__be32 addr[];		/* src[words], dst[words], afw_rule_ext, comment */
 };
 
 static inline const __be32 *afw_rule_src(const struct afw_rule *r)
@@ -102,6 +104,14 @@ static inline const __be32 *afw_rule_dst(const struct afw_rule *r)
 static inline const struct afw_rule_ext *afw_rule_ext(const struct afw_rule *r)
 {
 	return (const struct afw_rule_ext *)(r->addr + 2 * r->words);
+}
+
+/* The comment, after the addresses and the rare fields, when comment_len. */
+static inline const char *afw_rule_comment(const struct afw_rule *r)
+{
+	const char *p = (const char *)(r->addr + 2 * r->words);
+
+	return r->fields & AFW_RULE_F_EXT ? p + sizeof(struct afw_rule_ext) : p;
 }
 
 /* A new rule with one reference, or NULL. Sleeps. */
@@ -125,15 +135,22 @@ static inline void afw_rule_count(struct afw_rule *rule, unsigned int len)
 	struct afw_rule_pcpu *s;
 	unsigned long flags;
 
-	s = get_cpu_ptr(rule->stats);
+	/* LOCAL_OUT runs preemptible: keep the CPU whose counters these are. */
+	s = afw_counters_on(rule->counters, rule->slot, get_cpu());
 	flags = u64_stats_update_begin_irqsave(&s->syncp);
 	u64_stats_inc(&s->packets);
 	u64_stats_add(&s->bytes, len);
 	u64_stats_update_end_irqrestore(&s->syncp, flags);
-	put_cpu_ptr(rule->stats);
+	put_cpu();
 }
 
 void afw_rule_read_stats(const struct afw_rule *rule, u64 *packets, u64 *bytes);
+
+/*
+ * @rule, not yet published, counts on from where @old's counters are: a
+ * replace keeps the counts of the rules it keeps by id. Sleeps.
+ */
+void afw_rule_take_counters(struct afw_rule *rule, const struct afw_rule *old);
 
 int afw_rule_init(void);
 void afw_rule_exit(void);

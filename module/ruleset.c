@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Changing a namespace's ruleset: every change builds a complete new
- * snapshot off to the side and publishes it with one RCU pointer swap.
+ * Changing a namespace's ruleset: every change builds a new snapshot off to
+ * the side and publishes it with one RCU pointer swap. A single rule added
+ * or removed builds again only the tables it has entries in; a replace
+ * builds all.
  */
 
+#include <linux/bsearch.h>
 #include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/netlink.h>
@@ -14,18 +17,42 @@
 #include "netns.h"
 #include "ruleset.h"
 
+/* Bounds of the parameters: a ruleset's arrays grow by doubling a u32. */
+#define AFW_MAX_RULES_LIMIT	BIT(24)
+#define AFW_MAX_MASKS_LIMIT	4096
+
+static int afw_param_max_rules_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, AFW_MAX_RULES_LIMIT);
+}
+
+static const struct kernel_param_ops afw_param_max_rules_ops = {
+	.set = afw_param_max_rules_set,
+	.get = param_get_uint,
+};
+
 unsigned int afw_max_rules __read_mostly = 2000000;
-module_param_named(max_rules, afw_max_rules, uint, 0644);
-MODULE_PARM_DESC(max_rules, "Most rules one network namespace may hold");
+module_param_cb(max_rules, &afw_param_max_rules_ops, &afw_max_rules, 0644);
+MODULE_PARM_DESC(max_rules, "Most rules one network namespace may hold, 0-16777216");
 
 /*
  * Every distinct mask costs one hash probe per classified packet, and port
  * ranges multiply masks: the cap bounds the per-packet cost that a ruleset
- * (or someone crafting one) can impose.
+ * (or someone crafting one) can impose. Set at load only.
  */
+static int afw_param_max_masks_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, AFW_MAX_MASKS_LIMIT);
+}
+
+static const struct kernel_param_ops afw_param_max_masks_ops = {
+	.set = afw_param_max_masks_set,
+	.get = param_get_uint,
+};
+
 unsigned int afw_max_masks __read_mostly = 128;
-module_param_named(max_masks, afw_max_masks, uint, 0444);
-MODULE_PARM_DESC(max_masks, "Most distinct rule masks (hash tables) per namespace");
+module_param_cb(max_masks, &afw_param_max_masks_ops, &afw_max_masks, 0444);
+MODULE_PARM_DESC(max_masks, "Most distinct rule masks (hash tables) per namespace, 1-4096");
 
 struct afw_ruleset *afw_ruleset_locked(struct afw_net *an)
 {
@@ -58,57 +85,104 @@ static int afw_ruleset_swap(struct afw_net *an, struct afw_rule **rules, u32 n,
 int afw_ruleset_add(struct afw_net *an, struct afw_rule *rule, struct netlink_ext_ack *extack)
 {
 	struct afw_ruleset *cur = afw_ruleset_locked(an);
-	u32 n = cur ? cur->nrules : 0, i, pos, max_id = 0;
-	struct afw_rule **rules;
+	u32 n = cur ? cur->nrules : 0, i, max_id = 0;
+	struct afw_ruleset *rs;
 	int ret;
 
 	lockdep_assert_held(&an->lock);
+	ret = -ENOSPC;
 	if (n >= READ_ONCE(afw_max_rules)) {
 		NL_SET_ERR_MSG_MOD(extack, "the namespace holds max_rules rules already");
-		return -ENOSPC;
+		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		if (rule->id && cur->rules[i]->id == rule->id) {
 			NL_SET_ERR_MSG_MOD(extack, "a rule with this id exists");
-			return -EEXIST;
+			ret = -EEXIST;
+			goto out;
 		}
 		max_id = max(max_id, cur->rules[i]->id);
 	}
 	if (!rule->id) {
 		if (max_id == U32_MAX) {
 			NL_SET_ERR_MSG_MOD(extack, "no id above the highest in use is free; give an id");
-			return -ENOSPC;
+			goto out;
 		}
 		rule->id = max_id + 1;
 	}
 
-	rules = kvmalloc_array(n + 1, sizeof(*rules), GFP_KERNEL_ACCOUNT);
-	if (!rules)
-		return -ENOMEM;
-	for (pos = 0; pos < n && afw_rule_key(cur->rules[pos]) < afw_rule_key(rule); pos++)
-		;
-	if (pos)
-		memcpy(rules, cur->rules, pos * sizeof(*rules));
-	rules[pos] = rule;
-	if (n > pos)
-		memcpy(rules + pos + 1, cur->rules + pos, (n - pos) * sizeof(*rules));
-
-	ret = afw_ruleset_swap(an, rules, n + 1, extack);
-	if (ret) {
-		kvfree(rules);
-		return ret;
-	}
-	/* The snapshot holds its own reference now. */
+	/* Only the tables the rule has entries in are built again. */
+	rs = afw_ruleset_with(cur, rule, an->ruleset_gen + 1, afw_max_masks, extack);
+	ret = PTR_ERR_OR_ZERO(rs);
+	if (!ret)
+		afw_ruleset_publish(an, rs);
+out:
+	/* The snapshot, if any, holds its own reference now. */
 	afw_rule_put(rule);
-	return 0;
+	return ret;
+}
+
+/* A rule's flows go with it: the rule no longer accepts their packets. */
+static bool afw_rule_keeps_not(u32 rule_id, const void *ctx)
+{
+	return rule_id != *(const u32 *)ctx;
+}
+
+static bool afw_rule_keeps_none(u32 rule_id, const void *ctx)
+{
+	return false;
+}
+
+static int afw_u32_cmp(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct afw_accept_ids {
+	u32 n;
+	u32 ids[];
+};
+
+static bool afw_rule_keeps_accepting(u32 rule_id, const void *ctx)
+{
+	const struct afw_accept_ids *a = ctx;
+
+	return bsearch(&rule_id, a->ids, a->n, sizeof(u32), afw_u32_cmp);
+}
+
+/*
+ * After a replace, the flows of the accept rules that are gone (or accept
+ * no more) go: those of rules kept under their id stay. Out of memory, all
+ * go, and the next packet an accept rule passes installs its flow again.
+ */
+static void afw_ruleset_prune_flows(struct afw_net *an)
+{
+	const struct afw_ruleset *rs = afw_ruleset_locked(an);
+	struct afw_accept_ids *a;
+	u32 i;
+
+	if (!atomic_read(&an->flows.rule_flows))
+		return;
+	a = kvmalloc(struct_size(a, ids, rs ? rs->nrules : 0), GFP_KERNEL);
+	if (!a) {
+		afw_flows_prune_rules(an, afw_rule_keeps_none, NULL);
+		return;
+	}
+	a->n = 0;
+	for (i = 0; rs && i < rs->nrules; i++)
+		if (rs->rules[i]->action == AFW_ACTION_ACCEPT)
+			a->ids[a->n++] = rs->rules[i]->id;
+	sort(a->ids, a->n, sizeof(u32), afw_u32_cmp, NULL);
+	afw_flows_prune_rules(an, afw_rule_keeps_accepting, a);
+	kvfree(a);
 }
 
 int afw_ruleset_del(struct afw_net *an, u32 id, struct netlink_ext_ack *extack)
 {
-	struct afw_ruleset *cur = afw_ruleset_locked(an);
-	struct afw_rule **rules;
+	struct afw_ruleset *cur = afw_ruleset_locked(an), *rs;
 	u32 i, n = cur ? cur->nrules : 0;
-	int ret;
 
 	lockdep_assert_held(&an->lock);
 	for (i = 0; i < n && cur->rules[i]->id != id; i++)
@@ -119,23 +193,22 @@ int afw_ruleset_del(struct afw_net *an, u32 id, struct netlink_ext_ack *extack)
 	}
 	if (n == 1) {
 		afw_ruleset_publish(an, NULL);
-		return 0;
+		goto out;
 	}
-	rules = kvmalloc_array(n - 1, sizeof(*rules), GFP_KERNEL_ACCOUNT);
-	if (!rules)
-		return -ENOMEM;
-	memcpy(rules, cur->rules, i * sizeof(*rules));
-	memcpy(rules + i, cur->rules + i + 1, (n - i - 1) * sizeof(*rules));
-	ret = afw_ruleset_swap(an, rules, n - 1, extack);
-	if (ret)
-		kvfree(rules);
-	return ret;
+	rs = afw_ruleset_without(cur, i, an->ruleset_gen + 1);
+	if (IS_ERR(rs))
+		return PTR_ERR(rs);
+	afw_ruleset_publish(an, rs);
+out:
+	afw_flows_prune_rules(an, afw_rule_keeps_not, &id);
+	return 0;
 }
 
 void afw_ruleset_flush(struct afw_net *an)
 {
 	lockdep_assert_held(&an->lock);
 	afw_ruleset_publish(an, NULL);
+	afw_flows_prune_rules(an, afw_rule_keeps_none, NULL);
 }
 
 void afw_stage_free(struct afw_stage *stage)
@@ -227,12 +300,60 @@ static int afw_rule_id_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Sorts @n pointers with @cmp, unless they are in order already, as a file
+ * of rules written by hand or by afwctl save mostly is: heapsort would
+ * spend a second of a million-rule load on what one pass can tell.
+ */
+static void afw_sort_rules(struct afw_rule **rules, u32 n,
+			   int (*cmp)(const void *a, const void *b))
+{
+	u32 i;
+
+	for (i = 1; i < n && cmp(&rules[i - 1], &rules[i]) <= 0; i++)
+		;
+	if (i < n)
+		sort(rules, n, sizeof(*rules), cmp, NULL);
+}
+
 static int afw_rule_order_cmp(const void *a, const void *b)
 {
 	u64 x = afw_rule_key(*(struct afw_rule * const *)a);
 	u64 y = afw_rule_key(*(struct afw_rule * const *)b);
 
 	return x < y ? -1 : x > y;
+}
+
+/*
+ * A replace keeps the counts of the rules it keeps: a new rule with an id
+ * in use takes over that rule's counters. @st is sorted by id. Out of
+ * memory for the lookup, the counts start again from zero.
+ */
+static void afw_stage_keep_counts(struct afw_net *an, struct afw_stage *st)
+{
+	const struct afw_ruleset *cur = afw_ruleset_locked(an);
+	struct afw_rule **old;
+	u32 i, j;
+
+	if (!cur)
+		return;
+	old = kvmalloc_array(cur->nrules, sizeof(*old), GFP_KERNEL);
+	if (!old)
+		return;
+	memcpy(old, cur->rules, cur->nrules * sizeof(*old));
+	afw_sort_rules(old, cur->nrules, afw_rule_id_cmp);
+	for (i = 0, j = 0; i < st->n && j < cur->nrules;) {
+		if (st->rules[i]->id < old[j]->id) {
+			i++;
+		} else if (st->rules[i]->id > old[j]->id) {
+			j++;
+		} else {
+			afw_rule_take_counters(st->rules[i++], old[j++]);
+			if (!(i & 1023))
+				cond_resched();
+		}
+	}
+	kvfree(old);
 }
 
 int afw_stage_commit(struct afw_net *an, u32 portid, struct netlink_ext_ack *extack)
@@ -256,7 +377,7 @@ int afw_stage_commit(struct afw_net *an, u32 portid, struct netlink_ext_ack *ext
 		}
 		st->rules[i]->id = ++max_id;
 	}
-	sort(st->rules, st->n, sizeof(*st->rules), afw_rule_id_cmp, NULL);
+	afw_sort_rules(st->rules, st->n, afw_rule_id_cmp);
 	for (i = 1; i < st->n; i++) {
 		if (st->rules[i]->id == st->rules[i - 1]->id) {
 			NL_SET_ERR_MSG_MOD(extack, "two rules of the new ruleset have the same id");
@@ -264,10 +385,12 @@ int afw_stage_commit(struct afw_net *an, u32 portid, struct netlink_ext_ack *ext
 			goto out;
 		}
 	}
-	sort(st->rules, st->n, sizeof(*st->rules), afw_rule_order_cmp, NULL);
+	afw_stage_keep_counts(an, st);
+	afw_sort_rules(st->rules, st->n, afw_rule_order_cmp);
 
 	if (!st->n) {
 		afw_ruleset_publish(an, NULL);
+		afw_flows_prune_rules(an, afw_rule_keeps_none, NULL);
 		ret = 0;
 		goto out;
 	}
@@ -292,6 +415,7 @@ int afw_stage_commit(struct afw_net *an, u32 portid, struct netlink_ext_ack *ext
 			afw_rule_put(st->rules[i]);
 		st->rules = NULL;
 		st->n = 0;
+		afw_ruleset_prune_flows(an);
 	}
 out:
 	/* Committed or failed, the transaction is over. */

@@ -11,7 +11,7 @@ struct netlink_ext_ack;
 extern unsigned int afw_max_rules;
 extern unsigned int afw_max_masks;
 
-/* All of these need afw_net.lock. @rule's reference passes to the ruleset. */
+/* All of these need afw_net.lock. add takes @rule's reference whatever it returns. */
 int afw_ruleset_add(struct afw_net *an, struct afw_rule *rule, struct netlink_ext_ack *extack);
 int afw_ruleset_del(struct afw_net *an, u32 id, struct netlink_ext_ack *extack);
 void afw_ruleset_flush(struct afw_net *an);

@@ -47,9 +47,11 @@ static bool afw_st_match(const struct afw_rule *r, const struct afw_tuple *t)
 		return false;
 	if (r->proto && r->proto != t->proto)
 		return false;
-	if ((r->fields & AFW_RULE_F_SRC) && !afw_st_prefix_match(t->saddr, afw_rule_src(r), r->src_len))
+	if ((r->fields & AFW_RULE_F_SRC) &&
+	    !afw_st_prefix_match(t->saddr, afw_rule_src(r), r->src_len))
 		return false;
-	if ((r->fields & AFW_RULE_F_DST) && !afw_st_prefix_match(t->daddr, afw_rule_dst(r), r->dst_len))
+	if ((r->fields & AFW_RULE_F_DST) &&
+	    !afw_st_prefix_match(t->daddr, afw_rule_dst(r), r->dst_len))
 		return false;
 	if ((r->fields & (AFW_RULE_F_SPORT | AFW_RULE_F_DPORT)) && !(t->flags & AFW_TUPLE_PORTS))
 		return false;
@@ -83,6 +85,9 @@ static struct afw_rule *afw_st_linear(struct afw_rule **rules, u32 n, const stru
 }
 
 /* Small pools, so that random packets hit random rules often. */
+static const u8 afw_st_families[] = { 0, AFW_FAMILY_IPV4, AFW_FAMILY_IPV6 };
+static const u8 afw_st_protos[] = { 0, IPPROTO_TCP, IPPROTO_UDP };
+static const u8 afw_st_packet_protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP };
 static const char *const afw_st_ifs[] = { "", "eth0", "eth1", "veth-long-name1" };
 static const u16 afw_st_ports[] = { 0, 1, 22, 80, 443, 1023, 1024, 8080, 32768, 65535 };
 
@@ -106,8 +111,9 @@ static void afw_st_mask_prefix(__be32 *a, unsigned int len)
 
 static u16 afw_st_port(struct rnd_state *rnd)
 {
-	return prandom_u32_state(rnd) % 4 ? afw_st_ports[prandom_u32_state(rnd) % ARRAY_SIZE(afw_st_ports)] :
-	       (u16)prandom_u32_state(rnd);
+	if (!(prandom_u32_state(rnd) % 4))
+		return (u16)prandom_u32_state(rnd);
+	return afw_st_ports[prandom_u32_state(rnd) % ARRAY_SIZE(afw_st_ports)];
 }
 
 static void afw_st_range(struct rnd_state *rnd, u16 *lo, u16 *hi)
@@ -127,8 +133,8 @@ static void afw_st_rule(struct rnd_state *rnd, struct afw_rule_spec *r, u32 id)
 	r->prio = prandom_u32_state(rnd) % 50;
 	r->action = prandom_u32_state(rnd) % (AFW_ACTION_MAX + 1);
 	r->dirs = 1 + prandom_u32_state(rnd) % AFW_DIRS_ALL;
-	r->family = (u8[]){ 0, AFW_FAMILY_IPV4, AFW_FAMILY_IPV6 }[prandom_u32_state(rnd) % 3];
-	r->proto = (u8[]){ 0, IPPROTO_TCP, IPPROTO_UDP }[prandom_u32_state(rnd) % 3];
+	r->family = afw_st_families[prandom_u32_state(rnd) % ARRAY_SIZE(afw_st_families)];
+	r->proto = afw_st_protos[prandom_u32_state(rnd) % ARRAY_SIZE(afw_st_protos)];
 	bits = r->family == AFW_FAMILY_IPV6 ? 128 : 32;
 	if (r->family && prandom_u32_state(rnd) % 2) {
 		afw_st_addr(rnd, r->family, r->src);
@@ -173,7 +179,7 @@ static void afw_st_packet(struct rnd_state *rnd, struct afw_tuple *t)
 	memset(t, 0, sizeof(*t));
 	t->family = prandom_u32_state(rnd) % 2 ? AFW_FAMILY_IPV4 : AFW_FAMILY_IPV6;
 	t->dir = prandom_u32_state(rnd) % (AFW_DIR_MAX + 1);
-	t->proto = (u8[]){ IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP }[prandom_u32_state(rnd) % 3];
+	t->proto = afw_st_packet_protos[prandom_u32_state(rnd) % ARRAY_SIZE(afw_st_packet_protos)];
 	afw_st_addr(rnd, t->family, t->saddr);
 	afw_st_addr(rnd, t->family, t->daddr);
 	if (t->proto != IPPROTO_ICMP && prandom_u32_state(rnd) % 10) {
@@ -201,29 +207,18 @@ static int afw_st_cmp(const void *a, const void *b)
 }
 
 /* Classifies @npackets random packets both ways; returns mismatches. */
-static unsigned int afw_st_compare(struct rnd_state *rnd, struct afw_rule **rules, u32 n,
-				   unsigned int npackets, unsigned int *hits, unsigned int *masks)
+static unsigned int afw_st_check(struct rnd_state *rnd, const struct afw_ruleset *rs,
+				 struct afw_rule **rules, u32 n, unsigned int npackets,
+				 unsigned int *hits)
 {
-	struct afw_ruleset *rs;
-	struct afw_rule **copy, *fast, *slow;
+	struct afw_rule *fast, *slow;
 	unsigned int i, bad = 0;
 	struct afw_tuple t;
 
-	copy = kvmalloc_array(n, sizeof(*copy), GFP_KERNEL);
-	if (!copy)
-		return npackets;
-	memcpy(copy, rules, n * sizeof(*copy));
-	rs = afw_ruleset_build(copy, n, 1, AFW_ST_MAX_MASKS, NULL);
-	if (IS_ERR(rs)) {
-		pr_err("selftest: building %u rules failed: %ld\n", n, PTR_ERR(rs));
-		kvfree(copy);
-		return npackets;
-	}
-	*masks = max(*masks, rs->ntables);
 	rcu_read_lock();
 	for (i = 0; i < npackets; i++) {
 		afw_st_packet(rnd, &t);
-		fast = afw_classify(rs, &t);
+		fast = rs ? afw_classify(rs, &t) : NULL;
 		slow = afw_st_linear(rules, n, &t);
 		*hits += !!slow;
 		if (fast != slow) {
@@ -238,8 +233,99 @@ static unsigned int afw_st_compare(struct rnd_state *rnd, struct afw_rule **rule
 		}
 	}
 	rcu_read_unlock();
+	return bad;
+}
+
+/* The first @n of @rules built at once, checked with @npackets packets. */
+static unsigned int afw_st_compare(struct rnd_state *rnd, struct afw_rule **rules, u32 n,
+				   unsigned int npackets, unsigned int *hits, unsigned int *masks)
+{
+	struct afw_ruleset *rs;
+	struct afw_rule **copy;
+	unsigned int bad;
+
+	copy = kvmalloc_array(n, sizeof(*copy), GFP_KERNEL);
+	if (!copy)
+		return npackets;
+	memcpy(copy, rules, n * sizeof(*copy));
+	rs = afw_ruleset_build(copy, n, 1, AFW_ST_MAX_MASKS, NULL);
+	if (IS_ERR(rs)) {
+		pr_err("selftest: building %u rules failed: %ld\n", n, PTR_ERR(rs));
+		kvfree(copy);
+		return npackets;
+	}
+	*masks = max(*masks, rs->ntables);
+	bad = afw_st_check(rnd, rs, rules, n, npackets, hits);
 	afw_ruleset_free(rs);
 	return bad;
+}
+
+/*
+ * Snapshots changed a rule at a time, as RULE_NEW and RULE_DEL change
+ * them: @n rules added in a random order, then half of them removed at
+ * random, checked along the way with @npackets packets in all.
+ */
+static unsigned int afw_st_incremental(struct rnd_state *rnd, struct afw_rule **rules, u32 n,
+				       unsigned int npackets, unsigned int *hits)
+{
+	unsigned int bad = 0, checks = 16, every = n / 8 + 1;
+	struct afw_ruleset *rs = NULL, *next;
+	struct afw_rule **live;
+	u32 nlive = 0, i, j, k;
+
+	live = kvmalloc_array(n, sizeof(*live), GFP_KERNEL);
+	if (!live)
+		return npackets;
+	memcpy(live, rules, n * sizeof(*live));
+	/* A random order of adding: shuffled in place, then taken in turn. */
+	for (i = n; i > 1; i--) {
+		j = prandom_u32_state(rnd) % i;
+		swap(live[i - 1], live[j]);
+	}
+	for (i = 0; i < n; i++) {
+		next = afw_ruleset_with(rs, live[i], i + 1, AFW_ST_MAX_MASKS, NULL);
+		if (IS_ERR(next)) {
+			pr_err("selftest: adding rule %u failed: %ld\n", live[i]->id,
+			       PTR_ERR(next));
+			bad = npackets;
+			goto out;
+		}
+		if (rs)
+			afw_ruleset_free(rs);
+		rs = next;
+		nlive = i + 1;
+		if (!(i % every))
+			bad += afw_st_check(rnd, rs, live, nlive, npackets / checks, hits);
+	}
+	for (i = 0; i < n / 2; i++) {
+		j = prandom_u32_state(rnd) % rs->nrules;
+		for (k = 0; live[k] != rs->rules[j]; k++)
+			;
+		nlive--;
+		swap(live[k], live[nlive]);
+		next = nlive ? afw_ruleset_without(rs, j, n + i + 1) : NULL;
+		if (IS_ERR(next)) {
+			pr_err("selftest: removing a rule failed: %ld\n", PTR_ERR(next));
+			bad = npackets;
+			goto out;
+		}
+		afw_ruleset_free(rs);
+		rs = next;
+		if (!(i % every))
+			bad += afw_st_check(rnd, rs, live, nlive, npackets / checks, hits);
+	}
+	bad += afw_st_check(rnd, rs, live, nlive, npackets / checks, hits);
+out:
+	if (rs)
+		afw_ruleset_free(rs);
+	kvfree(live);
+	return bad;
+}
+
+/* The port bits a prefix of @len fixes. */
+static u16 afw_st_port_mask(u8 len)
+{
+	return len ? (u16)(0xffff << (16 - len)) : 0;
 }
 
 static bool afw_st_ranges(void)
@@ -263,7 +349,7 @@ static bool afw_st_ranges(void)
 
 			covered = 0;
 			for (k = 0; k < n; k++)
-				covered += ((p ^ val[k]) & (len[k] ? 0xffff << (16 - len[k]) : 0) & 0xffff) == 0;
+				covered += !((p ^ val[k]) & afw_st_port_mask(len[k]));
 			if (covered != (p >= lo && p <= hi))
 				return false;
 			if (p == 65535)
@@ -308,14 +394,16 @@ int afw_selftest(void)
 	for (i = 0; i < n / 2; i++)
 		swap(rules[i], rules[2 * i]);
 	bad += afw_st_compare(&rnd, rules, n / 2, AFW_ST_PACKETS / 3, &hits, &masks);
+	/* The same rules a change at a time, each change rebuilding what it touches. */
+	bad += afw_st_incremental(&rnd, rules, n, AFW_ST_PACKETS, &hits);
 
 	ret = bad ? -EINVAL : 0;
 	if (bad)
 		pr_err("selftest: FAIL: %u of %u packets classified differently\n",
-		       bad, AFW_ST_PACKETS / 3 * 4);
+		       bad, AFW_ST_PACKETS / 3 * 4 + AFW_ST_PACKETS);
 	else
-		pr_info("selftest: pass: %u rules, %u packets (%u matched a rule), tuple space == linear scan\n",
-			n, AFW_ST_PACKETS / 3 * 4, hits);
+		pr_info("selftest: pass: %u rules, %u packets (%u matched a rule), tuple space == linear scan, built whole and a rule at a time\n",
+			n, AFW_ST_PACKETS / 3 * 4 + AFW_ST_PACKETS, hits);
 	pr_info("selftest: the largest ruleset used %u masks\n", masks);
 out:
 	for (i = 0; i < n; i++)

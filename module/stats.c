@@ -41,6 +41,7 @@ static void afw_stats_read_cpu(const struct afw_pcpu_stats *s, struct afw_counts
 			for (j = 0; j <= AFW_ACTION_MAX; j++)
 				c->decided[i][j] = u64_stats_read(&s->decided[i][j]);
 		c->malformed = u64_stats_read(&s->malformed);
+		c->exempt = u64_stats_read(&s->exempt);
 	} while (u64_stats_fetch_retry(&s->syncp, start));
 }
 
@@ -63,6 +64,7 @@ void afw_stats_fold(struct afw_pcpu_stats __percpu *stats, struct afw_counts *su
 			for (j = 0; j <= AFW_ACTION_MAX; j++)
 				sum->decided[i][j] += one.decided[i][j];
 		sum->malformed += one.malformed;
+		sum->exempt += one.exempt;
 	}
 	/* Derived rather than counted: one write per packet decision is enough. */
 	for (i = 0; i < AFW_STATS_NSOURCES; i++) {
@@ -87,6 +89,7 @@ void afw_counts_sub(struct afw_counts *a, const struct afw_counts *b)
 		for (d = 0; d <= AFW_ACTION_MAX; d++)
 			a->decided[f][d] -= b->decided[f][d];
 	a->malformed -= b->malformed;
+	a->exempt -= b->exempt;
 	a->dropped -= b->dropped;
 	a->queued -= b->queued;
 }

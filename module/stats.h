@@ -31,6 +31,7 @@ struct afw_counts {
 	/* Packets by source and AFW_ACTION_* (a flow's inspect is queue). */
 	u64 decided[AFW_STATS_NSOURCES][AFW_ACTION_MAX + 1];
 	u64 malformed;
+	u64 exempt;		/* passed undecided: own resets, ND and MLD */
 	u64 dropped;		/* by a drop or reject verdict, from decided[] */
 	u64 queued;		/* handed to NFQUEUE, from decided[] */
 };
@@ -47,6 +48,7 @@ struct afw_pcpu_stats {
 	} hook[AFW_STATS_NFAMILIES][AFW_DIR_MAX + 1];
 	u64_stats_t decided[AFW_STATS_NSOURCES][AFW_ACTION_MAX + 1];
 	u64_stats_t malformed;
+	u64_stats_t exempt;
 };
 
 struct afw_pcpu_stats __percpu *afw_stats_alloc(void);
@@ -54,30 +56,59 @@ void afw_stats_free(struct afw_pcpu_stats __percpu *stats);
 void afw_stats_fold(struct afw_pcpu_stats __percpu *stats, struct afw_counts *sum);
 void afw_counts_sub(struct afw_counts *a, const struct afw_counts *b);
 
-static inline void afw_stats_malformed(struct afw_pcpu_stats __percpu *stats)
+/*
+ * Bumps one of this CPU's counters: @fn picks it from the CPU's copy.
+ * LOCAL_OUT runs in process context with preemption enabled, so the CPU is
+ * pinned; the irqsave variant keeps 32-bit writers consistent when a
+ * softirq on the same CPU counts an incoming packet meanwhile.
+ */
+static inline void afw_stats_bump(struct afw_pcpu_stats __percpu *stats,
+				  u64_stats_t *(*fn)(struct afw_pcpu_stats *s, unsigned int a,
+						     unsigned int b),
+				  unsigned int a, unsigned int b)
 {
-	struct afw_pcpu_stats *s;
-	unsigned long flags;
+	struct afw_pcpu_stats *s = get_cpu_ptr(stats);
+	unsigned long flags = u64_stats_update_begin_irqsave(&s->syncp);
 
-	s = get_cpu_ptr(stats);
-	flags = u64_stats_update_begin_irqsave(&s->syncp);
-	u64_stats_inc(&s->malformed);
+	u64_stats_inc(fn(s, a, b));
 	u64_stats_update_end_irqrestore(&s->syncp, flags);
 	put_cpu_ptr(stats);
+}
+
+static inline u64_stats_t *afw_stats_malformed_of(struct afw_pcpu_stats *s, unsigned int a,
+						  unsigned int b)
+{
+	return &s->malformed;
+}
+
+static inline u64_stats_t *afw_stats_exempt_of(struct afw_pcpu_stats *s, unsigned int a,
+					       unsigned int b)
+{
+	return &s->exempt;
+}
+
+static inline u64_stats_t *afw_stats_decided_of(struct afw_pcpu_stats *s, unsigned int src,
+						unsigned int action)
+{
+	return &s->decided[src][action];
+}
+
+static inline void afw_stats_malformed(struct afw_pcpu_stats __percpu *stats)
+{
+	afw_stats_bump(stats, afw_stats_malformed_of, 0, 0);
+}
+
+/* A packet passed without a decision: afw's own reset, ND or MLD. */
+static inline void afw_stats_exempt(struct afw_pcpu_stats __percpu *stats)
+{
+	afw_stats_bump(stats, afw_stats_exempt_of, 0, 0);
 }
 
 /* Notes that @src gave a packet @action (AFW_ACTION_*). */
 static inline void afw_stats_decided(struct afw_pcpu_stats __percpu *stats,
 				     enum afw_stats_source src, u8 action)
 {
-	struct afw_pcpu_stats *s;
-	unsigned long flags;
-
-	s = get_cpu_ptr(stats);
-	flags = u64_stats_update_begin_irqsave(&s->syncp);
-	u64_stats_inc(&s->decided[src][action]);
-	u64_stats_update_end_irqrestore(&s->syncp, flags);
-	put_cpu_ptr(stats);
+	afw_stats_bump(stats, afw_stats_decided_of, src, action);
 }
 
 /*

@@ -16,6 +16,9 @@
  *	         AFW_A_MALFORMED       NLA_U64, packets dropped as malformed
  *	         AFW_A_DROPPED         NLA_U64, packets dropped by drop/reject rules
  *	         AFW_A_QUEUED          NLA_U64, packets handed to NFQUEUE
+ *	         AFW_A_ACTIVE          NLA_U8, 1 once the namespace has been
+ *	                               configured: afw registers its hooks, and
+ *	                               counts, only from then on
  *	         AFW_A_COUNTERS        NLA_NESTED
  *	           AFW_COUNTERS_A_HOOK NLA_NESTED, one per (family, direction):
  *	             AFW_HOOK_A_FAMILY    NLA_U8, AFW_FAMILY_*
@@ -42,6 +45,8 @@
  *	  UNKNOWN_ACCEPT, UNKNOWN_DROP, UNKNOWN_QUEUE: no flow and no rule, the
  *	    unknown-flow policy (AFW_CFG_A_UNKNOWN)
  *	  MALFORMED: dropped before any of these
+ *	  EXEMPT: passed without a decision: afw's own resets at LOCAL_OUT,
+ *	    ICMPv6 neighbour discovery and MLD at LOCAL_IN/OUT that no rule took
  *	Every packet a hook counts (STATUS_GET) lands in exactly one of them.
  *	Queue and inspect count packets handed to NFQUEUE; where no analyzer
  *	listens, NFQUEUE then drops them (fail-closed) or accepts them
@@ -57,9 +62,11 @@
  *	  FLOWS_EXPIRED: flows removed after their idle timeout
  *	  FLOWS_CLOSED: flows removed after the closing time that a FIN or RST
  *	    started
- *	  FLOWS_EVICTED: live flows pushed out to make room (never established)
- *	  FLOWS_REFUSED: FLOW_NEW refused because the table was full of
- *	    established flows
+ *	  FLOWS_EVICTED: live flows pushed out to make room (never assured)
+ *	  FLOWS_REFUSED: inserts refused because the table was full of
+ *	    assured flows
+ *	  FLOWS_RESTARTED: flows a new TCP connection on their 5-tuple ended
+ *	  FLOWS_RULE: flows accept rules installed (part of FLOWS_INSERTED)
  *
  * AFW_CMD_RULE_NEW (doit, admin)
  *	request: AFW_A_RULE (NLA_NESTED, AFW_RULE_A_*): the rule. AFW_RULE_A_ACTION
@@ -84,9 +91,12 @@
  *	sending socket: the first message carries AFW_REPLACE_F_BEGIN, the last
  *	AFW_REPLACE_F_COMMIT (one message may carry both), and every message
  *	may carry AFW_A_RULES (NLA_NESTED) holding AFW_A_RULE entries.
- *	request: AFW_A_REPLACE_FLAGS (NLA_U32, AFW_REPLACE_F_*), AFW_A_RULES
+ *	request: AFW_A_REPLACE_FLAGS (NLA_U32, AFW_REPLACE_F_*), AFW_A_RULES,
+ *	         and with the commit, AFW_A_CONFIG (as CONFIG_SET takes it)
  *	Nothing changes until the commit, which publishes the new ruleset in
  *	one step: a packet sees the old rules or the new ones, never a mix.
+ *	Settings sent with the commit take effect with the rules, or not at
+ *	all when the commit fails.
  *	Rules without an id get ids above the highest given, in order. Only one
  *	transaction per namespace runs at a time (EBUSY); it is dropped when
  *	its socket closes, or by a new BEGIN from the same socket.
@@ -94,28 +104,49 @@
  * Rule matching: a packet matches a rule when every field the rule sets
  * matches; unset fields match anything. Of all matching rules the one with
  * the lowest AFW_RULE_A_PRIORITY wins, then the lowest id. A packet that
- * matches no rule is accepted.
+ * matches no rule gets the unknown-flow policy. A rule's flows go with the
+ * rule (RULE_DEL, RULE_FLUSH, a replace without an accept rule of its id).
  *
- * AFW_CMD_FLOW_NEW (doit, admin): installs or updates a flow's verdict.
+ * AFW_CMD_FLOW_NEW (doit, admin): installs or replaces a flow's verdict.
  *	request: AFW_A_FLOW (AFW_FLOW_A_*): FAMILY, PROTO, SRC, DST required;
  *	         SPORT and DPORT for protocols with ports; VERDICT required;
- *	         TIMEOUT optional (idle seconds, default AFW_CFG_A_FLOW_TIMEOUT).
- *	A flow is one entry for both directions. When the table holds
- *	max_flows entries, an expired or never-answered flow is evicted to
- *	make room; established flows are never evicted (ENOSPC instead).
- * AFW_CMD_FLOW_DEL (doit, admin): AFW_A_FLOW with the key fields.
+ *	         TIMEOUT optional (idle seconds; default the protocol's:
+ *	         AFW_CFG_A_TCP_TIMEOUT, _UDP_TIMEOUT, else _FLOW_TIMEOUT);
+ *	         FLAGS optional (AFW_FLOW_F_*).
+ *	A flow is one entry for both directions; SRC is the side that started
+ *	it. When the table holds max_flows entries, the unassured flow that
+ *	expires first is evicted to make room; assured flows (packets passed
+ *	both ways) are never evicted (ENOSPC instead).
+ *	A TCP SYN that starts a new connection on an accept or inspect flow
+ *	ends it, and goes on as a new flow: only the flow's own SYN, sent
+ *	again, and the first SYN of a flow installed without
+ *	AFW_FLOW_F_ESTABLISHED belong to it. On a UDP accept flow installed
+ *	here, a QUIC long-header Initial from SRC goes to the flow's queue.
+ *	Drop and reject flows end only by their timeout.
+ * AFW_CMD_FLOW_DEL (doit, admin): AFW_A_FLOW with the key fields only.
  * AFW_CMD_FLOW_GET (dump, admin): one message per flow with AFW_A_FLOW,
- *	including PACKETS, BYTES and EXPIRES (seconds left).
+ *	SRC first, including PACKETS, BYTES, EXPIRES (seconds left), ORIGIN,
+ *	RULE_ID (flows of rules) and STATE. A dump that races with changes
+ *	is flagged NLM_F_DUMP_INTR.
  * AFW_CMD_FLOW_FLUSH (doit, admin).
  *
- * AFW_CMD_CONFIG_GET (doit, any user), AFW_CMD_CONFIG_SET (doit, admin):
- *	AFW_A_CONFIG (AFW_CFG_A_*); SET changes only the attributes given.
+ * AFW_CMD_CONFIG_GET (doit, admin), AFW_CMD_CONFIG_SET (doit, admin):
+ *	AFW_A_CONFIG (AFW_CFG_A_*); SET changes only the attributes given,
+ *	and packets see the old settings or the new ones, never a mix.
  *
- * Verdict order for a packet: its flow's verdict if the flow is known,
- * else the best matching rule, else the namespace's unknown-flow policy.
+ * The first RULE_NEW, RULESET_REPLACE commit, FLOW_NEW or CONFIG_SET in a
+ * namespace registers afw's hooks there, and IP defragmentation.
  *
- * Requests carrying attributes a command does not take are rejected with
- * EINVAL and an extended ack message.
+ * Verdict order for a packet: afw's own resets pass; then its flow's
+ * verdict if the flow is known (an ICMP error takes the verdict of the
+ * flow it quotes); else the best matching rule (an accept rule installs a
+ * flow for what it passed when replies might not pass otherwise); else
+ * ICMPv6 ND and MLD pass at LOCAL_IN/OUT; else the namespace's
+ * unknown-flow policy.
+ *
+ * Every command has a policy of its own: a request carrying an attribute
+ * the command does not take is rejected with EINVAL and an extended ack
+ * message.
  */
 #ifndef _UAPI_LINUX_AFW_H
 #define _UAPI_LINUX_AFW_H
@@ -141,6 +172,7 @@ enum afw_cmd {
 	AFW_CMD_STATS_GET,
 	__AFW_CMD_MAX
 };
+
 #define AFW_CMD_MAX (__AFW_CMD_MAX - 1)
 
 /* Address families, numerically equal to AF_INET and AF_INET6. */
@@ -156,6 +188,7 @@ enum afw_direction {
 	AFW_DIR_FORWARD,	/* NF_INET_FORWARD */
 	__AFW_DIR_MAX
 };
+
 #define AFW_DIR_MAX (__AFW_DIR_MAX - 1)
 
 /* Directions as a set, for rules: AFW_RULE_A_DIRECTIONS. */
@@ -168,6 +201,7 @@ enum afw_action {
 	AFW_ACTION_QUEUE,	/* to the analyzer, as AFW_CFG_A_QUEUE_* say */
 	__AFW_ACTION_MAX
 };
+
 #define AFW_ACTION_MAX (__AFW_ACTION_MAX - 1)
 
 #define AFW_REPLACE_F_BEGIN	0x1
@@ -188,8 +222,10 @@ enum afw_attr {
 	AFW_A_CONFIG,
 	AFW_A_QUEUED,
 	AFW_A_STATS,
+	AFW_A_ACTIVE,
 	__AFW_A_MAX
 };
+
 #define AFW_A_MAX (__AFW_A_MAX - 1)
 
 enum afw_counters_attr {
@@ -197,6 +233,7 @@ enum afw_counters_attr {
 	AFW_COUNTERS_A_HOOK,
 	__AFW_COUNTERS_A_MAX
 };
+
 #define AFW_COUNTERS_A_MAX (__AFW_COUNTERS_A_MAX - 1)
 
 enum afw_hook_attr {
@@ -208,6 +245,7 @@ enum afw_hook_attr {
 	AFW_HOOK_A_BYTES,
 	__AFW_HOOK_A_MAX
 };
+
 #define AFW_HOOK_A_MAX (__AFW_HOOK_A_MAX - 1)
 
 /*
@@ -239,9 +277,14 @@ enum afw_rule_attr {
 	AFW_RULE_A_ACTION,	/* NLA_U8, AFW_ACTION_* */
 	AFW_RULE_A_PACKETS,	/* NLA_U64, reply only */
 	AFW_RULE_A_BYTES,	/* NLA_U64, reply only */
+	AFW_RULE_A_COMMENT,	/* NLA_NUL_STRING, 1..AFW_RULE_COMMENT_MAX bytes */
 	__AFW_RULE_A_MAX
 };
+
 #define AFW_RULE_A_MAX (__AFW_RULE_A_MAX - 1)
+
+/* A rule's comment, not counting its NUL: the user's note, kept and listed. */
+#define AFW_RULE_COMMENT_MAX 63
 
 /* What a flow's packets get. */
 enum afw_verdict {
@@ -251,6 +294,7 @@ enum afw_verdict {
 	AFW_VERDICT_INSPECT,	/* every packet keeps going to the analyzer */
 	__AFW_VERDICT_MAX
 };
+
 #define AFW_VERDICT_MAX (__AFW_VERDICT_MAX - 1)
 
 enum afw_flow_attr {
@@ -267,9 +311,28 @@ enum afw_flow_attr {
 	AFW_FLOW_A_PACKETS,	/* NLA_U64, reply only */
 	AFW_FLOW_A_BYTES,	/* NLA_U64, reply only */
 	AFW_FLOW_A_EXPIRES,	/* NLA_U32, seconds left, reply only */
+	AFW_FLOW_A_ORIGIN,	/* NLA_U8, AFW_FLOW_ORIGIN_*, reply only */
+	AFW_FLOW_A_RULE_ID,	/* NLA_U32, the rule that made it, reply only */
+	AFW_FLOW_A_STATE,	/* NLA_U32, AFW_FLOW_S_*, reply only */
+	AFW_FLOW_A_FLAGS,	/* NLA_U32, AFW_FLOW_F_* */
 	__AFW_FLOW_A_MAX
 };
+
 #define AFW_FLOW_A_MAX (__AFW_FLOW_A_MAX - 1)
+
+/* Who installed a flow. */
+enum afw_flow_origin {
+	AFW_FLOW_ORIGIN_CONTROL,	/* AFW_CMD_FLOW_NEW: afwd or an admin */
+	AFW_FLOW_ORIGIN_RULE,		/* an accept rule that saw it start */
+};
+
+/* AFW_FLOW_A_FLAGS bits. */
+/* TCP: the connection exists already, so any SYN starts a new one. */
+#define AFW_FLOW_F_ESTABLISHED	0x1
+
+/* AFW_FLOW_A_STATE bits. */
+#define AFW_FLOW_S_ASSURED	0x1	/* has passed packets both ways */
+#define AFW_FLOW_S_CLOSING	0x2	/* FIN both ways or an in-window RST */
 
 /* What happens to a packet that matches no flow and no rule. */
 enum afw_unknown {
@@ -278,6 +341,7 @@ enum afw_unknown {
 	AFW_UNKNOWN_QUEUE,
 	__AFW_UNKNOWN_MAX
 };
+
 #define AFW_UNKNOWN_MAX (__AFW_UNKNOWN_MAX - 1)
 
 enum afw_cfg_attr {
@@ -285,12 +349,20 @@ enum afw_cfg_attr {
 	AFW_CFG_A_UNKNOWN,	/* NLA_U8, AFW_UNKNOWN_*; default accept */
 	AFW_CFG_A_QUEUE_NUM,	/* NLA_U16, first NFQUEUE number; default 0 */
 	AFW_CFG_A_QUEUE_COUNT,	/* NLA_U16, queues N..N+COUNT-1; default 1 */
-	AFW_CFG_A_FAIL_OPEN,	/* NLA_U8, 1: accept when no analyzer listens;
-				 * 0 (default): drop */
+	/* NLA_U8, 1: accept when no analyzer listens; 0 (default): drop */
+	AFW_CFG_A_FAIL_OPEN,
 	AFW_CFG_A_MAX_FLOWS,	/* NLA_U32, flow table bound */
 	AFW_CFG_A_FLOW_TIMEOUT,	/* NLA_U32, default idle seconds of a flow */
+	/*
+	 * NLA_U8, 1 (default): afw filters; 0: every packet passes, uncounted,
+	 * and the rules, flows and settings stay
+	 */
+	AFW_CFG_A_ENABLED,
+	AFW_CFG_A_TCP_TIMEOUT,	/* NLA_U32, default idle seconds of a TCP flow */
+	AFW_CFG_A_UDP_TIMEOUT,	/* NLA_U32, default idle seconds of a UDP flow */
 	__AFW_CFG_A_MAX
 };
+
 #define AFW_CFG_A_MAX (__AFW_CFG_A_MAX - 1)
 
 /* AFW_CMD_STATS_GET's reply; see the comment at the top for each one. */
@@ -321,8 +393,12 @@ enum afw_stats_attr {
 	AFW_STATS_A_FLOWS_CLOSED,	/* NLA_U64 */
 	AFW_STATS_A_FLOWS_EVICTED,	/* NLA_U64 */
 	AFW_STATS_A_FLOWS_REFUSED,	/* NLA_U64 */
+	AFW_STATS_A_EXEMPT,		/* NLA_U64 */
+	AFW_STATS_A_FLOWS_RESTARTED,	/* NLA_U64 */
+	AFW_STATS_A_FLOWS_RULE,		/* NLA_U64 */
 	__AFW_STATS_A_MAX
 };
+
 #define AFW_STATS_A_MAX (__AFW_STATS_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_AFW_H */
