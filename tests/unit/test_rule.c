@@ -13,11 +13,27 @@
 
 static int parse(const char *text, struct afw_rule_spec *r, char *err, size_t errlen)
 {
+	struct afw_perr e;
+	char line[512];
+	bool empty;
+	int ret;
+
+	snprintf(line, sizeof(line), "%s", text);
+	ret = afw_rule_parse_line(line, r, &empty, &e);
+	snprintf(err, errlen, "%s", ret ? e.msg : "");
+	return ret;
+}
+
+/* The column the error points at, or 0. */
+static unsigned int error_col(const char *text)
+{
+	struct afw_rule_spec r;
+	struct afw_perr e;
 	char line[512];
 	bool empty;
 
 	snprintf(line, sizeof(line), "%s", text);
-	return afw_rule_parse_line(line, r, &empty, err, errlen);
+	return afw_rule_parse_line(line, &r, &empty, &e) ? e.col : 0;
 }
 
 /* Parse, format, parse again: both parses must agree field by field. */
@@ -62,7 +78,7 @@ int main(void)
 	      parse("to 2001:db8::/32 reject", &r, err, sizeof(err)) == 0 &&
 	      r.family == AFW_FAMILY_IPV6 && r.dst_len == 32);
 	CHECK(failed, "a comment-only line is empty",
-	      afw_rule_parse_line((char[]){ "   # nothing here" }, &r, &empty, err, sizeof(err)) == 0 && empty);
+	      afw_rule_parse_line((char[]){ "   # nothing here" }, &r, &empty, &(struct afw_perr){ 0 }) == 0 && empty);
 	CHECK(failed, "a trailing comment is ignored",
 	      parse("proto udp dport 53 accept # DNS", &r, err, sizeof(err)) == 0 && r.dport_lo == 53);
 
@@ -91,6 +107,95 @@ int main(void)
 	CHECK(failed, "a bad protocol", error_names("proto 0 drop", "'proto 0'"));
 	CHECK(failed, "id 0", error_names("id 0 drop", "'id 0'"));
 	CHECK(failed, "a long interface name", error_names("iif abcdefghijklmnop drop", "1-15 bytes"));
-	CHECK(failed, "a uid that is not a number", error_names("uid root drop", "'uid root'"));
+	CHECK(failed, "an unknown user is named", error_names("uid no-such-user-afw drop",
+							     "'uid no-such-user-afw': not a user"));
+	CHECK(failed, "an unknown group is named", error_names("gid no-such-group-afw drop",
+							       "'gid no-such-group-afw'"));
+
+	/* Each keyword once, as in afwd's policy: the last one used to win in silence. */
+	CHECK(failed, "a repeated sport is refused",
+	      error_names("proto tcp sport 22 dport 22 sport 23 drop", "'sport': given twice"));
+	CHECK(failed, "and the error points at the second sport",
+	      error_col("proto tcp sport 22 dport 22 sport 23 drop") == 29);
+	CHECK(failed, "a repeated proto is refused", error_names("proto tcp proto udp drop", "'proto'"));
+	CHECK(failed, "a repeated from is refused",
+	      error_names("from 192.0.2.1 from 192.0.2.2 drop", "given twice"));
+	CHECK(failed, "a repeated dir is refused", error_names("dir in dir out drop", "given twice"));
+	CHECK(failed, "a repeated prio is refused", error_names("prio 1 prio 2 drop", "given twice"));
+	CHECK(failed, "a repeated uid is refused", error_names("uid 1 uid 2 drop", "given twice"));
+	CHECK(failed, "a repeated id is refused", error_names("id 1 id 2 drop", "given twice"));
+	CHECK(failed, "a repeated action is refused, naming the first",
+	      error_names("accept accept", "'accept' is on this rule already"));
+
+	/* One vocabulary: afwd's allow and deny work here too. */
+	CHECK(failed, "allow is accept", parse("proto tcp allow", &r, err, sizeof(err)) == 0 &&
+	      r.action == AFW_ACTION_ACCEPT);
+	CHECK(failed, "deny is drop", parse("proto tcp deny", &r, err, sizeof(err)) == 0 &&
+	      r.action == AFW_ACTION_DROP);
+	afw_rule_format(&r, false, out, sizeof(out));
+	CHECK(failed, "and prints as drop", !strcmp(out, "prio 0 proto tcp drop"));
+	CHECK(failed, "allow and deny together are two actions", error_names("allow deny", "one action"));
+
+	/* Names resolved at parse time. */
+	CHECK(failed, "uid root is 0", parse("uid root gid root drop", &r, err, sizeof(err)) == 0 &&
+	      (r.has & AFW_R_UID) && r.uid == 0 && (r.has & AFW_R_GID) && r.gid == 0);
+	CHECK(failed, "a numeric uid stays a number", parse("uid 4242 drop", &r, err, sizeof(err)) == 0 &&
+	      r.uid == 4242);
+	CHECK(failed, "dport ssh is 22 for tcp", parse("proto tcp dport ssh accept", &r, err, sizeof(err)) == 0 &&
+	      r.dport_lo == 22 && r.dport_hi == 22);
+	CHECK(failed, "a service before its proto still resolves",
+	      parse("dport domain proto udp accept", &r, err, sizeof(err)) == 0 && r.dport_lo == 53);
+	CHECK(failed, "a range of service names", parse("proto tcp dport http-https accept", &r, err, sizeof(err)) == 0 &&
+	      r.dport_lo == 80 && r.dport_hi == 443);
+	CHECK(failed, "a service name with a dash", parse("proto udp sport netbios-ns accept", &r, err, sizeof(err)) == 0 &&
+	      r.sport_lo == 137);
+	CHECK(failed, "a service name and a number", parse("proto tcp dport ssh-2222 accept", &r, err, sizeof(err)) == 0 &&
+	      r.dport_lo == 22 && r.dport_hi == 2222);
+	CHECK(failed, "an unknown service is named",
+	      error_names("proto tcp dport no-such-service drop", "'dport no-such-service'"));
+	CHECK(failed, "and the error points at it", error_col("proto tcp dport nosuchsvc drop") == 17);
+
+	/* Hints for typos, from the keyword list. */
+	CHECK(failed, "a typo gets a hint", error_names("prot tcp drop", "did you mean 'proto'?"));
+	CHECK(failed, "a swapped pair gets a hint", error_names("proto tcp dprot 22 drop", "did you mean 'dport'?"));
+	CHECK(failed, "an action typo gets a hint", error_names("proto tcp acept", "did you mean 'accept'?"));
+	CHECK(failed, "a protocol typo gets a hint", error_names("proto tpc drop", "did you mean 'tcp'?"));
+	CHECK(failed, "a direction typo gets a hint", error_names("dir forwrd drop", "did you mean 'forward'?"));
+	CHECK(failed, "nonsense gets no hint", parse("xyzzy 3 drop", &r, err, sizeof(err)) == -1 &&
+	      !strstr(err, "did you mean"));
+
+	/* Comments: one word, or quoted with blanks and '#' in it. */
+	CHECK(failed, "a quoted comment keeps its blanks and its '#'",
+	      parse("proto tcp dport 22 accept comment \"ssh from the office # 2\"", &r, err,
+		    sizeof(err)) == 0 && (r.has & AFW_R_COMMENT) &&
+	      !strcmp(r.comment, "ssh from the office # 2"));
+	CHECK(failed, "a comment of one word needs no quotes",
+	      parse("comment backup drop", &r, err, sizeof(err)) == 0 && !strcmp(r.comment, "backup"));
+	CHECK(failed, "a '#' after the rule still starts a remark",
+	      parse("drop comment \"a\" # \"not closed", &r, err, sizeof(err)) == 0 &&
+	      !strcmp(r.comment, "a"));
+	afw_rule_parse_line((char[]){ "proto udp dport 53 accept comment \"dns, both\"" }, &r,
+			    &(bool){ false }, &(struct afw_perr){ 0 });
+	afw_rule_format(&r, false, out, sizeof(out));
+	CHECK(failed, "the comment is printed last, in quotes",
+	      !strcmp(out, "prio 0 proto udp dport 53 accept comment \"dns, both\""));
+	CHECK(failed, "a commented rule round-trips",
+	      round_trips("id 4 family ipv6 proto tcp to 2001:db8::/32 reject comment \"v6 lab\""));
+	CHECK(failed, "an empty comment is refused", error_names("comment \"\" drop", "an empty comment"));
+	CHECK(failed, "a comment of 63 bytes is taken",
+	      parse("drop comment 123456789012345678901234567890123456789012345678901234567890123",
+		    &r, err, sizeof(err)) == 0 && strlen(r.comment) == 63);
+	CHECK(failed, "one of 64 is refused, saying the bound",
+	      error_names("drop comment 1234567890123456789012345678901234567890123456789012345678901234",
+			  "64 bytes, and a comment is at most 63"));
+	CHECK(failed, "a control character in a comment is refused",
+	      error_names("drop comment \"a\tb\"", "no double quote or control character"));
+	CHECK(failed, "an open quote is refused", error_names("drop comment \"abc", "without its closing"));
+	CHECK(failed, "and the error points at the quote", error_col("drop comment \"abc") == 14);
+	CHECK(failed, "text glued after a closing quote is refused",
+	      error_names("drop comment \"a\"b", "more after it"));
+	CHECK(failed, "a quote inside a word is refused", error_names("drop comment a\"b\"", "inside a word"));
+	CHECK(failed, "comment twice is refused", error_names("comment a comment b drop", "given twice"));
+	CHECK(failed, "the unknown word's column", error_col("proto tcp frobnicate 3 drop") == 11);
 	return failed;
 }

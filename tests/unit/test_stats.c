@@ -98,6 +98,10 @@ int main(void)
 	      st.flows_closed == want64(AFW_STATS_A_FLOWS_CLOSED) &&
 	      st.flows_evicted == want64(AFW_STATS_A_FLOWS_EVICTED) &&
 	      st.flows_refused == want64(AFW_STATS_A_FLOWS_REFUSED));
+	CHECK(failed, "exempt packets, restarted flows and rules' flows are read",
+	      st.exempt == want64(AFW_STATS_A_EXEMPT) &&
+	      st.flows_restarted == want64(AFW_STATS_A_FLOWS_RESTARTED) &&
+	      st.flows_rule == want64(AFW_STATS_A_FLOWS_RULE));
 	CHECK(failed, "source names",
 	      !strcmp(afw_stats_source_name(AFW_STATS_FLOW), "flow") &&
 	      !strcmp(afw_stats_source_name(AFW_STATS_RULE), "rule") &&
@@ -120,6 +124,11 @@ int main(void)
 	errno = 0;
 	CHECK(failed, "a reply missing a counter is refused, not shown as zero",
 	      afw_stats_parse(m.nlh, &st) == MNL_CB_ERROR && errno == EBADMSG);
+
+	msg_start(&m, AFW_CMD_STATS_GET);
+	put_stats(&m, S_SKIP, AFW_STATS_A_EXEMPT);
+	CHECK(failed, "a reply without the exempt count is refused",
+	      afw_stats_parse(m.nlh, &st) == MNL_CB_ERROR);
 
 	msg_start(&m, AFW_CMD_STATS_GET);
 	put_stats(&m, S_SKIP, AFW_STATS_A_MAX_FLOWS);

@@ -59,6 +59,8 @@ int main(void)
 	      st.hooks[5].bytes == (1ULL << 40) + 5 && st.hooks[5].packets == 1005);
 	CHECK(failed, "family and direction are read",
 	      st.hooks[4].family == AFW_FAMILY_IPV6 && st.hooks[4].direction == AFW_DIR_OUT);
+	CHECK(failed, "a module that does not say whether it is active is an older one: active",
+	      st.active);
 	CHECK(failed, "names of family and direction",
 	      !strcmp(afw_family_name(st.hooks[4].family), "ipv6") &&
 	      !strcmp(afw_direction_name(st.hooks[2].direction), "forward"));
@@ -69,6 +71,25 @@ int main(void)
 	put_hooks(&m, 6, H_EXTRA_ATTR);
 	CHECK(failed, "attributes from a newer module are skipped",
 	      afw_status_parse(m.nlh, &st) == MNL_CB_OK && st.nhooks == 6);
+
+	msg_start(&m, AFW_CMD_STATUS_GET);
+	mnl_attr_put_strz(m.nlh, AFW_A_MODULE_VERSION, "1.2.3");
+	mnl_attr_put_u8(m.nlh, AFW_A_ACTIVE, 0);
+	put_hooks(&m, 6, H_OK);
+	CHECK(failed, "a namespace nothing has configured yet is not active",
+	      afw_status_parse(m.nlh, &st) == MNL_CB_OK && !st.active);
+	msg_start(&m, AFW_CMD_STATUS_GET);
+	mnl_attr_put_strz(m.nlh, AFW_A_MODULE_VERSION, "1.2.3");
+	mnl_attr_put_u8(m.nlh, AFW_A_ACTIVE, 1);
+	put_hooks(&m, 6, H_OK);
+	CHECK(failed, "a configured one is",
+	      afw_status_parse(m.nlh, &st) == MNL_CB_OK && st.active);
+	msg_start(&m, AFW_CMD_STATUS_GET);
+	mnl_attr_put_strz(m.nlh, AFW_A_MODULE_VERSION, "1.2.3");
+	mnl_attr_put_u32(m.nlh, AFW_A_ACTIVE, 1);
+	put_hooks(&m, 6, H_OK);
+	CHECK(failed, "an active flag of 4 bytes is refused",
+	      afw_status_parse(m.nlh, &st) == MNL_CB_ERROR);
 
 	msg_start(&m, AFW_CMD_STATUS_GET);
 	put_hooks(&m, 6, H_OK);

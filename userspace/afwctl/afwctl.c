@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * afwctl: configure the afw kernel module.
+ * afwctl: configure the afw kernel module. Every invocation is parsed whole
+ * first (files included), and only then is the kernel asked: a mistake is
+ * reported as the mistake, with exit status 2, whether or not the module is
+ * loaded.
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,37 +25,61 @@
 
 struct afwctl_cmd {
 	const char *name;
-	int (*run)(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
+	int (*parse)(struct afwctl_req *rq, int argc, char **argv);
+	int (*run)(struct afw_nl *nl, struct afwctl_req *rq);
+	bool offline;			/* needs no module */
 	const char *help;
 };
 
+#define CMD(n, fn, off, h) { n, afwctl_##fn##_parse, afwctl_##fn##_run, off, h }
+
 static const struct afwctl_cmd afwctl_cmds[] = {
-	{ "status", afwctl_status, "show module version and per-hook packet counters" },
-	{ "stats", afwctl_stats, "show what decided the packets, and how full the tables are" },
-	{ "reset-counters", afwctl_reset_counters, "zero the counters of this network namespace" },
-	{ "rule", afwctl_rule, "add RULE | del ID | list | flush: manage rules" },
-	{ "load", afwctl_load, "FILE: replace all rules with FILE's, atomically" },
-	{ "save", afwctl_save, "print the rules in the format load reads" },
-	{ "flow", afwctl_flow, "list | add FLOW VERDICT [timeout S] | del FLOW | flush" },
-	{ "config", afwctl_config, "show, or set KEY VALUE: unknown, queue, fail, max_flows, flow_timeout" },
+	CMD("status", status, false, "show module version and per-hook packet counters"),
+	CMD("stats", stats, false, "show what decided the packets, and how full the tables are"),
+	CMD("reset-counters", reset_counters, false, "zero the counters of this network namespace"),
+	CMD("rule", rule, false, "add RULE | del ID | list | flush: manage rules"),
+	CMD("load", load, false, "[--yes] FILE: apply FILE's settings and replace all rules with its rules"),
+	CMD("save", save, false, "print the settings and rules in the format load reads"),
+	CMD("check", check, true, "FILE: check a configuration file, without the module"),
+	CMD("flow", flow, false, "list | add FLOW VERDICT [timeout S] | del FLOW | flush"),
+	CMD("enable", enable, false, "[--yes]: turn afw on again; asks first if an SSH session would be cut"),
+	CMD("disable", disable, false, "let every packet pass, keeping rules, flows and settings"),
+	CMD("config", config, false, "show, or set [--yes] KEY VALUE: unknown, queue, fail, "
+	    "max_flows, tcp_timeout, udp_timeout, flow_timeout, enabled"),
 };
+
+#define AFWCTL_NCMDS (sizeof(afwctl_cmds) / sizeof(afwctl_cmds[0]))
 
 static void afwctl_usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "Usage: afwctl [-j] COMMAND [ARGS]\n"
+	fprintf(f, "Usage: afwctl [-j] [-n NS] COMMAND [ARGS]\n"
 		   "  -j, --json     print JSON instead of tables\n"
+		   "  -n, --netns NS act in network namespace NS, as ip -n: a name from\n"
+		   "                 'ip netns', or a path such as /proc/PID/ns/net\n"
 		   "  -h, --help     show this help\n"
 		   "  -V, --version  show afwctl's version\n"
 		   "Commands:\n");
-	for (i = 0; i < sizeof(afwctl_cmds) / sizeof(afwctl_cmds[0]); i++)
+	for (i = 0; i < AFWCTL_NCMDS; i++)
 		fprintf(f, "  %-16s %s\n", afwctl_cmds[i].name, afwctl_cmds[i].help);
 	fprintf(f, "RULE: [id N] [prio N] [family ipv4|ipv6] [dir in|out|forward[,..]]\n"
 		   "      [proto NAME|N] [from ADDR[/LEN]] [to ADDR[/LEN]] [sport P[-P]]\n"
-		   "      [dport P[-P]] [iif NAME] [oif NAME] [uid N] [gid N]\n"
-		   "      accept|drop|reject|queue\n"
+		   "      [dport P[-P]] [iif NAME] [oif NAME] [uid USER] [gid GROUP]\n"
+		   "      accept|drop|reject|queue (allow = accept, deny = drop) [comment \"TEXT\"]\n"
 		   "FLOW: proto P from ADDR to ADDR [sport N dport N]; VERDICT: accept|drop|reject|inspect\n");
+}
+
+int afwctl_usage_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("afwctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
 }
 
 int afwctl_fail(const char *what, int err, const struct afw_nl *nl)
@@ -62,6 +93,43 @@ int afwctl_fail(const char *what, int err, const struct afw_nl *nl)
 		fprintf(stderr, "afwctl: %s: %s\n", what, strerror(-err));
 	}
 	return 1;
+}
+
+/*
+ * -n NETNS, as ip -n: the namespace "ip netns" named NETNS, or the one at
+ * NETNS when it holds a slash. Entered before the socket is opened, so that
+ * the family, /proc/net (the SSH guard's view of connections, the queues'
+ * listeners) and interface names are all that namespace's, and only once
+ * the command has parsed: a mistake stays a mistake, whatever the name.
+ */
+static int afwctl_enter_netns(const char *netns)
+{
+	char path[PATH_MAX];
+	int fd, n;
+
+	if (strchr(netns, '/'))
+		n = snprintf(path, sizeof(path), "%s", netns);
+	else if (!*netns || !strcmp(netns, ".") || !strcmp(netns, ".."))
+		return afwctl_usage_err("-n: '%s' is not a namespace name", netns);
+	else
+		n = snprintf(path, sizeof(path), "/run/netns/%s", netns);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return afwctl_usage_err("-n: the namespace's path is too long");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "afwctl: network namespace %s: %s%s\n", netns, strerror(errno),
+			errno == ENOENT && !strchr(netns, '/') ? " (see 'ip netns list')" : "");
+		return 1;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		fprintf(stderr, "afwctl: entering network namespace %s: %s\n", netns,
+			errno == EPERM ? "permission denied: this needs CAP_SYS_ADMIN (run it as root)" :
+			errno == EINVAL ? "not a network namespace" : strerror(errno));
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	return 0;
 }
 
 static int afwctl_open(struct afw_nl *nl)
@@ -82,24 +150,44 @@ static int afwctl_open(struct afw_nl *nl)
 	return 0;
 }
 
+static const struct afwctl_cmd *afwctl_find(const char *name)
+{
+	const char *names[AFWCTL_NCMDS], *hint;
+	size_t i;
+
+	for (i = 0; i < AFWCTL_NCMDS; i++) {
+		if (!strcmp(name, afwctl_cmds[i].name))
+			return &afwctl_cmds[i];
+		names[i] = afwctl_cmds[i].name;
+	}
+	hint = afw_suggest(name, names, AFWCTL_NCMDS);
+	afwctl_usage_err("unknown command '%s'" AFW_HINT_FMT "; see 'afwctl --help'", name,
+			 AFW_HINT_ARGS(hint));
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "netns", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct afwctl_opts opts = { 0 };
-	const struct afwctl_cmd *cmd = NULL;
-	struct afw_nl *nl;
-	size_t i;
+	struct afwctl_req rq = { 0 };
+	const struct afwctl_cmd *cmd;
+	struct afw_nl *nl = NULL;
+	const char *netns = NULL;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+jhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jn:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			opts.json = true;
+			rq.json = true;
+			break;
+		case 'n':
+			netns = optarg;
 			break;
 		case 'h':
 			afwctl_usage(stdout);
@@ -116,24 +204,37 @@ int main(int argc, char **argv)
 		afwctl_usage(stderr);
 		return 2;
 	}
-	for (i = 0; i < sizeof(afwctl_cmds) / sizeof(afwctl_cmds[0]); i++)
-		if (!strcmp(argv[optind], afwctl_cmds[i].name))
-			cmd = &afwctl_cmds[i];
-	if (!cmd) {
-		fprintf(stderr, "afwctl: unknown command '%s'; see 'afwctl --help'\n",
-			argv[optind]);
+	cmd = afwctl_find(argv[optind]);
+	if (!cmd)
 		return 2;
+	ret = cmd->parse(&rq, argc - optind - 1, argv + optind + 1);
+	if (ret)
+		goto out;
+	if (!cmd->offline) {
+		ret = netns ? afwctl_enter_netns(netns) : 0;
+		if (ret)
+			goto out;
+		nl = malloc(sizeof(*nl));
+		if (!nl) {
+			perror("afwctl");
+			ret = 1;
+			goto out;
+		}
+		ret = afwctl_open(nl);
+		if (ret)
+			goto out;
 	}
-
-	nl = malloc(sizeof(*nl));
-	if (!nl) {
-		perror("afwctl");
-		return 1;
+	ret = cmd->run(nl, &rq);
+	/* A full disk or a closed pipe must not pass for success. */
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "afwctl: writing the output: %s\n", strerror(errno));
+		ret = 1;
 	}
-	ret = afwctl_open(nl);
-	if (!ret)
-		ret = cmd->run(nl, &opts, argc - optind - 1, argv + optind + 1);
-	afw_nl_close(nl);
-	free(nl);
+out:
+	if (nl) {
+		afw_nl_close(nl);
+		free(nl);
+	}
+	afw_conf_free(&rq.conf);
 	return ret;
 }

@@ -6,18 +6,37 @@
 #include <stdio.h>
 
 #include "afwnl.h"
+#include "conf.h"
+#include "flow.h"
+#include "rule.h"
 
-/* Command-line options common to every subcommand. */
-struct afwctl_opts {
+/*
+ * One invocation, parsed whole before the kernel is asked anything: a typo
+ * is a usage error, never "module not loaded".
+ */
+struct afwctl_req {
 	bool json;
+	bool yes;			/* enable, config set, load: --yes */
+	int sub;			/* the command's own subcommand enum */
+	const char *file;		/* load, check */
+	uint32_t id;			/* rule del */
+	struct afw_rule_spec rule;	/* rule add */
+	struct afw_flow_spec flow;	/* flow add, del */
+	struct afw_config cfg;		/* config set */
+	unsigned int has;		/* AFW_CFG_HAS_* for config set */
+	struct afw_conf conf;		/* load, check */
 };
 
-struct afw_rule_spec;
-
-/* Rules as fetched from the kernel; free v when done. */
+/*
+ * Rules as fetched from the kernel (free v when done), or a file's. The
+ * kernel takes them by prio, then id, whatever the order of v; a file's
+ * rule without an id gets the next one above @auto_id, in the order of v,
+ * as the commit numbers them (the kernel's all have one).
+ */
 struct afwctl_rules {
 	struct afw_rule_spec *v;
 	size_t n, cap;
+	uint32_t auto_id;
 };
 
 /* Fetches the whole ruleset consistently; returns 0 or -errno. */
@@ -26,14 +45,49 @@ int afwctl_rules_fetch(struct afw_nl *nl, struct afwctl_rules *rules);
 /* Reports a failed netlink call for @what in one line; returns the exit code. */
 int afwctl_fail(const char *what, int err, const struct afw_nl *nl);
 
-int afwctl_status(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
-int afwctl_stats(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
-int afwctl_load(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
-int afwctl_save(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
-int afwctl_flow(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
-int afwctl_config(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
-int afwctl_rule(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
-int afwctl_reset_counters(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv);
+/* A usage error: "afwctl: " and the message on stderr; returns 2. */
+int afwctl_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Each command: parse returns 0 or the exit code; run may be given a NULL nl only for check. */
+#define AFWCTL_CMD(name) \
+	int afwctl_##name##_parse(struct afwctl_req *rq, int argc, char **argv); \
+	int afwctl_##name##_run(struct afw_nl *nl, struct afwctl_req *rq)
+
+AFWCTL_CMD(status);
+AFWCTL_CMD(stats);
+AFWCTL_CMD(reset_counters);
+AFWCTL_CMD(rule);
+AFWCTL_CMD(load);
+AFWCTL_CMD(check);
+AFWCTL_CMD(save);
+AFWCTL_CMD(flow);
+AFWCTL_CMD(config);
+AFWCTL_CMD(enable);
+AFWCTL_CMD(disable);
+
+/* Whether @w is the guard's override, --yes or -y (enable, config set, load). */
+bool afwctl_is_yes(const char *w);
+
+/*
+ * Before @cmd puts @c in force, with @rules (in the kernel's order) or,
+ * when NULL, the rules in force: 0 if no open SSH session would be cut by
+ * it (or rq->yes, or the user said yes on the terminal), else the exit
+ * code, having said which session, why, and that nothing changed.
+ */
+int afwctl_ssh_guard(struct afw_nl *nl, struct afwctl_req *rq, const struct afw_config *c,
+		     const struct afwctl_rules *rules, const char *cmd);
+
+/*
+ * afwctl_ssh_guard() for the settings in force with the @has fields of @set
+ * over them (only those that can cut: unknown, fail, enabled), when afw
+ * would then be on, and, with the rules in force (@rules NULL), with an
+ * unknown policy other than accept.
+ */
+int afwctl_settings_guard(struct afw_nl *nl, struct afwctl_req *rq, const struct afw_config *set,
+			  unsigned int has, const struct afwctl_rules *rules, const char *cmd);
+
+/* Parses a "FILE" argument and reads the whole configuration file. */
+int afwctl_read_conf(struct afwctl_req *rq, const char *cmd, int argc, char **argv);
 
 void afwctl_json_str(FILE *f, const char *s);
 

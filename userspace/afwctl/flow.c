@@ -4,125 +4,262 @@
  */
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <linux/afw.h>
 
 #include "afwctl.h"
-#include "flow.h"
-#include "rule.h"
 
-struct afwctl_flow_print {
-	bool json;
-	size_t n;
+enum { AFWCTL_FLOW_LIST, AFWCTL_FLOW_ADD, AFWCTL_FLOW_DEL, AFWCTL_FLOW_FLUSH };
+
+static const char *const afwctl_flow_subs[] = {
+	[AFWCTL_FLOW_LIST] = "list", [AFWCTL_FLOW_ADD] = "add",
+	[AFWCTL_FLOW_DEL] = "del", [AFWCTL_FLOW_FLUSH] = "flush",
 };
 
-static int afwctl_flow_print(const struct afw_flow_spec *f, void *data)
+struct afwctl_flows {
+	struct afw_flow_spec *v;
+	size_t n, cap;
+};
+
+static int afwctl_flows_push(const struct afw_flow_spec *f, void *data)
 {
-	struct afwctl_flow_print *p = data;
-	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pbuf[8];
+	struct afwctl_flows *flows = data;
+	struct afw_flow_spec *v;
+
+	if (flows->n == flows->cap) {
+		flows->cap = flows->cap ? flows->cap * 2 : 64;
+		v = realloc(flows->v, flows->cap * sizeof(*v));
+		if (!v)
+			return -1;
+		flows->v = v;
+	}
+	flows->v[flows->n++] = *f;
+	return 0;
+}
+
+static void afwctl_flow_json(const struct afw_flow_spec *f, bool first)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pbuf[8], text[160];
 	int af = f->family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
 
 	inet_ntop(af, f->src, src, sizeof(src));
 	inet_ntop(af, f->dst, dst, sizeof(dst));
-	if (p->json) {
-		printf("%s{\"proto\":\"%s\",\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\",\"dport\":%u,"
-		       "\"verdict\":\"%s\",\"timeout\":%" PRIu32 ",\"expires\":%" PRIu32
-		       ",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
-		       p->n ? "," : "", afw_proto_name(f->proto, pbuf, sizeof(pbuf)), src, f->sport,
-		       dst, f->dport, afw_verdict_name(f->verdict), f->timeout, f->expires,
-		       f->packets, f->bytes);
-	} else {
-		printf("%-6s %-39s %5u %-39s %5u %-7s %7" PRIu32 " %10" PRIu64 " %12" PRIu64 "\n",
-		       afw_proto_name(f->proto, pbuf, sizeof(pbuf)), src, f->sport, dst, f->dport,
-		       afw_verdict_name(f->verdict), f->expires, f->packets, f->bytes);
+	afw_flow_format(f, text, sizeof(text));
+	printf("%s{\"family\":\"%s\",\"proto\":\"%s\",\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\","
+	       "\"dport\":%u,\"verdict\":\"%s\",\"timeout\":%" PRIu32 ",\"expires\":%" PRIu32
+	       ",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"origin\":\"%s\"",
+	       first ? "" : ",", f->family == AFW_FAMILY_IPV6 ? "ipv6" : "ipv4",
+	       afw_proto_name(f->proto, pbuf, sizeof(pbuf)), src, f->sport, dst, f->dport,
+	       afw_verdict_name(f->verdict), f->timeout, f->expires, f->packets, f->bytes,
+	       afw_flow_origin_name(f->origin));
+	if (f->origin == AFW_FLOW_ORIGIN_RULE)
+		printf(",\"rule\":%" PRIu32, f->rule_id);
+	printf(",\"assured\":%s,\"closing\":%s,\"flow\":",
+	       f->state & AFW_FLOW_S_ASSURED ? "true" : "false",
+	       f->state & AFW_FLOW_S_CLOSING ? "true" : "false");
+	afwctl_json_str(stdout, text);
+	printf("}");
+}
+
+/* Who installed it: afwd or an admin (flow add), or the accept rule that saw it start. */
+static void afwctl_flow_origin(const struct afw_flow_spec *f, char *buf, size_t len)
+{
+	if (f->origin == AFW_FLOW_ORIGIN_RULE)
+		snprintf(buf, len, "rule %" PRIu32, f->rule_id);
+	else if (f->origin == AFW_FLOW_ORIGIN_CONTROL)
+		snprintf(buf, len, "afwd/admin");
+	else
+		snprintf(buf, len, "unknown");
+}
+
+static const char *afwctl_flow_state(uint32_t state)
+{
+	switch (state & (AFW_FLOW_S_ASSURED | AFW_FLOW_S_CLOSING)) {
+	case AFW_FLOW_S_ASSURED:
+		return "assured";
+	case AFW_FLOW_S_CLOSING:
+		return "closing";
+	case AFW_FLOW_S_ASSURED | AFW_FLOW_S_CLOSING:
+		return "assured,closing";
 	}
-	p->n++;
+	return "-";
+}
+
+static void afwctl_flow_row(const struct afw_flow_spec *f)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pbuf[8], origin[24];
+	int af = f->family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
+
+	inet_ntop(af, f->src, src, sizeof(src));
+	inet_ntop(af, f->dst, dst, sizeof(dst));
+	afwctl_flow_origin(f, origin, sizeof(origin));
+	printf("%-6s %-39s %5u %-39s %5u %-7s %7" PRIu32 " %10" PRIu64 " %12" PRIu64
+	       " %-15s %s\n",
+	       afw_proto_name(f->proto, pbuf, sizeof(pbuf)), src, f->sport, dst, f->dport,
+	       afw_verdict_name(f->verdict), f->expires, f->packets, f->bytes,
+	       afwctl_flow_state(f->state), origin);
+}
+
+int afwctl_flow_parse(struct afwctl_req *rq, int argc, char **argv)
+{
+	size_t i, n = sizeof(afwctl_flow_subs) / sizeof(afwctl_flow_subs[0]);
+	struct afw_perr e;
+	const char *hint;
+
+	if (argc < 1)
+		return afwctl_usage_err("flow: usage: afwctl flow list|add|del|flush ...");
+	for (i = 0; i < n; i++)
+		if (!strcmp(argv[0], afwctl_flow_subs[i]))
+			break;
+	if (i == n) {
+		hint = afw_suggest(argv[0], afwctl_flow_subs, n);
+		return afwctl_usage_err("flow: unknown subcommand '%s'" AFW_HINT_FMT
+					"; use list, add, del or flush", argv[0], AFW_HINT_ARGS(hint));
+	}
+	rq->sub = (int)i;
+	if (rq->sub == AFWCTL_FLOW_LIST || rq->sub == AFWCTL_FLOW_FLUSH) {
+		if (argc != 1)
+			return afwctl_usage_err("flow %s takes no arguments", argv[0]);
+		return 0;
+	}
+	if (afw_flow_parse_words(argc - 1, argv + 1, &rq->flow, rq->sub == AFWCTL_FLOW_ADD, &e))
+		return afwctl_usage_err("flow %s: %s", argv[0], e.msg);
 	return 0;
 }
 
-int afwctl_flow(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv)
-{
-	struct afwctl_flow_print p = { .json = o->json };
-	struct afw_flow_spec f;
-	char err[256];
-	int ret, add;
+/* Dumps raced by a busy table are tried again this often, then shown as they are. */
+#define AFWCTL_FLOW_RETRIES 3
 
-	if (argc < 1) {
-		fprintf(stderr, "afwctl: flow: usage: afwctl flow list|add|del|flush ...\n");
-		return 2;
+static int afwctl_flow_list(struct afw_nl *nl, const struct afwctl_req *rq)
+{
+	struct afwctl_flows flows = { 0 };
+	int ret, tries = 0;
+	size_t i;
+
+	/* All of it first: a dump that fails halfway prints nothing. */
+	do {
+		flows.n = 0;
+		ret = afw_flow_dump(nl, afwctl_flows_push, &flows);
+	} while (ret == -EINTR && tries++ < AFWCTL_FLOW_RETRIES);
+	if (ret && ret != -EINTR) {
+		free(flows.v);
+		return afwctl_fail("flow list", ret, nl);
 	}
-	if (!strcmp(argv[0], "list") || !strcmp(argv[0], "flush")) {
-		if (argc != 1) {
-			fprintf(stderr, "afwctl: flow %s takes no arguments\n", argv[0]);
-			return 2;
-		}
-		if (argv[0][0] == 'f') {
-			ret = afw_flow_flush(nl);
-			return ret ? afwctl_fail("flow flush", ret, nl) : 0;
-		}
-		if (p.json)
-			printf("[");
-		else
-			printf("%-6s %-39s %5s %-39s %5s %-7s %7s %10s %12s\n", "proto", "source",
-			       "sport", "destination", "dport", "verdict", "expires", "packets", "bytes");
-		ret = afw_flow_dump(nl, afwctl_flow_print, &p);
-		if (p.json)
-			printf("]\n");
-		return ret ? afwctl_fail("flow list", ret, nl) : 0;
+	/*
+	 * Flows come and go with the traffic: a table that never holds still
+	 * is listed all the same, as one dump saw it.
+	 */
+	if (ret == -EINTR)
+		fprintf(stderr, "afwctl: warning: flow list: the flow table changed while it was "
+			"listed (%d tries); a flow may be missing or listed twice\n", tries);
+	if (rq->json) {
+		printf("[");
+		for (i = 0; i < flows.n; i++)
+			afwctl_flow_json(&flows.v[i], i == 0);
+		printf("]\n");
+	} else {
+		printf("%-6s %-39s %5s %-39s %5s %-7s %7s %10s %12s %-15s %s\n", "proto",
+		       "source", "sport", "destination", "dport", "verdict", "expires", "packets",
+		       "bytes", "state", "origin");
+		for (i = 0; i < flows.n; i++)
+			afwctl_flow_row(&flows.v[i]);
 	}
-	add = !strcmp(argv[0], "add");
-	if (!add && strcmp(argv[0], "del")) {
-		fprintf(stderr, "afwctl: flow: unknown subcommand '%s'; use list, add, del or flush\n",
-			argv[0]);
-		return 2;
-	}
-	if (afw_flow_parse_words(argc - 1, argv + 1, &f, add, err, sizeof(err))) {
-		fprintf(stderr, "afwctl: flow %s: %s\n", argv[0], err);
-		return 2;
-	}
-	ret = add ? afw_flow_add(nl, &f) : afw_flow_del(nl, &f);
-	return ret ? afwctl_fail(add ? "flow add" : "flow del", ret, nl) : 0;
+	free(flows.v);
+	return 0;
 }
 
-int afwctl_config(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv)
+int afwctl_flow_run(struct afw_nl *nl, struct afwctl_req *rq)
 {
-	struct afw_config c;
-	unsigned int has;
-	char err[256];
 	int ret;
 
-	if (argc && strcmp(argv[0], "set")) {
-		fprintf(stderr, "afwctl: config: usage: afwctl config [set KEY VALUE...]\n");
-		return 2;
+	switch (rq->sub) {
+	case AFWCTL_FLOW_LIST:
+		return afwctl_flow_list(nl, rq);
+	case AFWCTL_FLOW_FLUSH:
+		ret = afw_flow_flush(nl);
+		return ret ? afwctl_fail("flow flush", ret, nl) : 0;
+	case AFWCTL_FLOW_ADD:
+		ret = afw_flow_add(nl, &rq->flow);
+		return ret ? afwctl_fail("flow add", ret, nl) : 0;
+	default:
+		ret = afw_flow_del(nl, &rq->flow);
+		return ret ? afwctl_fail("flow del", ret, nl) : 0;
+	}
+}
+
+enum { AFWCTL_CONFIG_SHOW, AFWCTL_CONFIG_SET };
+
+int afwctl_config_parse(struct afwctl_req *rq, int argc, char **argv)
+{
+	struct afw_perr e;
+
+	if (!argc) {
+		rq->sub = AFWCTL_CONFIG_SHOW;
+		return 0;
+	}
+	if (strcmp(argv[0], "set"))
+		return afwctl_usage_err("config: unknown subcommand '%s'; usage: afwctl config "
+					"[set KEY VALUE...]", argv[0]);
+	rq->sub = AFWCTL_CONFIG_SET;
+	argc--;
+	argv++;
+	if (argc && afwctl_is_yes(argv[0])) {
+		rq->yes = true;
+		argc--;
+		argv++;
+	}
+	if (afw_config_parse_words(argc, argv, &rq->cfg, &rq->has, &e))
+		return afwctl_usage_err("config set: %s", e.msg);
+	return 0;
+}
+
+/*
+ * Whether config set could cut an SSH session: it turns afw on, or, with
+ * afw on, makes unknown flows drop or wait for afwd. The guard judges the
+ * settings as they will be.
+ */
+static int afwctl_config_guard(struct afw_nl *nl, struct afwctl_req *rq)
+{
+	if (!(rq->has & (AFW_CFG_HAS_UNKNOWN | AFW_CFG_HAS_FAIL | AFW_CFG_HAS_ENABLED)))
+		return 0;
+	return afwctl_settings_guard(nl, rq, &rq->cfg, rq->has, NULL, "config set");
+}
+
+static void afwctl_config_line(const char *text, void *data)
+{
+	(void)data;
+	printf("%s\n", text);
+}
+
+int afwctl_config_run(struct afw_nl *nl, struct afwctl_req *rq)
+{
+	struct afw_config c;
+	int ret;
+
+	if (rq->sub == AFWCTL_CONFIG_SET) {
+		ret = afwctl_config_guard(nl, rq);
+		if (ret)
+			return ret;
+		ret = afw_config_set(nl, &rq->cfg, rq->has);
+		return ret ? afwctl_fail("config set", ret, nl) : 0;
 	}
 	ret = afw_config_get(nl, &c);
 	if (ret)
 		return afwctl_fail("config", ret, nl);
-	if (argc) {
-		if (afw_config_parse_words(argc - 1, argv + 1, &c, &has, err, sizeof(err))) {
-			fprintf(stderr, "afwctl: config set: %s\n", err);
-			return 2;
-		}
-		ret = afw_config_set(nl, &c, has);
-		return ret ? afwctl_fail("config set", ret, nl) : 0;
-	}
-	if (o->json) {
+	if (rq->json) {
 		printf("{\"unknown\":\"%s\",\"queue_num\":%u,\"queue_count\":%u,\"fail\":\"%s\","
-		       "\"max_flows\":%" PRIu32 ",\"flow_timeout\":%" PRIu32 "}\n",
+		       "\"max_flows\":%" PRIu32 ",\"tcp_timeout\":%" PRIu32 ",\"udp_timeout\":%" PRIu32
+		       ",\"flow_timeout\":%" PRIu32 ",\"enabled\":%s}\n",
 		       afw_unknown_name(c.unknown), c.queue_num, c.queue_count,
-		       c.fail_open ? "open" : "closed", c.max_flows, c.flow_timeout);
+		       c.fail_open ? "open" : "closed", c.max_flows, c.tcp_timeout, c.udp_timeout,
+		       c.flow_timeout, c.enabled ? "true" : "false");
 		return 0;
 	}
-	printf("unknown %s\n", afw_unknown_name(c.unknown));
-	if (c.queue_count > 1)
-		printf("queue %u-%u\n", c.queue_num, c.queue_num + c.queue_count - 1);
-	else
-		printf("queue %u\n", c.queue_num);
-	printf("fail %s\n", c.fail_open ? "open" : "closed");
-	printf("max_flows %" PRIu32 "\n", c.max_flows);
-	printf("flow_timeout %" PRIu32 "\n", c.flow_timeout);
+	afw_config_format(&c, AFW_CFG_HAS_ALL, "", afwctl_config_line, NULL);
 	return 0;
 }

@@ -44,15 +44,16 @@ static void afwctl_stats_json(const struct afw_stats *st)
 		}
 		printf("}");
 	}
-	printf("},\"malformed\":%" PRIu64 ",\"rules\":%" PRIu32 ",\"max_rules\":%" PRIu32
-	       ",\"masks\":%" PRIu32 ",\"max_masks\":%" PRIu32 ",\"ruleset_gen\":%" PRIu64
-	       ",\"flows\":%" PRIu32 ",\"max_flows\":%" PRIu32,
-	       st->malformed, st->rules, st->max_rules, st->masks, st->max_masks,
+	printf("},\"malformed\":%" PRIu64 ",\"exempt\":%" PRIu64 ",\"rules\":%" PRIu32
+	       ",\"max_rules\":%" PRIu32 ",\"masks\":%" PRIu32 ",\"max_masks\":%" PRIu32
+	       ",\"ruleset_gen\":%" PRIu64 ",\"flows\":%" PRIu32 ",\"max_flows\":%" PRIu32,
+	       st->malformed, st->exempt, st->rules, st->max_rules, st->masks, st->max_masks,
 	       st->ruleset_gen, st->flows, st->max_flows);
-	printf(",\"flow_events\":{\"inserted\":%" PRIu64 ",\"expired\":%" PRIu64
-	       ",\"closed\":%" PRIu64 ",\"evicted\":%" PRIu64 ",\"refused\":%" PRIu64 "}}\n",
-	       st->flows_inserted, st->flows_expired, st->flows_closed, st->flows_evicted,
-	       st->flows_refused);
+	printf(",\"flow_events\":{\"inserted\":%" PRIu64 ",\"by_rule\":%" PRIu64
+	       ",\"expired\":%" PRIu64 ",\"closed\":%" PRIu64 ",\"restarted\":%" PRIu64
+	       ",\"evicted\":%" PRIu64 ",\"refused\":%" PRIu64 "}}\n",
+	       st->flows_inserted, st->flows_rule, st->flows_expired, st->flows_closed,
+	       st->flows_restarted, st->flows_evicted, st->flows_refused);
 }
 
 static void afwctl_stats_table(const struct afw_stats *st)
@@ -71,7 +72,8 @@ static void afwctl_stats_table(const struct afw_stats *st)
 		}
 		printf("\n");
 	}
-	printf("%-10s %14" PRIu64 "\n\n", "malformed", st->malformed);
+	printf("%-10s %14" PRIu64 "\n", "malformed", st->malformed);
+	printf("%-10s %14" PRIu64 "\n\n", "exempt", st->exempt);
 	printf("rules        %" PRIu32 " of %" PRIu32 "\n", st->rules, st->max_rules);
 	printf("masks        %" PRIu32 " of %" PRIu32 "\n", st->masks, st->max_masks);
 	printf("ruleset gen  %" PRIu64 "\n", st->ruleset_gen);
@@ -80,17 +82,23 @@ static void afwctl_stats_table(const struct afw_stats *st)
 	       ", evicted %" PRIu64 ", refused %" PRIu64 "\n",
 	       st->flows_inserted, st->flows_expired, st->flows_closed, st->flows_evicted,
 	       st->flows_refused);
+	printf("             from rules %" PRIu64 ", restarted %" PRIu64 "\n", st->flows_rule,
+	       st->flows_restarted);
 }
 
-int afwctl_stats(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char **argv)
+int afwctl_stats_parse(struct afwctl_req *rq, int argc, char **argv)
+{
+	(void)rq;
+	if (argc)
+		return afwctl_usage_err("stats: unexpected argument '%s'", argv[0]);
+	return 0;
+}
+
+int afwctl_stats_run(struct afw_nl *nl, struct afwctl_req *rq)
 {
 	struct afw_stats st;
 	int ret;
 
-	if (argc) {
-		fprintf(stderr, "afwctl: stats: unexpected argument '%s'\n", argv[0]);
-		return 2;
-	}
 	ret = afw_stats_get(nl, &st);
 	if (ret == -EOPNOTSUPP) {
 		fprintf(stderr, "afwctl: stats: the loaded afw module is older than this afwctl "
@@ -99,7 +107,7 @@ int afwctl_stats(struct afw_nl *nl, const struct afwctl_opts *o, int argc, char 
 	}
 	if (ret)
 		return afwctl_fail("stats", ret, nl);
-	if (o->json)
+	if (rq->json)
 		afwctl_stats_json(&st);
 	else
 		afwctl_stats_table(&st);

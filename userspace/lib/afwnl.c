@@ -67,9 +67,12 @@ static int afw_nl_error_cb(const struct nlmsghdr *nlh, void *data)
  */
 static int afw_nl_done_cb(const struct nlmsghdr *nlh, void *data)
 {
+	struct afw_nl_call *call = data;
 	int err;
 
-	(void)data;
+	/* A change after the last part of a dump flags only its end. */
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		call->nl->dump_intr = true;
 	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(err)) {
 		memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
 		if (err < 0) {
@@ -92,6 +95,8 @@ static int afw_nl_data_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct afw_nl_call *call = data;
 
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		call->nl->dump_intr = true;
 	return call->cb ? call->cb(nlh, call->data) : MNL_CB_OK;
 }
 
@@ -108,6 +113,7 @@ int afw_nl_talk(struct afw_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data
 	int ret;
 
 	nl->ext_msg[0] = '\0';
+	nl->dump_intr = false;
 	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	for (;;) {

@@ -6,6 +6,7 @@
 #ifndef AFW_NL_H
 #define AFW_NL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,7 @@ struct afw_nl {
 	unsigned int seq;
 	uint16_t family_id;
 	uint32_t version;		/* protocol version the module speaks */
+	bool dump_intr;			/* the last reply had NLM_F_DUMP_INTR */
 	char ext_msg[256];		/* kernel's message for the last error */
 	char buf[AFW_NL_BUFSIZE];
 };
@@ -40,7 +42,9 @@ struct nlmsghdr *afw_nl_request(struct afw_nl *nl, uint8_t cmd, uint16_t flags);
 /*
  * Sends @nlh and runs @cb on every reply message until the kernel's ack or
  * the end of a dump. Returns 0 or a negative errno; on error nl->ext_msg
- * holds the kernel's explanation, or is empty.
+ * holds the kernel's explanation, or is empty. nl->dump_intr says whether
+ * any message of a dump (its end included) was flagged NLM_F_DUMP_INTR:
+ * the kernel's table changed while it was dumped.
  */
 int afw_nl_talk(struct afw_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
 

@@ -35,6 +35,17 @@ const char *afw_verdict_name(uint8_t verdict)
 	return verdict <= AFW_VERDICT_MAX ? afw_verdicts[verdict] : "unknown";
 }
 
+const char *afw_flow_origin_name(uint8_t origin)
+{
+	switch (origin) {
+	case AFW_FLOW_ORIGIN_CONTROL:
+		return "control";
+	case AFW_FLOW_ORIGIN_RULE:
+		return "rule";
+	}
+	return "unknown";
+}
+
 const char *afw_unknown_name(uint8_t unknown)
 {
 	return unknown <= AFW_UNKNOWN_MAX ? afw_unknowns[unknown] : "unknown";
@@ -51,69 +62,134 @@ static int afw_num(const char *s, unsigned long max, unsigned long *v)
 	return errno || *end || *v > max ? -1 : 0;
 }
 
-int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int need_verdict,
-			 char *err, size_t errlen)
+static int afw_verdict_parse(const char *w)
 {
-	int a, have_verdict = 0, have_src = 0, have_dst = 0, have_sport = 0, have_dport = 0;
-	unsigned long v;
-	uint8_t fam;
 	size_t i;
 
-	memset(f, 0, sizeof(*f));
-	for (a = 0; a < argc; a++) {
-		const char *w = argv[a];
+	for (i = 0; i <= AFW_VERDICT_MAX; i++)
+		if (!strcmp(w, afw_verdicts[i]))
+			return (int)i;
+	if (!strcmp(w, "allow"))
+		return AFW_VERDICT_ACCEPT;
+	if (!strcmp(w, "deny"))
+		return AFW_VERDICT_DROP;
+	return -1;
+}
 
-		for (i = 0; i <= AFW_VERDICT_MAX; i++)
-			if (!strcmp(w, afw_verdicts[i]))
-				break;
-		if (i <= AFW_VERDICT_MAX) {
-			f->verdict = (uint8_t)i;
-			have_verdict = 1;
+enum { AFW_FKW_PROTO, AFW_FKW_FROM, AFW_FKW_TO, AFW_FKW_SPORT, AFW_FKW_DPORT, AFW_FKW_TIMEOUT,
+       AFW_FKW_COUNT };
+
+static const char *const afw_flow_words[] = {
+	[AFW_FKW_PROTO] = "proto", [AFW_FKW_FROM] = "from", [AFW_FKW_TO] = "to",
+	[AFW_FKW_SPORT] = "sport", [AFW_FKW_DPORT] = "dport", [AFW_FKW_TIMEOUT] = "timeout",
+	"accept", "drop", "reject", "inspect", "allow", "deny",
+};
+
+int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int need_verdict,
+			 struct afw_perr *e)
+{
+	int a, k, verdict_word = -1, kw_word[AFW_FKW_COUNT], port_word[2] = { -1, -1 };
+	const char *hint;
+	uint8_t fam;
+	unsigned long v;
+
+	memset(f, 0, sizeof(*f));
+	e->word = -1;
+	for (k = 0; k < AFW_FKW_COUNT; k++)
+		kw_word[k] = -1;
+	for (a = 0; a < argc; a++) {
+		const char *w = argv[a], *val;
+		int verdict = afw_verdict_parse(w);
+
+		if (verdict >= 0) {
+			if (verdict_word >= 0)
+				return afw_perr_set(e, a, "'%s': a flow has one verdict ('%s' is on "
+						    "it already)", w, argv[verdict_word]);
+			f->verdict = (uint8_t)verdict;
+			verdict_word = a;
 			continue;
 		}
+		for (k = 0; k < AFW_FKW_COUNT; k++)
+			if (!strcmp(w, afw_flow_words[k]))
+				break;
+		if (k == AFW_FKW_COUNT) {
+			hint = afw_suggest(w, afw_flow_words,
+					   sizeof(afw_flow_words) / sizeof(afw_flow_words[0]));
+			return afw_perr_set(e, a, "'%s': unknown word" AFW_HINT_FMT, w,
+					    AFW_HINT_ARGS(hint));
+		}
+		if (kw_word[k] >= 0)
+			return afw_perr_set(e, a, "'%s': given twice (first as '%s %s')", w, w,
+					    argv[kw_word[k] + 1]);
 		if (a + 1 >= argc)
-			return afw_err(err, errlen, "'%s': unknown word, or a keyword missing its value", w);
-		const char *val = argv[++a];
-
-		if (!strcmp(w, "proto")) {
-			if (afw_proto_parse(val, &f->proto))
-				return afw_err(err, errlen, "'proto %s': not a protocol name or number 1-255", val);
-		} else if (!strcmp(w, "from") || !strcmp(w, "to")) {
-			uint8_t *addr = w[0] == 'f' ? f->src : f->dst;
+			return afw_perr_set(e, a, "'%s': missing its value", w);
+		kw_word[k] = a;
+		val = argv[++a];
+		switch (k) {
+		case AFW_FKW_PROTO:
+			if (afw_proto_parse(val, &f->proto)) {
+				hint = afw_suggest(val, afw_proto_names, afw_nproto_names);
+				return afw_perr_set(e, a, "'proto %s': not a protocol name or number "
+						    "1-255" AFW_HINT_FMT, val, AFW_HINT_ARGS(hint));
+			}
+			break;
+		case AFW_FKW_FROM:
+		case AFW_FKW_TO: {
+			uint8_t *addr = k == AFW_FKW_FROM ? f->src : f->dst;
 
 			if (inet_pton(AF_INET, val, addr) == 1)
 				fam = AFW_FAMILY_IPV4;
 			else if (inet_pton(AF_INET6, val, addr) == 1)
 				fam = AFW_FAMILY_IPV6;
 			else
-				return afw_err(err, errlen, "'%s %s': not an IPv4 or IPv6 address", w, val);
+				return afw_perr_set(e, a, "'%s %s': not an IPv4 or IPv6 address", w, val);
 			if (f->family && f->family != fam)
-				return afw_err(err, errlen, "'%s %s': the addresses' families differ", w, val);
+				return afw_perr_set(e, a, "'%s %s': the addresses' families differ", w, val);
 			f->family = fam;
-			*(w[0] == 'f' ? &have_src : &have_dst) = 1;
-		} else if (!strcmp(w, "sport") || !strcmp(w, "dport")) {
-			if (afw_num(val, 65535, &v))
-				return afw_err(err, errlen, "'%s %s': a port is 0-65535", w, val);
-			*(w[0] == 's' ? &f->sport : &f->dport) = (uint16_t)v;
-			*(w[0] == 's' ? &have_sport : &have_dport) = 1;
-		} else if (!strcmp(w, "timeout")) {
+			break;
+		}
+		case AFW_FKW_SPORT:
+		case AFW_FKW_DPORT:
+			port_word[k == AFW_FKW_DPORT] = a;
+			break;
+		case AFW_FKW_TIMEOUT:
 			if (afw_num(val, 86400, &v) || !v)
-				return afw_err(err, errlen, "'timeout %s': seconds, 1-86400", val);
+				return afw_perr_set(e, a, "'timeout %s': seconds, 1-86400", val);
 			f->timeout = (uint32_t)v;
-		} else {
-			return afw_err(err, errlen, "'%s': unknown word", w);
+			break;
 		}
 	}
-	if (!f->proto || !have_src || !have_dst)
-		return afw_err(err, errlen, "a flow needs proto, from and to");
-	if (afw_proto_has_ports(f->proto) && (!have_sport || !have_dport))
-		return afw_err(err, errlen, "a %s flow needs sport and dport",
-				f->proto == 6 ? "tcp" : f->proto == 17 ? "udp" : "port-based");
-	if (!afw_proto_has_ports(f->proto) && (have_sport || have_dport))
-		return afw_err(err, errlen, "'%s': this protocol has no ports", have_sport ? "sport" : "dport");
-	if (need_verdict && !have_verdict)
-		return afw_err(err, errlen, "no verdict: add accept, drop, reject or inspect");
+	if (kw_word[AFW_FKW_PROTO] < 0 || kw_word[AFW_FKW_FROM] < 0 || kw_word[AFW_FKW_TO] < 0)
+		return afw_perr_set(e, -1, "a flow needs proto, from and to");
+	if (!afw_proto_has_ports(f->proto) && (port_word[0] >= 0 || port_word[1] >= 0))
+		return afw_perr_set(e, port_word[0] >= 0 ? port_word[0] - 1 : port_word[1] - 1,
+				    "'%s': this protocol has no ports",
+				    port_word[0] >= 0 ? "sport" : "dport");
+	if (afw_proto_has_ports(f->proto) && (port_word[0] < 0 || port_word[1] < 0))
+		return afw_perr_set(e, -1, "a %s flow needs sport and dport",
+				    f->proto == 6 ? "tcp" : f->proto == 17 ? "udp" : "port-based");
+	for (k = 0; k < 2; k++) {
+		a = port_word[k];
+		if (a >= 0 && afw_port_parse(argv[a], f->proto, k ? &f->dport : &f->sport))
+			return afw_perr_set(e, a, "'%s %s': a port is 0-65535 or a service name",
+					    argv[a - 1], argv[a]);
+	}
+	if (need_verdict && verdict_word < 0)
+		return afw_perr_set(e, -1, "no verdict: add accept, drop, reject or inspect");
 	return 0;
+}
+
+void afw_flow_format(const struct afw_flow_spec *f, char *buf, size_t len)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pbuf[8], ports[32] = "";
+	int af = f->family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
+
+	inet_ntop(af, f->src, src, sizeof(src));
+	inet_ntop(af, f->dst, dst, sizeof(dst));
+	if (afw_proto_has_ports(f->proto))
+		snprintf(ports, sizeof(ports), " sport %u dport %u", f->sport, f->dport);
+	snprintf(buf, len, "proto %s from %s to %s%s %s", afw_proto_name(f->proto, pbuf, sizeof(pbuf)),
+		 src, dst, ports, afw_verdict_name(f->verdict));
 }
 
 void afw_flow_put(struct nlmsghdr *nlh, const struct afw_flow_spec *f, int with_verdict)
@@ -133,6 +209,8 @@ void afw_flow_put(struct nlmsghdr *nlh, const struct afw_flow_spec *f, int with_
 		mnl_attr_put_u8(nlh, AFW_FLOW_A_VERDICT, f->verdict);
 		if (f->timeout)
 			mnl_attr_put_u32(nlh, AFW_FLOW_A_TIMEOUT, f->timeout);
+		if (f->flags)
+			mnl_attr_put_u32(nlh, AFW_FLOW_A_FLAGS, f->flags);
 	}
 	mnl_attr_nest_end(nlh, nest);
 }
@@ -175,7 +253,61 @@ static const enum mnl_attr_data_type afw_flow_types[AFW_FLOW_A_MAX + 1] = {
 	[AFW_FLOW_A_PACKETS] = MNL_TYPE_U64,
 	[AFW_FLOW_A_BYTES] = MNL_TYPE_U64,
 	[AFW_FLOW_A_EXPIRES] = MNL_TYPE_U32,
+	[AFW_FLOW_A_ORIGIN] = MNL_TYPE_U8,
+	[AFW_FLOW_A_RULE_ID] = MNL_TYPE_U32,
+	[AFW_FLOW_A_STATE] = MNL_TYPE_U32,
 };
+
+int afw_flow_parse_msg(const struct nlmsghdr *nlh, struct afw_flow_spec *f)
+{
+	const struct nlattr *top[AFW_A_MAX + 1], *tb[AFW_FLOW_A_MAX + 1];
+	const struct afw_attr_set set = { AFW_A_MAX, afw_top_types, top };
+	const struct afw_attr_set fset = { AFW_FLOW_A_MAX, afw_flow_types, tb };
+	size_t alen;
+
+	memset(f, 0, sizeof(*f));
+	if (afw_attrs_parse_msg(nlh, &set) < 0 || !top[AFW_A_FLOW] ||
+	    afw_attrs_parse_nested(top[AFW_A_FLOW], &fset) < 0)
+		goto bad;
+	if (!tb[AFW_FLOW_A_FAMILY] || !tb[AFW_FLOW_A_PROTO] || !tb[AFW_FLOW_A_SRC] ||
+	    !tb[AFW_FLOW_A_DST] || !tb[AFW_FLOW_A_VERDICT])
+		goto bad;
+	f->family = mnl_attr_get_u8(tb[AFW_FLOW_A_FAMILY]);
+	alen = f->family == AFW_FAMILY_IPV6 ? 16 : 4;
+	if (mnl_attr_get_payload_len(tb[AFW_FLOW_A_SRC]) != alen ||
+	    mnl_attr_get_payload_len(tb[AFW_FLOW_A_DST]) != alen)
+		goto bad;
+	f->proto = mnl_attr_get_u8(tb[AFW_FLOW_A_PROTO]);
+	memcpy(f->src, mnl_attr_get_payload(tb[AFW_FLOW_A_SRC]), alen);
+	memcpy(f->dst, mnl_attr_get_payload(tb[AFW_FLOW_A_DST]), alen);
+	f->verdict = mnl_attr_get_u8(tb[AFW_FLOW_A_VERDICT]);
+	if (tb[AFW_FLOW_A_SPORT])
+		f->sport = mnl_attr_get_u16(tb[AFW_FLOW_A_SPORT]);
+	if (tb[AFW_FLOW_A_DPORT])
+		f->dport = mnl_attr_get_u16(tb[AFW_FLOW_A_DPORT]);
+	if (tb[AFW_FLOW_A_TIMEOUT])
+		f->timeout = mnl_attr_get_u32(tb[AFW_FLOW_A_TIMEOUT]);
+	if (tb[AFW_FLOW_A_EXPIRES])
+		f->expires = mnl_attr_get_u32(tb[AFW_FLOW_A_EXPIRES]);
+	if (tb[AFW_FLOW_A_PACKETS])
+		f->packets = mnl_attr_get_u64(tb[AFW_FLOW_A_PACKETS]);
+	if (tb[AFW_FLOW_A_BYTES])
+		f->bytes = mnl_attr_get_u64(tb[AFW_FLOW_A_BYTES]);
+	if (tb[AFW_FLOW_A_ORIGIN])
+		f->origin = mnl_attr_get_u8(tb[AFW_FLOW_A_ORIGIN]);
+	if (tb[AFW_FLOW_A_STATE])
+		f->state = mnl_attr_get_u32(tb[AFW_FLOW_A_STATE]);
+	/* "rule 0" would name a rule that cannot exist. */
+	if (f->origin == AFW_FLOW_ORIGIN_RULE) {
+		if (!tb[AFW_FLOW_A_RULE_ID])
+			goto bad;
+		f->rule_id = mnl_attr_get_u32(tb[AFW_FLOW_A_RULE_ID]);
+	}
+	return MNL_CB_OK;
+bad:
+	errno = EBADMSG;
+	return MNL_CB_ERROR;
+}
 
 struct afw_flow_dump_ctx {
 	int (*fn)(const struct afw_flow_spec *f, void *data);
@@ -184,78 +316,89 @@ struct afw_flow_dump_ctx {
 
 static int afw_flow_dump_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlattr *top[AFW_A_MAX + 1], *tb[AFW_FLOW_A_MAX + 1];
-	const struct afw_attr_set set = { AFW_A_MAX, afw_top_types, top };
-	const struct afw_attr_set fset = { AFW_FLOW_A_MAX, afw_flow_types, tb };
 	struct afw_flow_dump_ctx *ctx = data;
-	struct afw_flow_spec f = { 0 };
-	size_t alen;
+	struct afw_flow_spec f;
 
-	if (afw_attrs_parse_msg(nlh, &set) < 0 || !top[AFW_A_FLOW] ||
-	    afw_attrs_parse_nested(top[AFW_A_FLOW], &fset) < 0)
-		goto bad;
-	if (!tb[AFW_FLOW_A_FAMILY] || !tb[AFW_FLOW_A_PROTO] || !tb[AFW_FLOW_A_SRC] ||
-	    !tb[AFW_FLOW_A_DST] || !tb[AFW_FLOW_A_VERDICT])
-		goto bad;
-	f.family = mnl_attr_get_u8(tb[AFW_FLOW_A_FAMILY]);
-	alen = f.family == AFW_FAMILY_IPV6 ? 16 : 4;
-	if (mnl_attr_get_payload_len(tb[AFW_FLOW_A_SRC]) != alen ||
-	    mnl_attr_get_payload_len(tb[AFW_FLOW_A_DST]) != alen)
-		goto bad;
-	f.proto = mnl_attr_get_u8(tb[AFW_FLOW_A_PROTO]);
-	memcpy(f.src, mnl_attr_get_payload(tb[AFW_FLOW_A_SRC]), alen);
-	memcpy(f.dst, mnl_attr_get_payload(tb[AFW_FLOW_A_DST]), alen);
-	f.verdict = mnl_attr_get_u8(tb[AFW_FLOW_A_VERDICT]);
-	if (tb[AFW_FLOW_A_SPORT])
-		f.sport = mnl_attr_get_u16(tb[AFW_FLOW_A_SPORT]);
-	if (tb[AFW_FLOW_A_DPORT])
-		f.dport = mnl_attr_get_u16(tb[AFW_FLOW_A_DPORT]);
-	if (tb[AFW_FLOW_A_TIMEOUT])
-		f.timeout = mnl_attr_get_u32(tb[AFW_FLOW_A_TIMEOUT]);
-	if (tb[AFW_FLOW_A_EXPIRES])
-		f.expires = mnl_attr_get_u32(tb[AFW_FLOW_A_EXPIRES]);
-	if (tb[AFW_FLOW_A_PACKETS])
-		f.packets = mnl_attr_get_u64(tb[AFW_FLOW_A_PACKETS]);
-	if (tb[AFW_FLOW_A_BYTES])
-		f.bytes = mnl_attr_get_u64(tb[AFW_FLOW_A_BYTES]);
+	if (afw_flow_parse_msg(nlh, &f) != MNL_CB_OK)
+		return MNL_CB_ERROR;
 	return ctx->fn(&f, ctx->data) ? MNL_CB_ERROR : MNL_CB_OK;
-bad:
-	errno = EBADMSG;
-	return MNL_CB_ERROR;
 }
 
 int afw_flow_dump(struct afw_nl *nl, int (*fn)(const struct afw_flow_spec *f, void *data),
 		  void *data)
 {
 	struct afw_flow_dump_ctx ctx = { fn, data };
+	int ret;
 
-	return afw_nl_talk(nl, afw_nl_request(nl, AFW_CMD_FLOW_GET, NLM_F_DUMP),
-			   afw_flow_dump_cb, &ctx);
+	ret = afw_nl_talk(nl, afw_nl_request(nl, AFW_CMD_FLOW_GET, NLM_F_DUMP),
+			  afw_flow_dump_cb, &ctx);
+	return !ret && nl->dump_intr ? -EINTR : ret;
+}
+
+/* In the order of the AFW_CFG_HAS_* bits: key i sets bit 1 << i. */
+static const char *const afw_cfg_keys[] = {
+	"unknown", "queue", "fail", "max_flows", "tcp_timeout", "udp_timeout", "flow_timeout",
+	"enabled",
+};
+
+_Static_assert(AFW_CFG_HAS_ALL == (1u << (sizeof(afw_cfg_keys) / sizeof(afw_cfg_keys[0]))) - 1,
+	       "a key for every AFW_CFG_HAS_* bit");
+
+static int afw_unknown_parse(const char *w)
+{
+	size_t i;
+
+	for (i = 0; i <= AFW_UNKNOWN_MAX; i++)
+		if (!strcmp(w, afw_unknowns[i]))
+			return (int)i;
+	if (!strcmp(w, "allow"))
+		return AFW_UNKNOWN_ACCEPT;
+	if (!strcmp(w, "deny"))
+		return AFW_UNKNOWN_DROP;
+	return -1;
 }
 
 int afw_config_parse_words(int argc, char **argv, struct afw_config *c, unsigned int *has,
-			   char *err, size_t errlen)
+			   struct afw_perr *e)
 {
 	unsigned long v, hi;
+	const char *hint;
+	unsigned int bit;
 	char *dash;
-	size_t i;
-	int a;
+	size_t k;
+	int a, i;
 
-	*has = 0;
-	if (argc == 0 || argc % 2)
-		return afw_err(err, errlen, "give KEY VALUE pairs: unknown, queue, fail, max_flows, flow_timeout");
+	e->word = -1;
+	if (argc == 0)
+		return afw_perr_set(e, -1, "give KEY VALUE pairs: unknown, queue, fail, max_flows, "
+				    "tcp_timeout, udp_timeout, flow_timeout, enabled");
 	for (a = 0; a < argc; a += 2) {
-		const char *k = argv[a], *val = argv[a + 1];
+		const char *key = argv[a], *val;
 
-		if (!strcmp(k, "unknown")) {
-			for (i = 0; i <= AFW_UNKNOWN_MAX; i++)
-				if (!strcmp(val, afw_unknowns[i]))
-					break;
-			if (i > AFW_UNKNOWN_MAX)
-				return afw_err(err, errlen, "'unknown %s': accept, drop or queue", val);
+		for (k = 0; k < sizeof(afw_cfg_keys) / sizeof(afw_cfg_keys[0]); k++)
+			if (!strcmp(key, afw_cfg_keys[k]))
+				break;
+		if (k == sizeof(afw_cfg_keys) / sizeof(afw_cfg_keys[0])) {
+			hint = afw_suggest(key, afw_cfg_keys, k);
+			return afw_perr_set(e, a, "'%s': unknown setting" AFW_HINT_FMT "; the "
+					    "settings are unknown, queue, fail, max_flows, "
+					    "tcp_timeout, udp_timeout, flow_timeout and enabled",
+					    key, AFW_HINT_ARGS(hint));
+		}
+		bit = 1u << k;
+		if (*has & bit)
+			return afw_perr_set(e, a, "'%s': set twice", key);
+		if (a + 1 >= argc)
+			return afw_perr_set(e, a, "'%s': missing its value", key);
+		val = argv[a + 1];
+		switch (bit) {
+		case AFW_CFG_HAS_UNKNOWN:
+			i = afw_unknown_parse(val);
+			if (i < 0)
+				return afw_perr_set(e, a + 1, "'unknown %s': accept, drop or queue", val);
 			c->unknown = (uint8_t)i;
-			*has |= AFW_CFG_HAS_UNKNOWN;
-		} else if (!strcmp(k, "queue")) {
+			break;
+		case AFW_CFG_HAS_QUEUE: {
 			char buf[32];
 
 			snprintf(buf, sizeof(buf), "%s", val);
@@ -263,30 +406,86 @@ int afw_config_parse_words(int argc, char **argv, struct afw_config *c, unsigned
 			if (dash)
 				*dash++ = '\0';
 			if (afw_num(buf, 65535, &v) || (dash && (afw_num(dash, 65535, &hi) || hi < v)))
-				return afw_err(err, errlen, "'queue %s': a queue number N or a range N-M", val);
+				return afw_perr_set(e, a + 1, "'queue %s': a queue number N or a "
+						    "range N-M", val);
 			c->queue_num = (uint16_t)v;
 			c->queue_count = (uint16_t)(dash ? hi - v + 1 : 1);
-			*has |= AFW_CFG_HAS_QUEUE;
-		} else if (!strcmp(k, "fail")) {
-			if (strcmp(val, "open") && strcmp(val, "closed"))
-				return afw_err(err, errlen, "'fail %s': open or closed", val);
-			c->fail_open = !strcmp(val, "open");
-			*has |= AFW_CFG_HAS_FAIL;
-		} else if (!strcmp(k, "max_flows")) {
-			if (afw_num(val, 1UL << 24, &v) || !v)
-				return afw_err(err, errlen, "'max_flows %s': 1 to 16777216", val);
-			c->max_flows = (uint32_t)v;
-			*has |= AFW_CFG_HAS_MAX_FLOWS;
-		} else if (!strcmp(k, "flow_timeout")) {
-			if (afw_num(val, 86400, &v) || !v)
-				return afw_err(err, errlen, "'flow_timeout %s': seconds, 1-86400", val);
-			c->flow_timeout = (uint32_t)v;
-			*has |= AFW_CFG_HAS_TIMEOUT;
-		} else {
-			return afw_err(err, errlen, "'%s': unknown setting", k);
+			break;
 		}
+		case AFW_CFG_HAS_FAIL:
+			if (strcmp(val, "open") && strcmp(val, "closed"))
+				return afw_perr_set(e, a + 1, "'fail %s': open or closed", val);
+			c->fail_open = !strcmp(val, "open");
+			break;
+		case AFW_CFG_HAS_MAX_FLOWS:
+			if (afw_num(val, 1UL << 24, &v) || !v)
+				return afw_perr_set(e, a + 1, "'max_flows %s': 1 to 16777216", val);
+			c->max_flows = (uint32_t)v;
+			break;
+		case AFW_CFG_HAS_TCP_TIMEOUT:
+		case AFW_CFG_HAS_UDP_TIMEOUT:
+		case AFW_CFG_HAS_FLOW_TIMEOUT:
+			if (afw_num(val, 86400, &v) || !v)
+				return afw_perr_set(e, a + 1, "'%s %s': seconds, 1-86400", key, val);
+			if (bit == AFW_CFG_HAS_TCP_TIMEOUT)
+				c->tcp_timeout = (uint32_t)v;
+			else if (bit == AFW_CFG_HAS_UDP_TIMEOUT)
+				c->udp_timeout = (uint32_t)v;
+			else
+				c->flow_timeout = (uint32_t)v;
+			break;
+		case AFW_CFG_HAS_ENABLED:
+			if (strcmp(val, "yes") && strcmp(val, "no"))
+				return afw_perr_set(e, a + 1, "'enabled %s': yes or no", val);
+			c->enabled = !strcmp(val, "yes");
+			break;
+		}
+		*has |= bit;
 	}
 	return 0;
+}
+
+void afw_config_format(const struct afw_config *c, unsigned int has, const char *prefix,
+		       void (*line)(const char *text, void *data), void *data)
+{
+	char buf[64];
+
+	if (has & AFW_CFG_HAS_UNKNOWN) {
+		snprintf(buf, sizeof(buf), "%sunknown %s", prefix, afw_unknown_name(c->unknown));
+		line(buf, data);
+	}
+	if (has & AFW_CFG_HAS_QUEUE) {
+		if (c->queue_count > 1)
+			snprintf(buf, sizeof(buf), "%squeue %u-%u", prefix, c->queue_num,
+				 c->queue_num + c->queue_count - 1);
+		else
+			snprintf(buf, sizeof(buf), "%squeue %u", prefix, c->queue_num);
+		line(buf, data);
+	}
+	if (has & AFW_CFG_HAS_FAIL) {
+		snprintf(buf, sizeof(buf), "%sfail %s", prefix, c->fail_open ? "open" : "closed");
+		line(buf, data);
+	}
+	if (has & AFW_CFG_HAS_MAX_FLOWS) {
+		snprintf(buf, sizeof(buf), "%smax_flows %u", prefix, (unsigned int)c->max_flows);
+		line(buf, data);
+	}
+	if (has & AFW_CFG_HAS_TCP_TIMEOUT) {
+		snprintf(buf, sizeof(buf), "%stcp_timeout %u", prefix, (unsigned int)c->tcp_timeout);
+		line(buf, data);
+	}
+	if (has & AFW_CFG_HAS_UDP_TIMEOUT) {
+		snprintf(buf, sizeof(buf), "%sudp_timeout %u", prefix, (unsigned int)c->udp_timeout);
+		line(buf, data);
+	}
+	if (has & AFW_CFG_HAS_FLOW_TIMEOUT) {
+		snprintf(buf, sizeof(buf), "%sflow_timeout %u", prefix, (unsigned int)c->flow_timeout);
+		line(buf, data);
+	}
+	if (has & AFW_CFG_HAS_ENABLED) {
+		snprintf(buf, sizeof(buf), "%senabled %s", prefix, c->enabled ? "yes" : "no");
+		line(buf, data);
+	}
 }
 
 static const enum mnl_attr_data_type afw_cfg_types[AFW_CFG_A_MAX + 1] = {
@@ -296,6 +495,9 @@ static const enum mnl_attr_data_type afw_cfg_types[AFW_CFG_A_MAX + 1] = {
 	[AFW_CFG_A_FAIL_OPEN] = MNL_TYPE_U8,
 	[AFW_CFG_A_MAX_FLOWS] = MNL_TYPE_U32,
 	[AFW_CFG_A_FLOW_TIMEOUT] = MNL_TYPE_U32,
+	[AFW_CFG_A_ENABLED] = MNL_TYPE_U8,
+	[AFW_CFG_A_TCP_TIMEOUT] = MNL_TYPE_U32,
+	[AFW_CFG_A_UDP_TIMEOUT] = MNL_TYPE_U32,
 };
 
 static int afw_config_cb(const struct nlmsghdr *nlh, void *data)
@@ -317,7 +519,10 @@ static int afw_config_cb(const struct nlmsghdr *nlh, void *data)
 	c->queue_count = mnl_attr_get_u16(tb[AFW_CFG_A_QUEUE_COUNT]);
 	c->fail_open = mnl_attr_get_u8(tb[AFW_CFG_A_FAIL_OPEN]);
 	c->max_flows = mnl_attr_get_u32(tb[AFW_CFG_A_MAX_FLOWS]);
+	c->tcp_timeout = mnl_attr_get_u32(tb[AFW_CFG_A_TCP_TIMEOUT]);
+	c->udp_timeout = mnl_attr_get_u32(tb[AFW_CFG_A_UDP_TIMEOUT]);
 	c->flow_timeout = mnl_attr_get_u32(tb[AFW_CFG_A_FLOW_TIMEOUT]);
+	c->enabled = mnl_attr_get_u8(tb[AFW_CFG_A_ENABLED]);
 	return MNL_CB_OK;
 bad:
 	errno = EBADMSG;
@@ -329,9 +534,8 @@ int afw_config_get(struct afw_nl *nl, struct afw_config *c)
 	return afw_nl_talk(nl, afw_nl_request(nl, AFW_CMD_CONFIG_GET, 0), afw_config_cb, c);
 }
 
-int afw_config_set(struct afw_nl *nl, const struct afw_config *c, unsigned int has)
+void afw_config_put(struct nlmsghdr *nlh, const struct afw_config *c, unsigned int has)
 {
-	struct nlmsghdr *nlh = afw_nl_request(nl, AFW_CMD_CONFIG_SET, 0);
 	struct nlattr *nest = mnl_attr_nest_start(nlh, AFW_A_CONFIG);
 
 	if (has & AFW_CFG_HAS_UNKNOWN)
@@ -344,8 +548,21 @@ int afw_config_set(struct afw_nl *nl, const struct afw_config *c, unsigned int h
 		mnl_attr_put_u8(nlh, AFW_CFG_A_FAIL_OPEN, c->fail_open);
 	if (has & AFW_CFG_HAS_MAX_FLOWS)
 		mnl_attr_put_u32(nlh, AFW_CFG_A_MAX_FLOWS, c->max_flows);
-	if (has & AFW_CFG_HAS_TIMEOUT)
+	if (has & AFW_CFG_HAS_TCP_TIMEOUT)
+		mnl_attr_put_u32(nlh, AFW_CFG_A_TCP_TIMEOUT, c->tcp_timeout);
+	if (has & AFW_CFG_HAS_UDP_TIMEOUT)
+		mnl_attr_put_u32(nlh, AFW_CFG_A_UDP_TIMEOUT, c->udp_timeout);
+	if (has & AFW_CFG_HAS_FLOW_TIMEOUT)
 		mnl_attr_put_u32(nlh, AFW_CFG_A_FLOW_TIMEOUT, c->flow_timeout);
+	if (has & AFW_CFG_HAS_ENABLED)
+		mnl_attr_put_u8(nlh, AFW_CFG_A_ENABLED, c->enabled);
 	mnl_attr_nest_end(nlh, nest);
+}
+
+int afw_config_set(struct afw_nl *nl, const struct afw_config *c, unsigned int has)
+{
+	struct nlmsghdr *nlh = afw_nl_request(nl, AFW_CMD_CONFIG_SET, 0);
+
+	afw_config_put(nlh, c, has);
 	return afw_nl_talk(nl, nlh, NULL, NULL);
 }

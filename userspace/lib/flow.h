@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "afwnl.h"
+#include "rule.h"
 
 struct afw_flow_spec {
 	uint8_t family;
@@ -17,24 +18,42 @@ struct afw_flow_spec {
 	uint8_t src[16], dst[16];
 	uint16_t sport, dport;
 	uint32_t timeout;		/* seconds; 0: the namespace's default */
+	uint32_t flags;			/* AFW_FLOW_F_*, for FLOW_NEW */
 	uint32_t expires;		/* from the kernel */
 	uint64_t packets, bytes;	/* from the kernel */
+	uint8_t origin;			/* AFW_FLOW_ORIGIN_*, from the kernel */
+	uint32_t rule_id;		/* the rule of an AFW_FLOW_ORIGIN_RULE flow */
+	uint32_t state;			/* AFW_FLOW_S_*, from the kernel */
 };
 
 /*
- * "proto P from ADDR to ADDR [sport N dport N] [VERDICT] [timeout S]".
- * With @need_verdict the verdict is required. Returns -1 with a message
- * naming the bad word in @err.
+ * "proto P from ADDR to ADDR [sport N dport N] [VERDICT] [timeout S]",
+ * ports by number or service name, each keyword once. With @need_verdict
+ * the verdict is required. Returns -1 with @e naming the bad word.
  */
 int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int need_verdict,
-			 char *err, size_t errlen);
+			 struct afw_perr *e);
 const char *afw_verdict_name(uint8_t verdict);
+/* "control" (installed by FLOW_NEW: afwd or an admin) or "rule". */
+const char *afw_flow_origin_name(uint8_t origin);
+/* The flow in the words flow add reads: "proto P from A to B [sport N dport N] VERDICT". */
+void afw_flow_format(const struct afw_flow_spec *f, char *buf, size_t len);
 
-/* The AFW_A_FLOW nest of @f, key and (with @with_verdict) verdict and timeout. */
+/* The AFW_A_FLOW nest of @f, key and (with @with_verdict) verdict, timeout and flags. */
 void afw_flow_put(struct nlmsghdr *nlh, const struct afw_flow_spec *f, int with_verdict);
 int afw_flow_add(struct afw_nl *nl, const struct afw_flow_spec *f);
 int afw_flow_del(struct afw_nl *nl, const struct afw_flow_spec *f);
 int afw_flow_flush(struct afw_nl *nl);
+/*
+ * Decodes one FLOW_GET dump message. A rule's flow must name its rule.
+ * Returns MNL_CB_OK, or MNL_CB_ERROR with errno set.
+ */
+int afw_flow_parse_msg(const struct nlmsghdr *nlh, struct afw_flow_spec *f);
+/*
+ * Calls @fn for every flow; returns 0 or -errno, and -EINTR when the table
+ * changed during the dump: @fn has then seen all it sent, which may miss a
+ * flow or hold one twice.
+ */
 int afw_flow_dump(struct afw_nl *nl, int (*fn)(const struct afw_flow_spec *f, void *data),
 		  void *data);
 
@@ -42,20 +61,37 @@ struct afw_config {
 	uint8_t unknown;		/* AFW_UNKNOWN_* */
 	uint8_t fail_open;
 	uint16_t queue_num, queue_count;
-	uint32_t max_flows, flow_timeout;
+	uint32_t max_flows;
+	/* Default idle seconds of a flow: TCP, UDP, and every other protocol. */
+	uint32_t tcp_timeout, udp_timeout, flow_timeout;
+	uint8_t enabled;		/* 0: afwctl disable: everything passes */
 };
 
+/* In the order the keys are listed, shown and saved. */
 #define AFW_CFG_HAS_UNKNOWN	0x01
 #define AFW_CFG_HAS_QUEUE	0x02
 #define AFW_CFG_HAS_FAIL	0x04
 #define AFW_CFG_HAS_MAX_FLOWS	0x08
-#define AFW_CFG_HAS_TIMEOUT	0x10
+#define AFW_CFG_HAS_TCP_TIMEOUT	0x10
+#define AFW_CFG_HAS_UDP_TIMEOUT	0x20
+#define AFW_CFG_HAS_FLOW_TIMEOUT 0x40
+#define AFW_CFG_HAS_ENABLED	0x80
+#define AFW_CFG_HAS_ALL		0xff
 
-/* "KEY VALUE ...": sets the fields given and their AFW_CFG_HAS_* bits. */
+/*
+ * "KEY VALUE ...": sets the fields given and adds their AFW_CFG_HAS_* bits
+ * to *@has; a key already in *@has is refused, as is an unknown key (the
+ * message lists the valid ones).
+ */
 int afw_config_parse_words(int argc, char **argv, struct afw_config *c, unsigned int *has,
-			   char *err, size_t errlen);
+			   struct afw_perr *e);
+/* Calls @line with "PREFIXKEY VALUE" for each setting in @has. */
+void afw_config_format(const struct afw_config *c, unsigned int has, const char *prefix,
+		       void (*line)(const char *text, void *data), void *data);
 const char *afw_unknown_name(uint8_t unknown);
 int afw_config_get(struct afw_nl *nl, struct afw_config *c);
 int afw_config_set(struct afw_nl *nl, const struct afw_config *c, unsigned int has);
+/* Writes the AFW_A_CONFIG nest of the fields @has names into @nlh. */
+void afw_config_put(struct nlmsghdr *nlh, const struct afw_config *c, unsigned int has);
 
 #endif /* AFW_FLOW_H */

@@ -32,45 +32,132 @@ static const char *const afw_dir_names[] = {
 	[AFW_DIR_FORWARD] = "forward",
 };
 
+/* The rule keywords, each taking one value and allowed once per rule. */
+enum {
+	AFW_KW_ID, AFW_KW_PRIO, AFW_KW_FAMILY, AFW_KW_DIR, AFW_KW_PROTO, AFW_KW_FROM,
+	AFW_KW_TO, AFW_KW_SPORT, AFW_KW_DPORT, AFW_KW_IIF, AFW_KW_OIF, AFW_KW_UID,
+	AFW_KW_GID, AFW_KW_COMMENT, AFW_KW_COUNT
+};
+
+/* Keywords, then the action words and their synonyms: what hints pick from. */
+static const char *const afw_rule_words[] = {
+	[AFW_KW_ID] = "id", [AFW_KW_PRIO] = "prio", [AFW_KW_FAMILY] = "family",
+	[AFW_KW_DIR] = "dir", [AFW_KW_PROTO] = "proto", [AFW_KW_FROM] = "from",
+	[AFW_KW_TO] = "to", [AFW_KW_SPORT] = "sport", [AFW_KW_DPORT] = "dport",
+	[AFW_KW_IIF] = "iif", [AFW_KW_OIF] = "oif", [AFW_KW_UID] = "uid", [AFW_KW_GID] = "gid",
+	[AFW_KW_COMMENT] = "comment",
+	"accept", "drop", "reject", "queue", "allow", "deny",
+};
 
 const char *afw_action_name(uint8_t action)
 {
 	return action <= AFW_ACTION_MAX ? afw_actions[action] : "unknown";
 }
 
-int afw_err(char *err, size_t errlen, const char *fmt, ...)
+int afw_action_parse(const char *w)
+{
+	size_t i;
+
+	for (i = 0; i <= AFW_ACTION_MAX; i++)
+		if (afw_word_is(w, afw_actions[i]))
+			return (int)i;
+	/* afwd's policy says allow and deny: one vocabulary for both files. */
+	if (afw_word_is(w, "allow"))
+		return AFW_ACTION_ACCEPT;
+	if (afw_word_is(w, "deny"))
+		return AFW_ACTION_DROP;
+	return -1;
+}
+
+/*
+ * A rule's word as a keyword (its AFW_KW_*), an action (AFW_KW_COUNT, with
+ * @act set), or neither (-1). Chosen by the first letter: a loaded ruleset
+ * runs to millions of rules, a dozen words each.
+ */
+static int afw_rule_word(const char *w, int *act)
+{
+	int k = -1;
+
+	*act = -1;
+	switch (w[0]) {
+	case 'i':
+		k = !strcmp(w, "id") ? AFW_KW_ID : !strcmp(w, "iif") ? AFW_KW_IIF : -1;
+		break;
+	case 'c':
+		k = !strcmp(w, "comment") ? AFW_KW_COMMENT : -1;
+		break;
+	case 'p':
+		k = !strcmp(w, "prio") ? AFW_KW_PRIO : !strcmp(w, "proto") ? AFW_KW_PROTO : -1;
+		break;
+	case 'f':
+		k = !strcmp(w, "from") ? AFW_KW_FROM : !strcmp(w, "family") ? AFW_KW_FAMILY : -1;
+		break;
+	case 'd':
+		k = !strcmp(w, "dport") ? AFW_KW_DPORT : !strcmp(w, "dir") ? AFW_KW_DIR : -1;
+		break;
+	case 't':
+		k = !strcmp(w, "to") ? AFW_KW_TO : -1;
+		break;
+	case 's':
+		k = !strcmp(w, "sport") ? AFW_KW_SPORT : -1;
+		break;
+	case 'o':
+		k = !strcmp(w, "oif") ? AFW_KW_OIF : -1;
+		break;
+	case 'u':
+		k = !strcmp(w, "uid") ? AFW_KW_UID : -1;
+		break;
+	case 'g':
+		k = !strcmp(w, "gid") ? AFW_KW_GID : -1;
+		break;
+	}
+	if (k >= 0)
+		return k;
+	*act = afw_action_parse(w);
+	return *act >= 0 ? AFW_KW_COUNT : -1;
+}
+
+const char *afw_dir_name(unsigned int dir)
+{
+	return dir <= AFW_DIR_MAX ? afw_dir_names[dir] : "unknown";
+}
+
+int afw_perr_set(struct afw_perr *e, int word, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
+	e->word = word;
 	return -1;
 }
 
-static bool afw_parse_ports(const char *s, uint16_t *lo, uint16_t *hi)
+/* "LO" or "LO-HI", each a number or a service name; names may hold dashes. */
+static int afw_parse_ports(const char *s, uint8_t proto, uint16_t *lo, uint16_t *hi)
 {
-	char buf[16], *dash;
-	uint32_t a, b;
+	char buf[64];
+	size_t i, len = strlen(s);
 
-	if (strlen(s) >= sizeof(buf))
-		return false;
-	strcpy(buf, s);
-	dash = strchr(buf, '-');
-	if (dash)
-		*dash++ = '\0';
-	if (!afw_parse_u32(buf, &a) || a > 65535)
-		return false;
-	b = a;
-	if (dash && (!afw_parse_u32(dash, &b) || b > 65535))
-		return false;
-	*lo = (uint16_t)a;
-	*hi = (uint16_t)b;
-	return true;
+	if (!afw_port_parse(s, proto, lo)) {
+		*hi = *lo;
+		return 0;
+	}
+	if (len >= sizeof(buf))
+		return -1;
+	for (i = 1; i + 1 < len; i++) {
+		if (s[i] != '-')
+			continue;
+		memcpy(buf, s, len + 1);
+		buf[i] = '\0';
+		if (!afw_port_parse(buf, proto, lo) && !afw_port_parse(buf + i + 1, proto, hi))
+			return 0;
+	}
+	return -1;
 }
 
 static int afw_parse_prefix(const char *s, uint8_t *family, uint8_t *addr, uint8_t *plen,
-			    const char *word, char *err, size_t errlen)
+			    const char *word, int wi, struct afw_perr *e)
 {
 	char buf[INET6_ADDRSTRLEN + 8], *slash;
 	unsigned int bits, i;
@@ -78,7 +165,7 @@ static int afw_parse_prefix(const char *s, uint8_t *family, uint8_t *addr, uint8
 	uint32_t len;
 
 	if (strlen(s) >= sizeof(buf))
-		return afw_err(err, errlen, "'%s': not an address or prefix", s);
+		return afw_perr_set(e, wi, "'%s %s': not an address or prefix", word, s);
 	strcpy(buf, s);
 	slash = strchr(buf, '/');
 	if (slash)
@@ -89,136 +176,228 @@ static int afw_parse_prefix(const char *s, uint8_t *family, uint8_t *addr, uint8
 	else if (inet_pton(AF_INET6, buf, addr) == 1)
 		fam = AFW_FAMILY_IPV6;
 	else
-		return afw_err(err, errlen, "'%s': not an IPv4 or IPv6 address", s);
+		return afw_perr_set(e, wi, "'%s %s': not an IPv4 or IPv6 address", word, s);
 	if (*family && *family != fam)
-		return afw_err(err, errlen, "'%s %s': address is not of the rule's family", word, s);
+		return afw_perr_set(e, wi, "'%s %s': address is not of the rule's family", word, s);
 	*family = fam;
 	bits = fam == AFW_FAMILY_IPV6 ? 128 : 32;
 	len = bits;
 	if (slash && (!afw_parse_u32(slash, &len) || len > bits))
-		return afw_err(err, errlen, "'%s': prefix length must be 0 to %u", s, bits);
+		return afw_perr_set(e, wi, "'%s %s': prefix length must be 0 to %u", word, s, bits);
 	for (i = len; i < bits; i++)
 		if (addr[i / 8] & (0x80 >> (i % 8)))
-			return afw_err(err, errlen,
-				       "'%s': address has bits set beyond the prefix length", s);
+			return afw_perr_set(e, wi, "'%s %s': address has bits set beyond the "
+					    "prefix length", word, s);
 	*plen = (uint8_t)len;
 	return 0;
 }
 
-int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r,
-			 char *err, size_t errlen)
+static int afw_parse_dirs(const char *v, int wi, uint8_t *dirs, struct afw_perr *e)
 {
-	bool have_action = false;
-	const char *w, *v;
-	size_t i;
-	int a;
+	const char *tok, *end, *hint;
+	char name[16];
+	size_t i, len;
 
-	memset(r, 0, sizeof(*r));
-	r->dirs = AFW_DIRS_ALL;
-	for (a = 0; a < argc; a++) {
-		w = argv[a];
-		for (i = 0; i <= AFW_ACTION_MAX; i++)
-			if (!strcmp(w, afw_actions[i]))
-				break;
-		if (i <= AFW_ACTION_MAX) {
-			if (have_action)
-				return afw_err(err, errlen, "'%s': a rule has one action", w);
-			r->action = (uint8_t)i;
-			have_action = true;
+	*dirs = 0;
+	/* Comma-separated; empty pieces ("in,,out") are skipped. */
+	for (tok = v; *tok; tok = *end ? end + 1 : end) {
+		end = strchrnul(tok, ',');
+		len = (size_t)(end - tok);
+		if (!len)
 			continue;
+		for (i = 0; i <= AFW_DIR_MAX; i++)
+			if (!strncmp(tok, afw_dir_names[i], len) && !afw_dir_names[i][len])
+				break;
+		if (i > AFW_DIR_MAX) {
+			snprintf(name, sizeof(name), "%.*s", (int)len, tok);
+			hint = afw_suggest(name, afw_dir_names, AFW_DIR_MAX + 1);
+			return afw_perr_set(e, wi, "'dir %s': '%.*s' is not in, out or forward"
+					    AFW_HINT_FMT, v, (int)len, tok, AFW_HINT_ARGS(hint));
 		}
-		if (a + 1 >= argc)
-			return afw_err(err, errlen, "'%s': unknown word, or a keyword missing its value", w);
-		v = argv[++a];
-		if (!strcmp(w, "id")) {
-			if (!afw_parse_u32(v, &r->id) || !r->id)
-				return afw_err(err, errlen, "'id %s': id must be 1 to 4294967295", v);
-			r->has |= AFW_R_ID;
-		} else if (!strcmp(w, "prio")) {
-			if (!afw_parse_u32(v, &r->prio))
-				return afw_err(err, errlen, "'prio %s': priority must be 0 to 4294967295", v);
-		} else if (!strcmp(w, "family")) {
-			uint8_t fam = !strcmp(v, "ipv4") ? AFW_FAMILY_IPV4 :
-				      !strcmp(v, "ipv6") ? AFW_FAMILY_IPV6 : 0;
-
-			if (!fam)
-				return afw_err(err, errlen, "'family %s': family is ipv4 or ipv6", v);
-			if (r->family && r->family != fam)
-				return afw_err(err, errlen, "'family %s': conflicts with an address given before", v);
-			r->family = fam;
-		} else if (!strcmp(w, "dir")) {
-			char buf[64], *tok, *save;
-
-			if (strlen(v) >= sizeof(buf))
-				return afw_err(err, errlen, "'dir %s': directions are in, out, forward", v);
-			strcpy(buf, v);
-			r->dirs = 0;
-			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				for (i = 0; i <= AFW_DIR_MAX; i++)
-					if (!strcmp(tok, afw_dir_names[i]))
-						break;
-				if (i > AFW_DIR_MAX)
-					return afw_err(err, errlen, "'dir %s': '%s' is not in, out or forward", v, tok);
-				r->dirs |= 1 << i;
-			}
-			if (!r->dirs)
-				return afw_err(err, errlen, "'dir %s': no direction given", v);
-		} else if (!strcmp(w, "proto")) {
-			if (afw_proto_parse(v, &r->proto))
-				return afw_err(err, errlen, "'proto %s': not a protocol name or number 1-255", v);
-		} else if (!strcmp(w, "from") || !strcmp(w, "to")) {
-			bool src = w[0] == 'f';
-
-			if (afw_parse_prefix(v, &r->family, src ? r->src : r->dst,
-					     src ? &r->src_len : &r->dst_len, w, err, errlen))
-				return -1;
-			r->has |= src ? AFW_R_SRC : AFW_R_DST;
-		} else if (!strcmp(w, "sport") || !strcmp(w, "dport")) {
-			bool src = w[0] == 's';
-
-			if (!afw_parse_ports(v, src ? &r->sport_lo : &r->dport_lo,
-					     src ? &r->sport_hi : &r->dport_hi))
-				return afw_err(err, errlen, "'%s %s': a port is 0-65535, a range LO-HI", w, v);
-			if ((src ? r->sport_lo > r->sport_hi : r->dport_lo > r->dport_hi))
-				return afw_err(err, errlen, "'%s %s': range is empty, low port above high", w, v);
-			r->has |= src ? AFW_R_SPORT : AFW_R_DPORT;
-		} else if (!strcmp(w, "iif") || !strcmp(w, "oif")) {
-			if (!*v || strlen(v) >= IF_NAMESIZE)
-				return afw_err(err, errlen, "'%s %s': interface names are 1-15 bytes", w, v);
-			strcpy(w[0] == 'i' ? r->iif : r->oif, v);
-			r->has |= w[0] == 'i' ? AFW_R_IIF : AFW_R_OIF;
-		} else if (!strcmp(w, "uid") || !strcmp(w, "gid")) {
-			if (!afw_parse_u32(v, w[0] == 'u' ? &r->uid : &r->gid))
-				return afw_err(err, errlen, "'%s %s': not a number", w, v);
-			r->has |= w[0] == 'u' ? AFW_R_UID : AFW_R_GID;
-		} else {
-			return afw_err(err, errlen, "'%s': unknown word", w);
-		}
+		*dirs |= 1 << i;
 	}
-	if (!have_action)
-		return afw_err(err, errlen, "no action: end the rule with accept, drop, reject or queue");
-	if ((r->has & (AFW_R_SPORT | AFW_R_DPORT)) && !afw_proto_has_ports(r->proto))
-		return afw_err(err, errlen, "'%s': ports need proto tcp, udp, udplite, sctp or dccp",
-			       r->has & AFW_R_SPORT ? "sport" : "dport");
+	if (!*dirs)
+		return afw_perr_set(e, wi, "'dir %s': no direction given", v);
 	return 0;
 }
 
-int afw_rule_parse_line(char *line, struct afw_rule_spec *r, bool *empty,
-			char *err, size_t errlen)
+/*
+ * A comment is printed back in double quotes, by list and save, so it
+ * cannot hold one; nor control characters, which would break the line.
+ */
+static int afw_parse_comment(const char *v, int wi, char *out, struct afw_perr *e)
 {
-	char *words[64], *save, *tok, *hash;
-	int n = 0;
+	size_t len = strlen(v), i;
 
-	hash = strchr(line, '#');
-	if (hash)
-		*hash = '\0';
-	for (tok = strtok_r(line, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
-		if (n == (int)(sizeof(words) / sizeof(words[0])))
-			return afw_err(err, errlen, "too many words in one rule");
-		words[n++] = tok;
+	if (!len)
+		return afw_perr_set(e, wi, "'comment': an empty comment");
+	if (len > AFW_RULE_COMMENT_MAX)
+		return afw_perr_set(e, wi, "'comment': %zu bytes, and a comment is at most %d",
+				    len, AFW_RULE_COMMENT_MAX);
+	for (i = 0; i < len; i++)
+		if ((unsigned char)v[i] < ' ' || v[i] == 0x7f || v[i] == '"')
+			return afw_perr_set(e, wi, "'comment': no double quote or control "
+					    "character in a comment");
+	memcpy(out, v, len + 1);
+	return 0;
+}
+
+int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r, struct afw_perr *e)
+{
+	int a, act, port_word[2] = { -1, -1 }, kw_word[AFW_KW_COUNT];
+	const char *w, *v, *hint;
+	int k, last = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->dirs = AFW_DIRS_ALL;
+	e->word = -1;
+	e->msg[0] = '\0';
+	for (k = 0; k < AFW_KW_COUNT; k++)
+		kw_word[k] = -1;
+	for (a = 0; a < argc; a++) {
+		w = argv[a];
+		k = afw_rule_word(w, &act);
+		if (act >= 0) {
+			if (last >= 0)
+				return afw_perr_set(e, a, "'%s': a rule has one action ('%s' is on "
+						    "this rule already)", w, argv[last]);
+			r->action = (uint8_t)act;
+			last = a;
+			continue;
+		}
+		if (k < 0) {
+			hint = afw_suggest(w, afw_rule_words,
+					   sizeof(afw_rule_words) / sizeof(afw_rule_words[0]));
+			return afw_perr_set(e, a, "'%s': unknown word" AFW_HINT_FMT, w,
+					    AFW_HINT_ARGS(hint));
+		}
+		if (kw_word[k] >= 0)
+			return afw_perr_set(e, a, "'%s': given twice in one rule (first as '%s %s')",
+					    w, w, argv[kw_word[k] + 1]);
+		if (a + 1 >= argc)
+			return afw_perr_set(e, a, "'%s': missing its value", w);
+		kw_word[k] = a;
+		v = argv[++a];
+		switch (k) {
+		case AFW_KW_ID:
+			if (!afw_parse_u32(v, &r->id) || !r->id)
+				return afw_perr_set(e, a, "'id %s': id must be 1 to 4294967295", v);
+			r->has |= AFW_R_ID;
+			break;
+		case AFW_KW_PRIO:
+			if (!afw_parse_u32(v, &r->prio))
+				return afw_perr_set(e, a, "'prio %s': priority must be 0 to 4294967295", v);
+			break;
+		case AFW_KW_FAMILY: {
+			static const char *const fams[] = { "ipv4", "ipv6" };
+			uint8_t fam = !strcmp(v, "ipv4") ? AFW_FAMILY_IPV4 :
+				      !strcmp(v, "ipv6") ? AFW_FAMILY_IPV6 : 0;
+
+			if (!fam) {
+				hint = afw_suggest(v, fams, 2);
+				return afw_perr_set(e, a, "'family %s': family is ipv4 or ipv6"
+						    AFW_HINT_FMT, v, AFW_HINT_ARGS(hint));
+			}
+			if (r->family && r->family != fam)
+				return afw_perr_set(e, a, "'family %s': conflicts with an address "
+						    "given before", v);
+			r->family = fam;
+			break;
+		}
+		case AFW_KW_DIR:
+			if (afw_parse_dirs(v, a, &r->dirs, e))
+				return -1;
+			break;
+		case AFW_KW_PROTO:
+			if (afw_proto_parse(v, &r->proto)) {
+				hint = afw_suggest(v, afw_proto_names, afw_nproto_names);
+				return afw_perr_set(e, a, "'proto %s': not a protocol name or number "
+						    "1-255" AFW_HINT_FMT, v, AFW_HINT_ARGS(hint));
+			}
+			break;
+		case AFW_KW_FROM:
+		case AFW_KW_TO: {
+			bool src = k == AFW_KW_FROM;
+
+			if (afw_parse_prefix(v, &r->family, src ? r->src : r->dst,
+					     src ? &r->src_len : &r->dst_len, w, a, e))
+				return -1;
+			r->has |= src ? AFW_R_SRC : AFW_R_DST;
+			break;
+		}
+		case AFW_KW_SPORT:
+		case AFW_KW_DPORT:
+			/* Service names need the protocol, which may come later. */
+			port_word[k == AFW_KW_DPORT] = a;
+			r->has |= k == AFW_KW_SPORT ? AFW_R_SPORT : AFW_R_DPORT;
+			break;
+		case AFW_KW_IIF:
+		case AFW_KW_OIF:
+			if (!*v || strlen(v) >= IF_NAMESIZE)
+				return afw_perr_set(e, a, "'%s %s': interface names are 1-15 bytes", w, v);
+			strcpy(k == AFW_KW_IIF ? r->iif : r->oif, v);
+			r->has |= k == AFW_KW_IIF ? AFW_R_IIF : AFW_R_OIF;
+			break;
+		case AFW_KW_UID:
+			if (afw_uid_parse(v, &r->uid))
+				return afw_perr_set(e, a, "'uid %s': not a user name or number", v);
+			r->has |= AFW_R_UID;
+			break;
+		case AFW_KW_GID:
+			if (afw_gid_parse(v, &r->gid))
+				return afw_perr_set(e, a, "'gid %s': not a group name or number", v);
+			r->has |= AFW_R_GID;
+			break;
+		case AFW_KW_COMMENT:
+			if (afw_parse_comment(v, a, r->comment, e))
+				return -1;
+			r->has |= AFW_R_COMMENT;
+			break;
+		}
+	}
+	if (last < 0)
+		return afw_perr_set(e, -1, "no action: end the rule with accept, drop, reject or queue");
+	for (k = 0; k < 2; k++) {
+		uint16_t *lo = k ? &r->dport_lo : &r->sport_lo, *hi = k ? &r->dport_hi : &r->sport_hi;
+
+		a = port_word[k];
+		if (a < 0)
+			continue;
+		w = argv[a - 1];
+		v = argv[a];
+		if (!afw_proto_has_ports(r->proto))
+			return afw_perr_set(e, a - 1, "'%s': ports need proto tcp, udp, udplite, "
+					    "sctp or dccp", w);
+		if (afw_parse_ports(v, r->proto, lo, hi))
+			return afw_perr_set(e, a, "'%s %s': a port is 0-65535 or a service name of "
+					    "/etc/services, a range LO-HI", w, v);
+		if (*lo > *hi)
+			return afw_perr_set(e, a, "'%s %s': range is empty, low port above high", w, v);
+	}
+	return 0;
+}
+
+int afw_rule_parse_line(char *line, struct afw_rule_spec *r, bool *empty, struct afw_perr *e)
+{
+	char *words[64], *at, why[64];
+	const int max = (int)(sizeof(words) / sizeof(words[0]));
+	int n;
+
+	e->word = -1;
+	e->col = 0;
+	n = afw_split_words(line, words, max, &at);
+	if (n < 0) {
+		e->col = (unsigned int)(at - line) + 1;
+		return afw_perr_set(e, -1, "%s", afw_split_error(n, max, why, sizeof(why)));
 	}
 	*empty = n == 0;
-	return n ? afw_rule_parse_words(n, words, r, err, errlen) : 0;
+	if (!n)
+		return 0;
+	if (afw_rule_parse_words(n, words, r, e)) {
+		e->col = (unsigned int)((e->word >= 0 ? words[e->word] : words[0]) - line) + 1;
+		return -1;
+	}
+	return 0;
 }
 
 static void afw_append(char *buf, size_t len, size_t *off, const char *fmt, ...)
@@ -287,6 +466,8 @@ void afw_rule_format(const struct afw_rule_spec *r, bool with_id, char *buf, siz
 	if (r->has & AFW_R_GID)
 		afw_append(buf, len, &off, " gid %" PRIu32, r->gid);
 	afw_append(buf, len, &off, " %s", afw_action_name(r->action));
+	if (r->has & AFW_R_COMMENT)
+		afw_append(buf, len, &off, " comment \"%s\"", r->comment);
 	/* Drop the leading blank. */
 	memmove(buf, buf + 1, strlen(buf));
 }
@@ -296,30 +477,41 @@ void afw_rule_put(struct nlmsghdr *nlh, const struct afw_rule_spec *r)
 	unsigned int alen = r->family == AFW_FAMILY_IPV6 ? 16 : 4;
 	struct nlattr *nest = mnl_attr_nest_start(nlh, AFW_A_RULE);
 
+	/*
+	 * What the kernel takes by default (priority 0, every direction, a
+	 * whole address, a one-port range) is left out: a million rules are
+	 * a million nests to validate, attribute by attribute.
+	 */
 	if (r->has & AFW_R_ID)
 		mnl_attr_put_u32(nlh, AFW_RULE_A_ID, r->id);
-	mnl_attr_put_u32(nlh, AFW_RULE_A_PRIORITY, r->prio);
+	if (r->prio)
+		mnl_attr_put_u32(nlh, AFW_RULE_A_PRIORITY, r->prio);
 	mnl_attr_put_u8(nlh, AFW_RULE_A_ACTION, r->action);
-	mnl_attr_put_u8(nlh, AFW_RULE_A_DIRECTIONS, r->dirs);
+	if (r->dirs != AFW_DIRS_ALL)
+		mnl_attr_put_u8(nlh, AFW_RULE_A_DIRECTIONS, r->dirs);
 	if (r->family)
 		mnl_attr_put_u8(nlh, AFW_RULE_A_FAMILY, r->family);
 	if (r->proto)
 		mnl_attr_put_u8(nlh, AFW_RULE_A_PROTO, r->proto);
 	if (r->has & AFW_R_SRC) {
 		mnl_attr_put(nlh, AFW_RULE_A_SRC, alen, r->src);
-		mnl_attr_put_u8(nlh, AFW_RULE_A_SRC_PREFIX, r->src_len);
+		if (r->src_len != alen * 8)
+			mnl_attr_put_u8(nlh, AFW_RULE_A_SRC_PREFIX, r->src_len);
 	}
 	if (r->has & AFW_R_DST) {
 		mnl_attr_put(nlh, AFW_RULE_A_DST, alen, r->dst);
-		mnl_attr_put_u8(nlh, AFW_RULE_A_DST_PREFIX, r->dst_len);
+		if (r->dst_len != alen * 8)
+			mnl_attr_put_u8(nlh, AFW_RULE_A_DST_PREFIX, r->dst_len);
 	}
 	if (r->has & AFW_R_SPORT) {
 		mnl_attr_put_u16(nlh, AFW_RULE_A_SPORT_LO, r->sport_lo);
-		mnl_attr_put_u16(nlh, AFW_RULE_A_SPORT_HI, r->sport_hi);
+		if (r->sport_hi != r->sport_lo)
+			mnl_attr_put_u16(nlh, AFW_RULE_A_SPORT_HI, r->sport_hi);
 	}
 	if (r->has & AFW_R_DPORT) {
 		mnl_attr_put_u16(nlh, AFW_RULE_A_DPORT_LO, r->dport_lo);
-		mnl_attr_put_u16(nlh, AFW_RULE_A_DPORT_HI, r->dport_hi);
+		if (r->dport_hi != r->dport_lo)
+			mnl_attr_put_u16(nlh, AFW_RULE_A_DPORT_HI, r->dport_hi);
 	}
 	if (r->has & AFW_R_IIF)
 		mnl_attr_put_strz(nlh, AFW_RULE_A_IIF, r->iif);
@@ -329,6 +521,8 @@ void afw_rule_put(struct nlmsghdr *nlh, const struct afw_rule_spec *r)
 		mnl_attr_put_u32(nlh, AFW_RULE_A_UID, r->uid);
 	if (r->has & AFW_R_GID)
 		mnl_attr_put_u32(nlh, AFW_RULE_A_GID, r->gid);
+	if (r->has & AFW_R_COMMENT)
+		mnl_attr_put_strz(nlh, AFW_RULE_A_COMMENT, r->comment);
 	mnl_attr_nest_end(nlh, nest);
 }
 
@@ -358,6 +552,7 @@ static const enum mnl_attr_data_type afw_rule_types[AFW_RULE_A_MAX + 1] = {
 	[AFW_RULE_A_ACTION] = MNL_TYPE_U8,
 	[AFW_RULE_A_PACKETS] = MNL_TYPE_U64,
 	[AFW_RULE_A_BYTES] = MNL_TYPE_U64,
+	[AFW_RULE_A_COMMENT] = MNL_TYPE_NUL_STRING,
 };
 
 static int afw_bad(void)
@@ -440,6 +635,10 @@ int afw_rule_parse_msg(const struct nlmsghdr *nlh, struct afw_rule_spec *r)
 		r->gid = mnl_attr_get_u32(tb[AFW_RULE_A_GID]);
 		r->has |= AFW_R_GID;
 	}
+	if (tb[AFW_RULE_A_COMMENT]) {
+		snprintf(r->comment, sizeof(r->comment), "%s", mnl_attr_get_str(tb[AFW_RULE_A_COMMENT]));
+		r->has |= AFW_R_COMMENT;
+	}
 	if (tb[AFW_RULE_A_PACKETS] && tb[AFW_RULE_A_BYTES]) {
 		r->packets = mnl_attr_get_u64(tb[AFW_RULE_A_PACKETS]);
 		r->bytes = mnl_attr_get_u64(tb[AFW_RULE_A_BYTES]);
@@ -486,11 +685,6 @@ static int afw_rule_dump_cb(const struct nlmsghdr *nlh, void *data)
 	struct afw_rule_dump_ctx *ctx = data;
 	struct afw_rule_spec r;
 
-	/* A dump that raced with a change is not a consistent ruleset. */
-	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR) {
-		errno = EINTR;
-		return MNL_CB_ERROR;
-	}
 	if (afw_rule_parse_msg(nlh, &r) != MNL_CB_OK)
 		return MNL_CB_ERROR;
 	return ctx->fn(&r, ctx->data) ? MNL_CB_ERROR : MNL_CB_OK;
@@ -500,15 +694,24 @@ int afw_rule_dump(struct afw_nl *nl, int (*fn)(const struct afw_rule_spec *r, vo
 		  void *data)
 {
 	struct afw_rule_dump_ctx ctx = { fn, data };
+	int ret;
 
-	return afw_nl_talk(nl, afw_nl_request(nl, AFW_CMD_RULE_GET, NLM_F_DUMP),
-			   afw_rule_dump_cb, &ctx);
+	/*
+	 * A dump that raced with a change is not a consistent ruleset; it is
+	 * still read to its end, or what is left of it would meet the next
+	 * request on this socket.
+	 */
+	ret = afw_nl_talk(nl, afw_nl_request(nl, AFW_CMD_RULE_GET, NLM_F_DUMP),
+			  afw_rule_dump_cb, &ctx);
+	return !ret && nl->dump_intr ? -EINTR : ret;
 }
 
 /* Room a rule may take in a message, with every field set. */
-#define AFW_RULE_MAX_ATTR_LEN 256
+#define AFW_RULE_MAX_ATTR_LEN 320
 
-int afw_ruleset_replace(struct afw_nl *nl, const struct afw_rule_spec *rules, size_t n)
+int afw_ruleset_replace_with(struct afw_nl *nl, const struct afw_rule_spec *rules, size_t n,
+			     void (*put_settings)(struct nlmsghdr *nlh, const void *data),
+			     const void *data)
 {
 	uint32_t flags = AFW_REPLACE_F_BEGIN;
 	struct nlmsghdr *nlh;
@@ -522,11 +725,19 @@ int afw_ruleset_replace(struct afw_nl *nl, const struct afw_rule_spec *rules, si
 		for (; i < n && nlh->nlmsg_len + AFW_RULE_MAX_ATTR_LEN < AFW_NL_BUFSIZE / 2; i++)
 			afw_rule_put(nlh, &rules[i]);
 		mnl_attr_nest_end(nlh, nest);
-		if (i == n)
+		if (i == n) {
 			flags |= AFW_REPLACE_F_COMMIT;
+			if (put_settings)
+				put_settings(nlh, data);
+		}
 		mnl_attr_put_u32(nlh, AFW_A_REPLACE_FLAGS, flags);
 		ret = afw_nl_talk(nl, nlh, NULL, NULL);
 		flags = 0;
 	} while (!ret && i < n);
 	return ret;
+}
+
+int afw_ruleset_replace(struct afw_nl *nl, const struct afw_rule_spec *rules, size_t n)
+{
+	return afw_ruleset_replace_with(nl, rules, n, NULL, NULL);
 }

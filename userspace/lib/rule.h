@@ -4,8 +4,8 @@
  *
  *   [id N] [prio N] [family ipv4|ipv6] [dir in|out|forward[,...]]
  *   [proto NAME|N] [from ADDR[/LEN]] [to ADDR[/LEN]] [sport P[-P]]
- *   [dport P[-P]] [iif NAME] [oif NAME] [uid N] [gid N]
- *   accept|drop|reject
+ *   [dport P[-P]] [iif NAME] [oif NAME] [uid U] [gid G]
+ *   accept|drop|reject|queue   (allow and deny are accept and drop)
  */
 #ifndef AFW_RULE_H
 #define AFW_RULE_H
@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include <libmnl/libmnl.h>
+#include <linux/afw.h>
 
 #include "afwnl.h"
 
@@ -31,6 +32,7 @@
 #define AFW_R_UID	0x0080
 #define AFW_R_GID	0x0100
 #define AFW_R_COUNTERS	0x0200
+#define AFW_R_COMMENT	0x0400
 
 struct afw_rule_spec {
 	uint32_t has;			/* AFW_R_* */
@@ -45,19 +47,37 @@ struct afw_rule_spec {
 	uint16_t sport_lo, sport_hi, dport_lo, dport_hi;
 	char iif[IF_NAMESIZE], oif[IF_NAMESIZE];
 	uint32_t uid, gid;
+	char comment[AFW_RULE_COMMENT_MAX + 1];
 	uint64_t packets, bytes;	/* from the kernel */
 };
 
-/*
- * Parses the words of one rule. On error returns -1 and writes a message
- * that names the offending word to @err.
- */
-int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r,
-			 char *err, size_t errlen);
+/* Why words did not parse: the word at fault and a message that quotes it. */
+struct afw_perr {
+	int word;			/* index into the words, -1: the whole */
+	unsigned int col;		/* 1-based column in a line; 0: none */
+	char msg[256];
+};
 
-/* Splits @line (modified) into words and parses it; comments start at '#'. */
-int afw_rule_parse_line(char *line, struct afw_rule_spec *r, bool *empty,
-			char *err, size_t errlen);
+/* Fills in @e; returns -1 for the caller to return. */
+int afw_perr_set(struct afw_perr *e, int word, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Parses the words of one rule. Ports may be service names, uid and gid
+ * user and group names, resolved now. Each keyword may appear once. On
+ * error returns -1 with @e naming the offending word.
+ */
+int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r, struct afw_perr *e);
+
+/*
+ * Splits @line (modified) into words and parses it; comments start at '#'.
+ * On error @e->col is the column of the word at fault.
+ */
+int afw_rule_parse_line(char *line, struct afw_rule_spec *r, bool *empty, struct afw_perr *e);
+
+/* An action word (accept, drop, reject, queue, allow, deny), or -1. */
+int afw_action_parse(const char *w);
+const char *afw_dir_name(unsigned int dir);
 
 /* The rule in the text syntax, every field it sets; parses back to itself. */
 void afw_rule_format(const struct afw_rule_spec *r, bool with_id, char *buf, size_t len);
@@ -70,10 +90,6 @@ int afw_rule_parse_msg(const struct nlmsghdr *nlh, struct afw_rule_spec *r);
 
 const char *afw_action_name(uint8_t action);
 
-/* Formats a parse error into @err; returns -1 for the caller to return. */
-int afw_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 
 /* Netlink requests. On error the kernel's explanation is in nl->ext_msg. */
 int afw_rule_add(struct afw_nl *nl, struct afw_rule_spec *r);
@@ -84,8 +100,19 @@ int afw_rule_flush(struct afw_nl *nl);
  * messages as it takes. Nothing changes unless it returns 0.
  */
 int afw_ruleset_replace(struct afw_nl *nl, const struct afw_rule_spec *rules, size_t n);
+/*
+ * The same, with @settings (a nested AFW_A_CONFIG that @put_settings
+ * writes, or none) in the commit: the kernel publishes them with the rules,
+ * or neither.
+ */
+int afw_ruleset_replace_with(struct afw_nl *nl, const struct afw_rule_spec *rules, size_t n,
+			     void (*put_settings)(struct nlmsghdr *nlh, const void *data),
+			     const void *data);
 
-/* Calls @fn for every rule in evaluation order; returns 0 or -errno. */
+/*
+ * Calls @fn for every rule in evaluation order; returns 0 or -errno, and
+ * -EINTR when the ruleset changed during the dump (@fn has seen a mix).
+ */
 int afw_rule_dump(struct afw_nl *nl, int (*fn)(const struct afw_rule_spec *r, void *data),
 		  void *data);
 

@@ -51,6 +51,9 @@ static const struct afw_stats_field afw_stats_fields[] = {
 	AFW_STATS_U64(FLOWS_CLOSED, flows_closed),
 	AFW_STATS_U64(FLOWS_EVICTED, flows_evicted),
 	AFW_STATS_U64(FLOWS_REFUSED, flows_refused),
+	AFW_STATS_U64(EXEMPT, exempt),
+	AFW_STATS_U64(FLOWS_RESTARTED, flows_restarted),
+	AFW_STATS_U64(FLOWS_RULE, flows_rule),
 };
 
 #define AFW_STATS_NFIELDS (sizeof(afw_stats_fields) / sizeof(afw_stats_fields[0]))

@@ -28,11 +28,15 @@ struct afw_stats {
 	 */
 	uint64_t decided[AFW_STATS_NSOURCES][AFW_ACTION_MAX + 1];
 	uint64_t malformed;
+	/* Passed without a decision: afw's own resets, ND and MLD that no rule took. */
+	uint64_t exempt;
 	uint32_t rules, max_rules;
 	uint32_t masks, max_masks;
 	uint64_t ruleset_gen;
 	uint32_t flows, max_flows;
 	uint64_t flows_inserted, flows_expired, flows_closed, flows_evicted, flows_refused;
+	uint64_t flows_restarted;	/* ended by a new TCP connection on their 5-tuple */
+	uint64_t flows_rule;		/* of flows_inserted, those accept rules installed */
 };
 
 /*

@@ -19,6 +19,7 @@ static const enum mnl_attr_data_type afw_status_types[AFW_A_MAX + 1] = {
 	[AFW_A_MALFORMED] = MNL_TYPE_U64,
 	[AFW_A_DROPPED] = MNL_TYPE_U64,
 	[AFW_A_QUEUED] = MNL_TYPE_U64,
+	[AFW_A_ACTIVE] = MNL_TYPE_U8,
 };
 
 static const enum mnl_attr_data_type afw_counters_types[AFW_COUNTERS_A_MAX + 1] = {
@@ -76,6 +77,7 @@ int afw_status_parse(const struct nlmsghdr *nlh, struct afw_status *st)
 		st->dropped = mnl_attr_get_u64(tb[AFW_A_DROPPED]);
 	if (tb[AFW_A_QUEUED])
 		st->queued = mnl_attr_get_u64(tb[AFW_A_QUEUED]);
+	st->active = !tb[AFW_A_ACTIVE] || mnl_attr_get_u8(tb[AFW_A_ACTIVE]);
 
 	mnl_attr_for_each_nested(hook, tb[AFW_A_COUNTERS]) {
 		if (mnl_attr_get_type(hook) != AFW_COUNTERS_A_HOOK)

@@ -5,6 +5,7 @@
 #ifndef AFW_STATUS_H
 #define AFW_STATUS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <libmnl/libmnl.h>
@@ -26,6 +27,12 @@ struct afw_status {
 	uint64_t malformed;		/* packets dropped as malformed */
 	uint64_t dropped;		/* packets dropped by rules */
 	uint64_t queued;		/* packets handed to NFQUEUE */
+	/*
+	 * False until the namespace is first configured: afw has no hooks
+	 * there yet, so it neither filters nor counts. A module that does
+	 * not say is an older one, whose hooks are always there.
+	 */
+	bool active;
 	unsigned int nhooks;
 	struct afw_hook_stat hooks[AFW_STATUS_MAX_HOOKS];
 };

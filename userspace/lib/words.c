@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Words shared by the ruleset syntax (afwctl) and the policy syntax (afwd):
- * numbers and IP protocol names. Needs nothing but libc, so afwd's fuzzers
- * link it alone.
+ * numbers, IP protocol names, services, users and typo hints. Needs
+ * nothing but libc, so afwd's fuzzers link it alone.
  */
 
 #include <errno.h>
+#include <grp.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,18 +24,25 @@ static const struct {
 	{ "icmpv6", 58 }, { "sctp", 132 }, { "udplite", 136 },
 };
 
+const char *const afw_proto_names[] = {
+	"icmp", "tcp", "udp", "dccp", "icmpv6", "sctp", "udplite",
+};
+const size_t afw_nproto_names = sizeof(afw_proto_names) / sizeof(afw_proto_names[0]);
+
 bool afw_parse_u32(const char *s, uint32_t *v)
 {
-	unsigned long long x;
-	char *end;
+	uint64_t x = 0;
 
-	/* Digits only: strtoull would take a sign or leading blanks. */
-	if (*s < '0' || *s > '9')
+	/* Digits only, and not strtoull, which takes signs and blanks too. */
+	if (!*s)
 		return false;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || x > UINT32_MAX)
-		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		x = x * 10 + (uint64_t)(*s - '0');
+		if (x > UINT32_MAX)
+			return false;
+	}
 	*v = (uint32_t)x;
 	return true;
 }
@@ -53,7 +64,7 @@ int afw_proto_parse(const char *s, uint8_t *proto)
 	size_t i;
 
 	for (i = 0; i < sizeof(afw_protos) / sizeof(afw_protos[0]); i++) {
-		if (!strcmp(s, afw_protos[i].name)) {
+		if (afw_word_is(s, afw_protos[i].name)) {
 			*proto = afw_protos[i].num;
 			return 0;
 		}
@@ -67,4 +78,177 @@ int afw_proto_parse(const char *s, uint8_t *proto)
 bool afw_proto_has_ports(uint8_t proto)
 {
 	return proto == 6 || proto == 17 || proto == 33 || proto == 132 || proto == 136;
+}
+
+int afw_port_parse(const char *s, uint8_t proto, uint16_t *port)
+{
+	struct servent *se;
+	char pbuf[8];
+	uint32_t n;
+
+	if (afw_parse_u32(s, &n))
+		goto num;
+	if (*s >= '0' && *s <= '9')
+		return -1;
+	/* /etc/services names UDP-Lite ports after UDP's. */
+	se = getservbyname(s, afw_proto_name(proto == 136 ? 17 : proto, pbuf, sizeof(pbuf)));
+	if (!se)
+		return -1;
+	n = ntohs((uint16_t)se->s_port);
+num:
+	if (n > 65535)
+		return -1;
+	*port = (uint16_t)n;
+	return 0;
+}
+
+int afw_uid_parse(const char *s, uint32_t *uid)
+{
+	struct passwd *pw;
+
+	if (afw_parse_u32(s, uid))
+		return 0;
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return -1;
+	pw = getpwnam(s);
+	if (!pw)
+		return -1;
+	*uid = (uint32_t)pw->pw_uid;
+	return 0;
+}
+
+int afw_gid_parse(const char *s, uint32_t *gid)
+{
+	struct group *gr;
+
+	if (afw_parse_u32(s, gid))
+		return 0;
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return -1;
+	gr = getgrnam(s);
+	if (!gr)
+		return -1;
+	*gid = (uint32_t)gr->gr_gid;
+	return 0;
+}
+
+/* Optimal string alignment distance: a swap of neighbours is one typo. */
+static size_t afw_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, d[33][33], c, best;
+
+	if (la > 32 || lb > 32)
+		return SIZE_MAX;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++) {
+		for (j = 1; j <= lb; j++) {
+			c = a[i - 1] != b[j - 1];
+			best = d[i - 1][j - 1] + c;
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[la][lb];
+}
+
+const char *afw_suggest(const char *w, const char *const *list, size_t n)
+{
+	size_t i, d, best = SIZE_MAX, len = strlen(w);
+	const char *pick = NULL;
+
+	for (i = 0; i < n; i++) {
+		d = afw_distance(w, list[i]);
+		if (d < best) {
+			best = d;
+			pick = list[i];
+		}
+	}
+	/* One typo in a short word, two in a longer one; never a rewrite. */
+	if (!pick || best == 0 || best > (len > 4 ? 2 : 1) || best >= len)
+		return NULL;
+	return pick;
+}
+
+/*
+ * What a byte is to afw_split_words: 0 in a word, 1 a blank, 2 the end of
+ * the words (the string's, or a '#' comment's start), 3 a double quote.
+ */
+static const unsigned char afw_byte_class[256] = {
+	[0] = 2, ['#'] = 2, [' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1, ['"'] = 3,
+};
+
+int afw_split_words(char *line, char **words, int max, char **at)
+{
+	char *p = line, *end;
+	int n = 0;
+
+	/*
+	 * A byte at a time, by table: words are a few bytes long, shorter
+	 * than what strspn and strcspn take to set up their vectors.
+	 */
+	for (;;) {
+		while (afw_byte_class[(unsigned char)*p] == 1)
+			p++;
+		if (afw_byte_class[(unsigned char)*p] == 2) {
+			*p = '\0';
+			return n;
+		}
+		if (n == max) {
+			*at = p;
+			return AFW_SPLIT_TOO_MANY;
+		}
+		if (*p == '"') {
+			/* Blanks and '#' are the word's own up to the closing quote. */
+			end = strchr(p + 1, '"');
+			if (!end) {
+				*at = p;
+				return AFW_SPLIT_OPEN_QUOTE;
+			}
+			words[n++] = p + 1;
+			*end = '\0';
+			p = end + 1;
+			if (afw_byte_class[(unsigned char)*p] == 0 || *p == '"') {
+				*at = p;
+				return AFW_SPLIT_AFTER_QUOTE;
+			}
+			continue;
+		}
+		words[n++] = p;
+		while (!afw_byte_class[(unsigned char)*p])
+			p++;
+		if (*p == '"') {
+			*at = p;
+			return AFW_SPLIT_MID_QUOTE;
+		}
+		if (afw_byte_class[(unsigned char)*p] == 2) {
+			*p = '\0';
+			return n;
+		}
+		*p++ = '\0';
+	}
+}
+
+const char *afw_split_error(int ret, int max, char *buf, size_t len)
+{
+	switch (ret) {
+	case AFW_SPLIT_TOO_MANY:
+		snprintf(buf, len, "more than %d words on one line", max);
+		return buf;
+	case AFW_SPLIT_OPEN_QUOTE:
+		return "a double quote without its closing one";
+	case AFW_SPLIT_AFTER_QUOTE:
+		return "a closing double quote with more after it; put a blank between";
+	case AFW_SPLIT_MID_QUOTE:
+		return "a double quote inside a word; quote the whole word";
+	}
+	return "cannot split the line into words";
 }

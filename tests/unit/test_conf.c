@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The configuration file (settings and rules), flows in words and settings
+ * in words: what parses, and that every error names its line, column and word.
+ */
+
+#include <string.h>
+
+#include <linux/afw.h>
+
+#include "check.h"
+#include "conf.h"
+
+static int read_bytes(const char *text, size_t n, struct afw_conf *c, char *msg, size_t len)
+{
+	FILE *f = fmemopen((void *)text, n, "r");
+	int ret;
+
+	ret = afw_conf_read(f, "t.conf", c, msg, len);
+	fclose(f);
+	return ret;
+}
+
+static int read_text(const char *text, struct afw_conf *c, char *msg, size_t len)
+{
+	return read_bytes(text, strlen(text), c, msg, len);
+}
+
+static bool conf_error(const char *text, const char *needle)
+{
+	struct afw_conf c;
+	char msg[512] = "";
+	bool ok;
+
+	ok = read_text(text, &c, msg, sizeof(msg)) == -1 && strstr(msg, needle);
+	if (!ok)
+		printf("# got: %s\n", msg);
+	return ok && c.nrules == 0 && c.rules == NULL;
+}
+
+static int flow_parse(const char *text, struct afw_flow_spec *f, char *msg, size_t len)
+{
+	char buf[256], *words[32], *save, *tok;
+	struct afw_perr e;
+	int n = 0, ret;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		words[n++] = tok;
+	ret = afw_flow_parse_words(n, words, f, 1, &e);
+	snprintf(msg, len, "%s", ret ? e.msg : "");
+	return ret;
+}
+
+static int config_parse(const char *text, struct afw_config *c, unsigned int *has, char *msg,
+			size_t len)
+{
+	char buf[256], *words[32], *save, *tok;
+	struct afw_perr e;
+	int n = 0, ret;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		words[n++] = tok;
+	*has = 0;
+	ret = afw_config_parse_words(n, words, c, has, &e);
+	snprintf(msg, len, "%s", ret ? e.msg : "");
+	return ret;
+}
+
+/* Joins the lines afw_config_format() gives, each ended by '|'. */
+static void config_line(const char *text, void *data)
+{
+	char *lines = data;
+
+	strncat(lines, text, 511 - strlen(lines));
+	strncat(lines, "|", 511 - strlen(lines));
+}
+
+int main(void)
+{
+	char lines[512];
+	struct afw_flow_spec f;
+	struct afw_config cfg;
+	struct afw_conf c;
+	unsigned int has;
+	char msg[512];
+	int failed = 0;
+
+	CHECK(failed, "a file with settings and rules reads",
+	      read_text("# afw\nset unknown queue\nset queue 0-3 fail open\n\n"
+			"id 10 prio 10 dir in proto tcp dport ssh accept # ssh\n"
+			"  prio 20 proto udp deny\n", &c, msg, sizeof(msg)) == 0 &&
+	      c.nrules == 2 && c.has == (AFW_CFG_HAS_UNKNOWN | AFW_CFG_HAS_QUEUE | AFW_CFG_HAS_FAIL) &&
+	      c.cfg.unknown == AFW_UNKNOWN_QUEUE && c.cfg.queue_num == 0 && c.cfg.queue_count == 4 &&
+	      c.cfg.fail_open && c.rules[0].id == 10 && c.rules[0].dport_lo == 22 &&
+	      c.rules[1].action == AFW_ACTION_DROP);
+	afw_conf_free(&c);
+	CHECK(failed, "a rules-only file sets nothing",
+	      read_text("drop\n", &c, msg, sizeof(msg)) == 0 && c.nrules == 1 && c.has == 0);
+	afw_conf_free(&c);
+	CHECK(failed, "an empty file is an empty ruleset",
+	      read_text("", &c, msg, sizeof(msg)) == 0 && c.nrules == 0);
+	afw_conf_free(&c);
+
+	CHECK(failed, "a bad rule: FILE:LINE:COL and the word",
+	      conf_error("accept\n\nproto tcp dport 22 from 192.0.2.1/24 drop\n",
+			 "t.conf:3:25: 'from 192.0.2.1/24': address has bits set beyond"));
+	CHECK(failed, "an unknown word with a hint, column counted from the line start",
+	      conf_error("drop\n   porto tcp drop\n", "t.conf:2:4: 'porto': unknown word; did you mean 'proto'?"));
+	CHECK(failed, "a repeated keyword on a line",
+	      conf_error("proto tcp sport 22 dport 22 sport 23 drop\n",
+			 "t.conf:1:29: 'sport': given twice in one rule"));
+	CHECK(failed, "a missing action names the line",
+	      conf_error("proto tcp\n", "t.conf:1: no action"));
+	CHECK(failed, "an unknown setting lists the valid ones",
+	      conf_error("set unkown drop\n", "t.conf:1:5: 'unkown': unknown setting; did you mean "
+			 "'unknown'?; the settings are unknown, queue, fail, max_flows, "
+			 "tcp_timeout, udp_timeout, flow_timeout and enabled"));
+	CHECK(failed, "a bad setting value points at the value",
+	      conf_error("set queue 5-2\n", "t.conf:1:11: 'queue 5-2'"));
+	CHECK(failed, "a setting given on two lines",
+	      conf_error("set fail open\ndrop\nset fail closed\n", "t.conf:3:5: 'fail': set twice"));
+	CHECK(failed, "a bare set", conf_error("set\n", "t.conf:1:1: 'set': missing KEY VALUE"));
+	CHECK(failed, "a setting without value", conf_error("set max_flows\n", "'max_flows': missing its value"));
+	CHECK(failed, "an id given twice names both lines",
+	      conf_error("id 5 drop\nid 6 drop\n  id 5 accept\n", "t.conf:3:6: 'id 5': given on line 1 already"));
+	CHECK(failed, "a NUL byte names its line",
+	      read_bytes("drop\n\0drop\n", 11, &c, msg, sizeof(msg)) == -1 &&
+	      strstr(msg, "t.conf:2: a NUL byte"));
+
+	CHECK(failed, "a flow parses", flow_parse("proto tcp from 192.0.2.1 to 192.0.2.2 sport 1000 "
+						  "dport https accept timeout 60", &f, msg, sizeof(msg)) == 0 &&
+	      f.dport == 443 && f.sport == 1000 && f.timeout == 60 && f.verdict == AFW_VERDICT_ACCEPT);
+	CHECK(failed, "a flow may say allow", flow_parse("proto udp from ::1 to ::2 sport 1 dport 2 allow",
+							 &f, msg, sizeof(msg)) == 0 &&
+	      f.verdict == AFW_VERDICT_ACCEPT);
+	CHECK(failed, "and deny", flow_parse("proto icmp from ::1 to ::2 deny", &f, msg, sizeof(msg)) == 0 &&
+	      f.verdict == AFW_VERDICT_DROP);
+	CHECK(failed, "a repeated flow keyword is refused",
+	      flow_parse("proto tcp from 192.0.2.1 to 192.0.2.2 from 192.0.2.3 sport 1 dport 2 accept",
+			 &f, msg, sizeof(msg)) == -1 && strstr(msg, "'from': given twice"));
+	CHECK(failed, "two verdicts on a flow are refused",
+	      flow_parse("proto icmp from ::1 to ::2 accept drop", &f, msg, sizeof(msg)) == -1 &&
+	      strstr(msg, "one verdict"));
+	CHECK(failed, "a flow typo gets a hint",
+	      flow_parse("proto icmp from ::1 too ::2 accept", &f, msg, sizeof(msg)) == -1 &&
+	      strstr(msg, "did you mean 'to'?"));
+
+	CHECK(failed, "settings in words", config_parse("unknown deny max_flows 10 flow_timeout 5",
+							 &cfg, &has, msg, sizeof(msg)) == 0 &&
+	      cfg.unknown == AFW_UNKNOWN_DROP && cfg.max_flows == 10 && cfg.flow_timeout == 5 &&
+	      has == (AFW_CFG_HAS_UNKNOWN | AFW_CFG_HAS_MAX_FLOWS | AFW_CFG_HAS_FLOW_TIMEOUT));
+	CHECK(failed, "a timeout for TCP and one for UDP, apart from the others'",
+	      config_parse("udp_timeout 30 tcp_timeout 7200", &cfg, &has, msg, sizeof(msg)) == 0 &&
+	      cfg.tcp_timeout == 7200 && cfg.udp_timeout == 30 &&
+	      has == (AFW_CFG_HAS_TCP_TIMEOUT | AFW_CFG_HAS_UDP_TIMEOUT));
+	CHECK(failed, "a protocol's timeout is 1-86400 seconds, named by its key",
+	      config_parse("tcp_timeout 86401", &cfg, &has, msg, sizeof(msg)) == -1 &&
+	      strstr(msg, "'tcp_timeout 86401': seconds, 1-86400") &&
+	      config_parse("udp_timeout 0", &cfg, &has, msg, sizeof(msg)) == -1 &&
+	      strstr(msg, "'udp_timeout 0': seconds, 1-86400"));
+	CHECK(failed, "a misspelt protocol timeout gets a hint",
+	      config_parse("tcp_timout 5", &cfg, &has, msg, sizeof(msg)) == -1 &&
+	      strstr(msg, "did you mean 'tcp_timeout'?"));
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.max_flows = 65536;
+	cfg.tcp_timeout = 86400;
+	cfg.udp_timeout = 120;
+	cfg.flow_timeout = 300;
+	cfg.enabled = 1;
+	lines[0] = '\0';
+	afw_config_format(&cfg, AFW_CFG_HAS_ALL, "set ", config_line, lines);
+	CHECK(failed, "settings as text: every key, the timeouts TCP, UDP, then the others'",
+	      !strcmp(lines, "set unknown accept|set queue 0|set fail closed|set max_flows 65536|"
+		      "set tcp_timeout 86400|set udp_timeout 120|set flow_timeout 300|"
+		      "set enabled yes|"));
+	CHECK(failed, "a file's timeouts read back",
+	      read_text("set tcp_timeout 600 udp_timeout 60\nset flow_timeout 30\n", &c, msg,
+			sizeof(msg)) == 0 && c.cfg.tcp_timeout == 600 && c.cfg.udp_timeout == 60 &&
+	      c.cfg.flow_timeout == 30 && c.has == (AFW_CFG_HAS_TCP_TIMEOUT |
+						    AFW_CFG_HAS_UDP_TIMEOUT |
+						    AFW_CFG_HAS_FLOW_TIMEOUT));
+	afw_conf_free(&c);
+	CHECK(failed, "unknown allow is accept",
+	      config_parse("unknown allow", &cfg, &has, msg, sizeof(msg)) == 0 &&
+	      cfg.unknown == AFW_UNKNOWN_ACCEPT);
+	CHECK(failed, "a setting twice in one command is refused",
+	      config_parse("queue 1 queue 2", &cfg, &has, msg, sizeof(msg)) == -1 &&
+	      strstr(msg, "'queue': set twice"));
+	CHECK(failed, "an unknown key lists the valid keys",
+	      config_parse("max_flow 5", &cfg, &has, msg, sizeof(msg)) == -1 &&
+	      strstr(msg, "did you mean 'max_flows'?") && strstr(msg, "flow_timeout"));
+	return failed;
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Decoding of FLOW_GET dump messages: the key as the initiator sees it,
+ * the counters, who installed the flow and its state; a rule's flow must
+ * name its rule, and a reply this program cannot trust is refused.
+ */
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include <linux/genetlink.h>
+
+#include <linux/afw.h>
+
+#include "check.h"
+#include "flow.h"
+#include "genl_msg.h"
+
+/* What put_flow() leaves out or spoils. */
+enum { FL_OK, FL_NO_ORIGIN = 1, FL_NO_RULE_ID = 2, FL_SHORT_STATE = 4, FL_NO_STATE = 8 };
+
+/* A TCP flow from 192.0.2.1:40000 to 198.51.100.2:443, installed by @origin. */
+static void put_flow(struct msg *m, uint8_t origin, uint32_t rule_id, uint32_t state,
+		     unsigned int damage)
+{
+	struct nlattr *nest;
+	uint8_t a[4];
+
+	nest = mnl_attr_nest_start(m->nlh, AFW_A_FLOW);
+	mnl_attr_put_u8(m->nlh, AFW_FLOW_A_FAMILY, AFW_FAMILY_IPV4);
+	mnl_attr_put_u8(m->nlh, AFW_FLOW_A_PROTO, 6);
+	inet_pton(AF_INET, "192.0.2.1", a);
+	mnl_attr_put(m->nlh, AFW_FLOW_A_SRC, 4, a);
+	inet_pton(AF_INET, "198.51.100.2", a);
+	mnl_attr_put(m->nlh, AFW_FLOW_A_DST, 4, a);
+	mnl_attr_put_u16(m->nlh, AFW_FLOW_A_SPORT, 40000);
+	mnl_attr_put_u16(m->nlh, AFW_FLOW_A_DPORT, 443);
+	mnl_attr_put_u8(m->nlh, AFW_FLOW_A_VERDICT, AFW_VERDICT_ACCEPT);
+	mnl_attr_put_u32(m->nlh, AFW_FLOW_A_TIMEOUT, 86400);
+	mnl_attr_put_u32(m->nlh, AFW_FLOW_A_EXPIRES, 86399);
+	if (!(damage & FL_NO_ORIGIN))
+		mnl_attr_put_u8(m->nlh, AFW_FLOW_A_ORIGIN, origin);
+	if (origin == AFW_FLOW_ORIGIN_RULE && !(damage & FL_NO_RULE_ID))
+		mnl_attr_put_u32(m->nlh, AFW_FLOW_A_RULE_ID, rule_id);
+	if (damage & FL_SHORT_STATE)
+		mnl_attr_put_u8(m->nlh, AFW_FLOW_A_STATE, (uint8_t)state);
+	else if (!(damage & FL_NO_STATE))
+		mnl_attr_put_u32(m->nlh, AFW_FLOW_A_STATE, state);
+	mnl_attr_put_u64(m->nlh, AFW_FLOW_A_PACKETS, 12);
+	mnl_attr_put_u64(m->nlh, AFW_FLOW_A_BYTES, (1ULL << 40) + 7);
+	mnl_attr_nest_end(m->nlh, nest);
+}
+
+/* AFW_FLOW_A_FLAGS in the flow nest of @m, or -1 when it has none. */
+static long sent_flags(const struct msg *m)
+{
+	const struct nlattr *top, *a;
+
+	top = mnl_nlmsg_get_payload_offset(m->nlh, sizeof(struct genlmsghdr));
+	mnl_attr_for_each_nested(a, top)
+		if (mnl_attr_get_type(a) == AFW_FLOW_A_FLAGS)
+			return mnl_attr_get_u32(a);
+	return -1;
+}
+
+int main(void)
+{
+	struct afw_flow_spec f;
+	char text[160];
+	struct msg m;
+	int failed = 0;
+
+	msg_start(&m, AFW_CMD_FLOW_GET);
+	put_flow(&m, AFW_FLOW_ORIGIN_CONTROL, 0, AFW_FLOW_S_ASSURED, FL_OK);
+	CHECK(failed, "a flow afwd installed parses",
+	      afw_flow_parse_msg(m.nlh, &f) == MNL_CB_OK && f.origin == AFW_FLOW_ORIGIN_CONTROL &&
+	      f.rule_id == 0 && f.state == AFW_FLOW_S_ASSURED);
+	CHECK(failed, "the key is kept as the kernel sent it, initiator first",
+	      f.sport == 40000 && f.dport == 443 && f.proto == 6 && f.family == AFW_FAMILY_IPV4);
+	afw_flow_format(&f, text, sizeof(text));
+	CHECK(failed, "and reads as flow add takes it",
+	      !strcmp(text, "proto tcp from 192.0.2.1 to 198.51.100.2 sport 40000 dport 443 accept"));
+	CHECK(failed, "counters and times are read",
+	      f.packets == 12 && f.bytes == (1ULL << 40) + 7 && f.timeout == 86400 &&
+	      f.expires == 86399);
+	CHECK(failed, "origin names", !strcmp(afw_flow_origin_name(AFW_FLOW_ORIGIN_CONTROL), "control") &&
+	      !strcmp(afw_flow_origin_name(AFW_FLOW_ORIGIN_RULE), "rule") &&
+	      !strcmp(afw_flow_origin_name(7), "unknown"));
+
+	msg_start(&m, AFW_CMD_FLOW_GET);
+	put_flow(&m, AFW_FLOW_ORIGIN_RULE, 42, AFW_FLOW_S_ASSURED | AFW_FLOW_S_CLOSING, FL_OK);
+	CHECK(failed, "a rule's flow names its rule, and both state bits are read",
+	      afw_flow_parse_msg(m.nlh, &f) == MNL_CB_OK && f.origin == AFW_FLOW_ORIGIN_RULE &&
+	      f.rule_id == 42 && f.state == (AFW_FLOW_S_ASSURED | AFW_FLOW_S_CLOSING));
+
+	msg_start(&m, AFW_CMD_FLOW_GET);
+	put_flow(&m, AFW_FLOW_ORIGIN_RULE, 42, 0, FL_NO_RULE_ID);
+	errno = 0;
+	CHECK(failed, "a rule's flow without its rule id is refused",
+	      afw_flow_parse_msg(m.nlh, &f) == MNL_CB_ERROR && errno == EBADMSG);
+
+	msg_start(&m, AFW_CMD_FLOW_GET);
+	put_flow(&m, AFW_FLOW_ORIGIN_CONTROL, 0, 0, FL_NO_ORIGIN | FL_NO_STATE);
+	CHECK(failed, "without origin and state (an older module): installed by control, no state",
+	      afw_flow_parse_msg(m.nlh, &f) == MNL_CB_OK && f.origin == AFW_FLOW_ORIGIN_CONTROL &&
+	      f.state == 0);
+
+	msg_start(&m, AFW_CMD_FLOW_GET);
+	put_flow(&m, AFW_FLOW_ORIGIN_CONTROL, 0, 1, FL_SHORT_STATE);
+	CHECK(failed, "a 1-byte state where 4 are due is refused",
+	      afw_flow_parse_msg(m.nlh, &f) == MNL_CB_ERROR);
+
+	msg_start(&m, AFW_CMD_FLOW_GET);
+	put_flow(&m, AFW_FLOW_ORIGIN_CONTROL, 0, 0, FL_OK);
+	/* The bytes counter claims 8 bytes more than the message holds. */
+	m.nlh->nlmsg_len -= 8;
+	errno = 0;
+	CHECK(failed, "a message cut short inside the flow is refused",
+	      afw_flow_parse_msg(m.nlh, &f) == MNL_CB_ERROR && errno == EBADMSG);
+
+	/* What FLOW_NEW and FLOW_DEL send: flags with the verdict only. */
+	memset(&f, 0, sizeof(f));
+	f.family = AFW_FAMILY_IPV4;
+	f.proto = 6;
+	f.sport = 1;
+	f.dport = 2;
+	f.flags = AFW_FLOW_F_ESTABLISHED;
+	msg_start(&m, AFW_CMD_FLOW_NEW);
+	afw_flow_put(m.nlh, &f, 1);
+	CHECK(failed, "FLOW_NEW carries the flow's flags", sent_flags(&m) == AFW_FLOW_F_ESTABLISHED);
+	msg_start(&m, AFW_CMD_FLOW_DEL);
+	afw_flow_put(m.nlh, &f, 0);
+	CHECK(failed, "FLOW_DEL, the key only, does not", sent_flags(&m) == -1);
+	f.flags = 0;
+	msg_start(&m, AFW_CMD_FLOW_NEW);
+	afw_flow_put(m.nlh, &f, 1);
+	CHECK(failed, "nor FLOW_NEW without flags", sent_flags(&m) == -1);
+
+	msg_start(&m, AFW_CMD_FLOW_GET);
+	errno = 0;
+	CHECK(failed, "a message without a flow is refused",
+	      afw_flow_parse_msg(m.nlh, &f) == MNL_CB_ERROR && errno == EBADMSG);
+	return failed;
+}
