@@ -56,6 +56,10 @@ SEEDS = {
     "confirm-timeout": hs() + whole(GOOD) + step(TIME, 255) + step(TIME, 255) + whole(BAD) +
     step(SACK),
     "udp": step(UDP, 0, 0, 250) + step(UDP, 1, 5, 3) + step(UDP, 0, 9, 250),
+    # Half the denied hello, a SYN with another ISN the server ignores,
+    # the time afwd waits for its answer, then the rest.
+    "new-syn-ignored": hs() + step(DATA, BAD, 0, 99) + step(SACK) + step(SYN, 1, 7) +
+    step(TIME, 200) + step(TIME, 200) + step(DATA, BAD, 100, 200) + step(SACK),
 }
 
 

@@ -7,17 +7,27 @@
  * noise, each with any spoiling (no ACK, a wrong ACK, a bad checksum, an
  * MD5 option, an urgent pointer, out of the window, lost on the way after
  * afwd), resets, FINs, the server's SYN-ACKs and ACKs, time passing, and
- * UDP datagrams. Every packet goes through afw_engine_packet(), in both
- * directions, then, if afwd let it through, to a model of the server's
+ * UDP datagrams. Every packet, in both directions, goes through the
+ * kernel's flow or, where that sends it on, afw_engine_packet(), then, if
+ * it was let through, to a model of the server's
  * receiver (Linux's rules, an application that reads at once, the urgent
  * byte taken out) that parses what it reads in order.
  *
- * Once afwd has decided, the kernel acts for it: an allowed flow's packets
- * reach the server without afwd, a denied one's are dropped; only a SYN
- * goes to afwd again, as the module re-queues it. The invariant, checked
- * after every step: never is a flow allowed while the server's connection
- * has parsed the denied name. The policy denies by default, so that
- * nothing but a read of the allowed name can allow.
+ * Once afwd has decided, the kernel acts for it, as module/flows.c does
+ * with the flow afwd installs (struct kflow below): a denied flow's
+ * packets are dropped, all of them, for its whole life, and none reaches
+ * afwd again; an allowed flow's reach the server without afwd, but for a
+ * SYN (without ACK) that is not the flow's own sent again, which ends the
+ * flow and goes to afwd as a new one (afwd installs a flow decided past
+ * the client's SYN as established, so that a SYN before any other packet
+ * is a new one too), and, on the UDP flow, a QUIC Initial
+ * of its client's, which goes to afwd while the flow stays. A flow idle for
+ * its timeout is gone (TCP: a day, UDP: two minutes, the module's
+ * defaults; a TCP flow closing after FINs both ways or a RST in the window:
+ * 10 s), and its packets go to afwd again. The invariant, checked after
+ * every step: never is a flow allowed while the server's connection has
+ * parsed the denied name. The policy denies by default, so that nothing
+ * but a read of the allowed name can allow.
  */
 
 #include <stdio.h>
@@ -36,6 +46,28 @@
 #define WIN 2048
 
 enum { K_NONE, K_ALLOW, K_DENY };
+
+#define S_NS (1000 * MS)
+#define TCP_TIMEOUT (86400 * S_NS)
+#define UDP_TIMEOUT (120 * S_NS)
+#define CLOSING_TIMEOUT (10 * S_NS)
+
+/*
+ * The module's flow for what afwd decided, ends 0 (the client's, as afwd
+ * installs it) and 1: its verdict, K_NONE when there is none, and what
+ * module/flows.c keeps of a TCP connection to tell a new one from it and
+ * to close it early.
+ */
+struct kflow {
+	int verdict;
+	int initiator;			/* the end afwd installed as the source */
+	bool started;			/* installed AFW_FLOW_F_ESTABLISHED */
+	bool tracked[2], acked[2], fin[2], closing;
+	bool own_syn[2];		/* all the end sent so far was its SYN */
+	uint32_t isn[2];		/* that SYN's sequence number */
+	uint32_t nxt[2], ack[2];	/* the highest end each sent, the last ack */
+	uint64_t timeout, expires;
+};
 
 /* The server's receiving side for the current connection. */
 struct srv {
@@ -61,7 +93,8 @@ struct h {
 	struct afw_engine *e;
 	const struct afw_policy *pol;
 	uint64_t now;
-	int kernel;			/* what the kernel does without afwd */
+	struct kflow k;			/* the TCP flow in the kernel */
+	struct kflow ku;		/* the UDP flow in the kernel */
 	struct srv s;
 	uint32_t isn;			/* the client's current ISN */
 	uint8_t good[512], bad[512], noise[512];
@@ -186,66 +219,170 @@ static void srv_client(struct h *h, const struct tb_seg *g, bool csum_checked)
 /* The invariant. */
 static void check(const struct h *h)
 {
-	if (h->kernel == K_ALLOW && h->s.parsed == 2)
+	if (h->k.verdict == K_ALLOW && h->s.parsed == 2)
 		abort();
 }
 
-/* A packet through afwd; returns whether it passed. Notes what the kernel now does. */
+/*
+ * afwd's decision, installed: FLOW_NEW with the client as the source, and,
+ * @started, AFW_FLOW_F_ESTABLISHED (afwd decided past the client's SYN).
+ * The policy never inspects; an inspected flow's packets would all come to
+ * afwd, as with no flow.
+ */
+static void kflow_install(struct kflow *k, const struct afw_result *res, int initiator,
+			  bool started, uint64_t timeout, uint64_t now)
+{
+	memset(k, 0, sizeof(*k));
+	k->verdict = res->decision == AFW_DECIDE_ALLOW ? K_ALLOW :
+		     res->decision == AFW_DECIDE_INSPECT ? K_NONE : K_DENY;
+	k->initiator = initiator;
+	k->started = started;
+	k->timeout = timeout;
+	k->expires = now + timeout;
+}
+
+/* The flow's idle time starts again; a closing flow has 10 s at most. */
+static void kflow_touch(struct kflow *k, uint64_t now)
+{
+	k->expires = now + (k->closing && k->timeout > CLOSING_TIMEOUT ? CLOSING_TIMEOUT :
+			    k->timeout);
+}
+
+/* Whether the kernel still has the flow at @now; an expired one is a miss, gone. */
+static bool kflow_live(struct kflow *k, uint64_t now)
+{
+	if (k->verdict != K_NONE && now >= k->expires)
+		k->verdict = K_NONE;
+	return k->verdict != K_NONE;
+}
+
+/*
+ * A TCP segment from end @side meets the kernel's flow, as afw_flow_packet()
+ * and afw_flow_tcp() take it: K_NONE when it goes to afwd (there is no flow,
+ * or the segment ended it), else what it gets.
+ */
+static int kflow_tcp(struct kflow *k, int side, const struct tb_seg *g, uint64_t now)
+{
+	uint32_t end = g->seq + (uint32_t)g->len + ((g->flags & (TB_SYN | TB_FIN)) ? 1 : 0);
+	int peer = !side;
+
+	if (!kflow_live(k, now))
+		return K_NONE;
+	/* A denied flow stays denied: what it drops ends nothing. */
+	if (k->verdict == K_DENY) {
+		kflow_touch(k, now);
+		return K_DENY;
+	}
+	/*
+	 * Only the flow's SYN sent again, before anything else from that end,
+	 * belongs to it, and the first SYN of a flow installed ahead of its
+	 * connection (not started, nothing seen yet): any other is a new
+	 * connection.
+	 */
+	if ((g->flags & (TB_SYN | TB_ACK)) == TB_SYN) {
+		if (k->own_syn[side] ? k->isn[side] != g->seq :
+		    k->started || k->tracked[0] || k->tracked[1]) {
+			k->verdict = K_NONE;
+			return K_NONE;
+		}
+		k->own_syn[side] = true;
+		k->isn[side] = g->seq;
+	} else {
+		k->own_syn[side] = false;
+	}
+	/* A RST the peer would take (RFC 5961) starts the closing time. */
+	if ((g->flags & TB_RST) && k->acked[peer] && k->tracked[side] &&
+	    (int32_t)(g->seq - k->ack[peer]) >= 0 && (int32_t)(g->seq - k->nxt[side]) <= 0)
+		k->closing = true;
+	if (!k->tracked[side] || (int32_t)(end - k->nxt[side]) > 0)
+		k->nxt[side] = end;
+	k->tracked[side] = true;
+	if (g->flags & TB_ACK) {
+		k->ack[side] = g->ack;
+		k->acked[side] = true;
+	}
+	if (g->flags & TB_FIN) {
+		k->fin[side] = true;
+		if (k->fin[peer])
+			k->closing = true;
+	}
+	kflow_touch(k, now);
+	return K_ALLOW;
+}
+
+/*
+ * A datagram from @side meets the kernel's UDP flow: K_NONE when it goes
+ * to afwd, as a packet of no flow or, on an allowed flow, as one of its
+ * client's QUIC Initials (module/flows.c, afw_flow_quic_initial()).
+ */
+static int kflow_udp(struct kflow *k, int side, const uint8_t *d, size_t len, uint64_t now)
+{
+	uint32_t version;
+
+	if (!kflow_live(k, now))
+		return K_NONE;
+	kflow_touch(k, now);
+	if (k->verdict != K_ALLOW || side != k->initiator || len < 5 || !(d[0] & 0x80))
+		return k->verdict;
+	version = (uint32_t)d[1] << 24 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 8 | d[4];
+	if (version == 1)
+		return (d[0] & 0x30) == 0x00 ? K_NONE : K_ALLOW;
+	if (version == 0x6b3343cf)
+		return (d[0] & 0x30) == 0x10 ? K_NONE : K_ALLOW;
+	return version ? K_NONE : K_ALLOW;
+}
+
+/* A packet through afwd; returns whether it passed. Installs what afwd decides. */
 static bool through(struct h *h, const struct tb_seg *g, bool trusted)
 {
 	uint8_t buf[STREAM_MAX + 200];
 	struct afw_result res;
 	struct afw_pkt p;
 	enum afw_pass pass;
-	uint64_t restarts;
 	bool decided;
 	size_t n = tb_build(buf, g);
 
 	if (afw_pkt_decode(&p, AFW_LINK_RAW, buf, n) != AFW_PKT_OK)
 		abort();
 	p.csum = trusted ? AFW_CSUM_TRUSTED : AFW_CSUM_CHECK;
-	restarts = afw_engine_stats(h->e)->restarts;
 	pass = afw_engine_packet(h->e, h->pol, &p, false, 0, h->now, &res, &decided);
 	TRACE("  afwd %s: seq %u ack %u flags %02x len %zu%s -> %s%s%s %s%s\n",
 	      g->from_server ? "server" : "client", g->seq, g->ack, g->flags, g->len,
 	      g->bad_csum ? " badcsum" : "", afw_pass_name(pass), decided ? " decided " : "",
 	      decided ? afw_decision_name(res.decision) : "", decided ? res.reason : "",
 	      decided && res.quiet ? " (quiet)" : "");
+	/* As afwd's worker installs it: established unless decided on the client's SYN. */
 	if (decided)
-		h->kernel = res.decision == AFW_DECIDE_ALLOW || res.decision == AFW_DECIDE_INSPECT ?
-			    K_ALLOW : K_DENY;
-	/* A new connection afwd takes up again: the kernel hands it back. */
-	if (afw_engine_stats(h->e)->restarts != restarts)
-		h->kernel = K_NONE;
+		kflow_install(&h->k, &res, res.sport == 40000 ? 0 : 1,
+			      (g->flags & (TB_SYN | TB_ACK)) != TB_SYN, TCP_TIMEOUT, h->now);
 	return pass == AFW_PASS_ACCEPT;
 }
 
 /* A client segment: through afwd, or the kernel, then maybe the network, then the server. */
 static void client(struct h *h, const struct tb_seg *g, bool trusted, bool lost)
 {
+	int k = kflow_tcp(&h->k, 0, g, h->now);
 	bool pass;
 
-	if (h->kernel == K_NONE || (g->flags & (TB_SYN | TB_ACK)) == TB_SYN)
-		pass = through(h, g, trusted);
-	else
-		pass = h->kernel == K_ALLOW;
+	pass = k == K_NONE ? through(h, g, trusted) : k == K_ALLOW;
 	if (pass && !lost)
 		srv_client(h, g, !trusted);
 	TRACE("client seq +%d len %zu flags %02x: %s%s; server state %d rcv_nxt +%d parsed %d; kernel %d\n",
 	      (int)(g->seq - h->isn - 1), g->len, g->flags, pass ? "passed" : "dropped",
 	      lost ? " (lost)" : "", h->s.state, (int)(h->s.rcv_nxt - h->s.irs - 1), h->s.parsed,
-	      h->kernel);
+	      h->k.verdict);
 	check(h);
 }
 
 static void server(struct h *h, struct tb_seg g)
 {
 	g.from_server = true;
-	if (h->kernel == K_NONE)
+	if (kflow_tcp(&h->k, 1, &g, h->now) == K_NONE)
 		through(h, &g, false);
 	check(h);
 }
 
+/* A datagram, client's unless @from_server: through the kernel's flow, or afwd. */
 static void udp(struct h *h, bool from_server, const uint8_t *d, size_t len)
 {
 	uint8_t buf[2000], payload[1400];
@@ -258,10 +395,14 @@ static void udp(struct h *h, bool from_server, const uint8_t *d, size_t len)
 		len = sizeof(payload);
 	for (i = 0; i < len; i++)
 		payload[i] = d[i % h->hlen];
+	if (kflow_udp(&h->ku, from_server, payload, len, h->now) != K_NONE)
+		return;
 	if (afw_pkt_decode(&p, AFW_LINK_RAW, buf, tb_udp(buf, from_server, payload, len)) !=
 	    AFW_PKT_OK)
 		abort();
 	afw_engine_packet(h->e, h->pol, &p, false, 0, h->now, &res, &decided);
+	if (decided)
+		kflow_install(&h->ku, &res, res.sport == 40000 ? 0 : 1, false, UDP_TIMEOUT, h->now);
 }
 
 static void expired(const struct afw_result *r, void *data)
@@ -275,6 +416,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char text[] = "default deny\nprio 10 host allowed.test allow\n"
 				   "prio 20 host blocked.test deny\n";
 	static struct afw_policy *pol;
+	static struct afw_engine *e;
 	struct afw_engine_opts o = { .max_flows = 4, .max_bytes = 2048, .max_packets = 24,
 				     .max_ns = 5000 * MS, .max_decided = 8,
 				     .max_memory = 1 << 20 };
@@ -289,10 +431,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!pol)
 			abort();
 	}
+	/*
+	 * One engine, reset for each input: making one costs two 128 KiB
+	 * scratch buffers and the crypto contexts, most of an input's time.
+	 */
+	if (!e) {
+		e = afw_engine_new(&o);
+		if (!e)
+			abort();
+	}
 	memset(&h, 0, sizeof(h));
-	h.e = afw_engine_new(&o);
-	if (!h.e)
-		abort();
+	h.e = e;
 	h.pol = pol;
 	h.now = 1000 * MS;
 	h.hlen = tb_hello(h.good, "allowed.test", HELLO_PAD);
@@ -398,10 +547,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* The end: what afwd decides by its timers reaches the kernel with the next packet. */
 	afw_engine_expire(h.e, pol, h.now, true, expired, NULL);
-	if (h.kernel == K_NONE)
+	if (!kflow_live(&h.k, h.now))
 		client(&h, &(struct tb_seg){ .flags = TB_ACK, .seq = h.s.rcv_nxt,
 					     .ack = h.s.snd_nxt }, false, false);
 	check(&h);
-	afw_engine_free(h.e);
+	/* With every flow gone, the memory the engine counts must be too. */
+	if (afw_engine_reset(e)) {
+		fprintf(stderr, "the engine still counts flow memory with no flow left\n");
+		abort();
+	}
 	return 0;
 }

@@ -4,7 +4,8 @@
  * the input, results inside it, and a complete head is MORE one byte shorter.
  * Then the bytes after that head, through the follower of later requests:
  * fed at once or a byte at a time, it must find the same heads and stop at
- * the same byte.
+ * the same byte; and through the shadow reader (a server that reads no
+ * body), with the same rule.
  */
 
 #include <stdlib.h>
@@ -51,6 +52,36 @@ static long afw_fuzz_follow(const struct afw_http_request *first, const uint8_t 
 	return heads;
 }
 
+/* The shadow over @data in pieces of @step: heads found, or -1 - where it ended. */
+static long afw_fuzz_shadow(const uint8_t *data, size_t len, size_t step, uint64_t *hosts)
+{
+	static uint8_t buf[AFW_HTTP_MAX_HEADER];
+	struct afw_http_shadow sh = { .buf = buf, .on = true };
+	struct afw_http_request r;
+	enum afw_http_status st;
+	size_t off = 0, n, used, i;
+	long heads = 0;
+
+	*hosts = 0;
+	while (off < len && sh.on) {
+		n = len - off < step ? len - off : step;
+		st = afw_http_shadow_feed(&sh, data + off, n, &used, &r);
+		if (used > n || (st == AFW_HTTP_MORE && used != n))
+			abort();
+		off += used;
+		if (st == AFW_HTTP_MORE)
+			continue;
+		if (st != AFW_HTTP_OK)
+			return -1 - (long)off;
+		if (r.header_len > AFW_HTTP_MAX_HEADER)
+			abort();
+		heads++;
+		for (i = 0; i < r.host.len; i++)
+			*hosts = *hosts * 31 + r.host.p[i];
+	}
+	return heads;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	uint64_t h1, h2;
@@ -77,6 +108,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	a = afw_fuzz_follow(&r, data + head, len - head, len, &h1);
 	b = afw_fuzz_follow(&r, data + head, len - head, 1, &h2);
 	/* A failure is found at the same byte or later when fed a byte at a time. */
+	if ((a >= 0) != (b >= 0) || (a >= 0 && (a != b || h1 != h2)))
+		abort();
+	a = afw_fuzz_shadow(data + head, len - head, len, &h1);
+	b = afw_fuzz_shadow(data + head, len - head, 1, &h2);
 	if ((a >= 0) != (b >= 0) || (a >= 0 && (a != b || h1 != h2)))
 		abort();
 	if (afw_http_parse(data, head - 1, &r) != AFW_HTTP_MORE)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "dns.h"
 #include "engine.h"
 #include "quic.h"
 #include "quic_seal.h"
@@ -27,6 +28,7 @@ struct rig {
 	unsigned int decisions;		/* decisions made by the packets sent */
 	bool decided;			/* by the last packet */
 	uint64_t now;
+	uint8_t cdir;			/* enum afw_dir of the client's packets (hook) */
 };
 
 static uint8_t pktbuf[70000];
@@ -94,6 +96,8 @@ static enum afw_pass send_pkt(struct rig *r, uint8_t proto, int dir, uint16_t sp
 		return (enum afw_pass)-1;
 	/* No checksum here: as if the kernel had checked it. */
 	pk.csum = AFW_CSUM_TRUSTED;
+	pk.dir = !dir ? r->cdir : r->cdir == AFW_FDIR_IN ? AFW_FDIR_OUT :
+		 r->cdir == AFW_FDIR_OUT ? AFW_FDIR_IN : r->cdir;
 	r->now += 1000;
 	pass = afw_engine_packet(r->e, r->pol, &pk, false, 0, r->now, &r->res, &r->decided);
 	r->decisions += r->decided;
@@ -274,6 +278,76 @@ static void test_quic_requeue(int *failed, struct afw_quic_ctx *q)
 	rig_free(&r);
 }
 
+/* A client Initial of @dcid (keys from @key_dcid) carrying @n bytes of @data at CRYPTO @off. */
+static size_t initial_at(struct afw_quic_ctx *q, const uint8_t *key_dcid, const uint8_t *dcid,
+			 uint64_t pn, const uint8_t *data, size_t off, size_t n, uint8_t *out)
+{
+	uint8_t frames[1300];
+	size_t fl;
+
+	if (n > 1150)
+		return 0;
+	fl = afw_test_crypto_frame(frames, off, data, n);
+	return afw_test_seal_keyed(q, AFW_QUIC_V1, key_dcid, dcid, 8, pn, 2, frames, fl, 1200, 0,
+				   out, 1400);
+}
+
+/*
+ * After a HelloRetryRequest a QUIC client sends its second hello in a later
+ * Initial, under the first keys, to the server's connection ID, at the
+ * CRYPTO offset past the first: the server reads its names anew.
+ */
+static void test_quic_second_hello(int *failed, struct afw_quic_ctx *q)
+{
+	uint8_t h[2100], h2[2100], h3[2100], dg[1400];
+	size_t hl = hello("allowed.test", 0, h), hl2 = hello("denied.test", 0, h2);
+	size_t hl3 = hello("allowed.test", 40, h3);
+	enum afw_pass pass;
+	struct rig r;
+
+	if (!rig_init(&r, "default allow\nhost denied.test deny\n"))
+		return;
+	pass = udp(&r, 6100, dg, initial(q, dcid1, dcid1, 0, h, 0, hl, dg));
+	CHECK(*failed, "QUIC: a first hello naming an allowed name is allowed",
+	      r.decided && pass == AFW_PASS_ACCEPT && !strcmp(r.res.host, "allowed.test"));
+	pass = udp(&r, 6100, dg, initial_at(q, dcid1, server_cid, 1, h2, hl, hl2, dg));
+	CHECK(*failed, "QUIC: a second hello after it naming a denied name: evasion, dropped",
+	      r.decided && r.decisions == 2 && pass == AFW_PASS_DROP &&
+	      r.res.giveup == AFW_REASON_EVASION);
+	pass = udp(&r, 6100, dg, initial(q, dcid1, server_cid, 2, h, 0, 0, dg));
+	CHECK(*failed, "QUIC: and the connection's later Initials are dropped with it",
+	      !r.decided && pass == AFW_PASS_DROP);
+	rig_free(&r);
+
+	/* The same second hello in two Initials, its name in the second. */
+	if (!rig_init(&r, "default allow\nhost denied.test deny\n"))
+		return;
+	udp(&r, 6101, dg, initial(q, dcid1, dcid1, 0, h, 0, hl, dg));
+	pass = udp(&r, 6101, dg, initial_at(q, dcid1, server_cid, 1, h2, hl, 20, dg));
+	CHECK(*failed, "QUIC: the first bytes of a second hello pass, nothing to judge yet",
+	      !r.decided && pass == AFW_PASS_ACCEPT);
+	pass = udp(&r, 6101, dg, initial_at(q, dcid1, server_cid, 2, h2 + 20, hl + 20,
+					    hl2 - 20, dg));
+	CHECK(*failed, "QUIC: its name in a later Initial: evasion, dropped",
+	      r.decided && pass == AFW_PASS_DROP && r.res.giveup == AFW_REASON_EVASION);
+	rig_free(&r);
+
+	/* What real clients send: the same names, other padding and key shares. */
+	if (!rig_init(&r, "default allow\nhost denied.test deny\n"))
+		return;
+	udp(&r, 6102, dg, initial(q, dcid1, dcid1, 0, h, 0, hl, dg));
+	pass = udp(&r, 6102, dg, initial_at(q, dcid1, server_cid, 1, h3, hl, hl3, dg));
+	CHECK(*failed, "QUIC: a second hello naming the same name passes, no new decision",
+	      !r.decided && r.decisions == 1 && pass == AFW_PASS_ACCEPT);
+	/* A copy of the judged hello that differs from it: evasion. */
+	h[30] ^= 0xff;
+	pass = udp(&r, 6102, dg, initial(q, dcid1, server_cid, 2, h, 0, hl, dg));
+	h[30] ^= 0xff;
+	CHECK(*failed, "QUIC: a later copy of the judged hello that differs: evasion, dropped",
+	      r.decided && pass == AFW_PASS_DROP && r.res.giveup == AFW_REASON_EVASION);
+	rig_free(&r);
+}
+
 /*
  * @data as a client TCP stream to @dport, after a SYN, in segments of @seg
  * bytes; then, unless a segment decided, the server's ACK of all of them
@@ -409,13 +483,27 @@ static void test_pipeline(int *failed)
 	      pass == AFW_PASS_DROP && r.decided && !strcmp(r.res.host, "b.test"));
 	rig_free(&r);
 
-	/* Bodies are skipped, whatever they hold. */
+	/*
+	 * A body is skipped, and read as a server that reads no body reads it:
+	 * a request to a denied host there is denied.
+	 */
 	if (!rig_init(&r, policy))
 		return;
 	post = "POST / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 32\r\n\r\n"
 	       "GET / HTTP/1.1\r\nHost: b.test\r\n\r\n";
+	pass = tcp_stream(&r, 8004, 80, post, strlen(post), 1000);
+	CHECK(*failed, "a body that reads like a request to a denied host: denied",
+	      pass == AFW_PASS_DROP && r.decided && r.res.decision == AFW_DECIDE_DENY &&
+	      !strcmp(r.res.host, "b.test"));
+	rig_free(&r);
+
+	/* One to an allowed host is judged and let be; chunks are chunks. */
+	if (!rig_init(&r, policy))
+		return;
+	post = "POST / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 32\r\n\r\n"
+	       "GET / HTTP/1.1\r\nHost: c.test\r\n\r\n";
 	tcp_stream(&r, 8002, 80, post, strlen(post), 1000);
-	CHECK(*failed, "a body that reads like a request is a body",
+	CHECK(*failed, "a body that reads like a request to an allowed host: inspected",
 	      r.decided && r.res.decision == AFW_DECIDE_INSPECT);
 	off = strlen(post);
 	chunked = "POST / HTTP/1.1\r\nHost: c.test\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -473,6 +561,174 @@ static void test_ports(int *failed)
 	rig_free(&r);
 }
 
+/* A DNS query for @name (dotted, "" for the root), type A, as a stub sends it. */
+static size_t dns_query(const char *name, uint8_t *out)
+{
+	static const uint8_t head[12] = { 0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0 };
+	size_t n = sizeof(head), l;
+	const char *dot;
+
+	memcpy(out, head, n);
+	while (*name) {
+		dot = strchr(name, '.');
+		l = dot ? (size_t)(dot - name) : strlen(name);
+		out[n++] = (uint8_t)l;
+		memcpy(out + n, name, l);
+		n += l;
+		name += l + (dot != NULL);
+	}
+	out[n++] = 0;
+	out[n++] = 0, out[n++] = 1, out[n++] = 0, out[n++] = 1;
+	return n;
+}
+
+/* DNS over UDP and TCP port 53: judged by the name asked for. */
+static void test_dns(int *failed)
+{
+	uint8_t q[300], tq[302];
+	struct rig r;
+	size_t n;
+
+	if (!rig_init(&r, "default deny\nhost allowed.test,*.ok.test app dns allow\n"
+			  "app dns name invalid reject\n")) {
+		CHECK(*failed, "dns: rig", 0);
+		return;
+	}
+	n = dns_query("allowed.test", q);
+	CHECK(*failed, "dns/udp: a query for an allowed name passes",
+	      send_pkt(&r, IPPROTO_UDP, 0, 40000, 53, 0, 0, q, n) == AFW_PASS_ACCEPT &&
+	      r.decided && r.res.app == AFW_APP_DNS && !strcmp(r.res.host, "allowed.test") &&
+	      r.res.decision == AFW_DECIDE_ALLOW && r.res.rule_line == 2);
+	n = dns_query("Www.OK.test", q);
+	CHECK(*failed, "dns/udp: a suffix rule, any case",
+	      send_pkt(&r, IPPROTO_UDP, 0, 40001, 53, 0, 0, q, n) == AFW_PASS_ACCEPT &&
+	      r.res.decision == AFW_DECIDE_ALLOW);
+	n = dns_query("denied.test", q);
+	CHECK(*failed, "dns/udp: a query for another name is dropped by the default",
+	      send_pkt(&r, IPPROTO_UDP, 0, 40002, 53, 0, 0, q, n) == AFW_PASS_DROP &&
+	      r.decided && r.res.is_default && !strcmp(r.res.host, "denied.test"));
+	/* One label "allowed.test" (a dot inside a label) is not the name allowed.test. */
+	n = dns_query("allowedXtest", q);
+	q[12 + 1 + 7] = '.';
+	CHECK(*failed, "dns/udp: a label holding a dot is no host name",
+	      send_pkt(&r, IPPROTO_UDP, 0, 40003, 53, 0, 0, q, n) == AFW_PASS_REJECT &&
+	      !strcmp(r.res.host, "allowed\\046test") && r.res.rule_line == 3);
+	n = dns_query("allowed.test", q);
+	q[12 + 8] = 0xc0;	/* the "test" label becomes a pointer */
+	q[12 + 9] = 12;
+	CHECK(*failed, "dns/udp: a compression pointer in the question is malformed",
+	      send_pkt(&r, IPPROTO_UDP, 0, 40004, 53, 0, 0, q, 12 + 10 + 4) == AFW_PASS_DROP &&
+	      r.res.giveup == AFW_REASON_MALFORMED && r.res.app == AFW_APP_DNS &&
+	      strstr(r.res.reason, "compression pointer"));
+	/* TCP: a two-byte length, then the message; split in three segments. */
+	n = dns_query("allowed.test", q);
+	tq[0] = (uint8_t)(n >> 8), tq[1] = (uint8_t)n;
+	memcpy(tq + 2, q, n);
+	r.decisions = 0;
+	tcp_stream(&r, 40005, 53, tq, n + 2, 7);
+	CHECK(*failed, "dns/tcp: a query in pieces is read whole and allowed",
+	      r.decisions == 1 && r.res.app == AFW_APP_DNS && !strcmp(r.res.host, "allowed.test") &&
+	      r.res.decision == AFW_DECIDE_ALLOW);
+	n = dns_query("denied.test", q);
+	tq[0] = (uint8_t)(n >> 8), tq[1] = (uint8_t)n;
+	memcpy(tq + 2, q, n);
+	CHECK(*failed, "dns/tcp: a query for another name is dropped",
+	      tcp_stream(&r, 40006, 53, tq, n + 2, 5) == AFW_PASS_DROP &&
+	      r.decided && !strcmp(r.res.host, "denied.test"));
+	rig_free(&r);
+}
+
+/*
+ * Who starts a flow: the hook of the client's packets, or the reverse of
+ * the server's, decides "dir"; and the server's side of a connection afwd
+ * never saw start is passed, never judged nor installed.
+ */
+static void test_direction(int *failed)
+{
+	struct rig r;
+
+	if (!rig_init(&r, "default deny\ndir in proto tcp dport 22 allow\n"
+			  "dir out proto udp dport 123 allow\n")) {
+		CHECK(*failed, "direction: rig", 0);
+		return;
+	}
+	r.cdir = AFW_FDIR_IN;
+	CHECK(*failed, "an inbound connection is allowed by 'dir in'",
+	      tcp_stream(&r, 50000, 22, "SSH-2.0-x\r\n", 11, 100) == AFW_PASS_ACCEPT &&
+	      r.decided && r.res.decision == AFW_DECIDE_ALLOW);
+	r.cdir = AFW_FDIR_OUT;
+	send_pkt(&r, IPPROTO_TCP, 0, 50001, 22, 0x02, 1000, NULL, 0);
+	send_pkt(&r, IPPROTO_TCP, 1, 50001, 22, 0x12, 5000, NULL, 0);
+	CHECK(*failed, "the same started by this host is not",
+	      send_pkt(&r, IPPROTO_TCP, 0, 50001, 22, 0x18, 1001, "SSH-2.0-x\r\n", 11) ==
+	      AFW_PASS_DROP && r.res.is_default);
+	CHECK(*failed, "a datagram sent out matches 'dir out'",
+	      send_pkt(&r, IPPROTO_UDP, 0, 50002, 123, 0, 0, "x", 1) == AFW_PASS_ACCEPT &&
+	      r.res.decision == AFW_DECIDE_ALLOW);
+	r.cdir = AFW_FDIR_IN;
+	CHECK(*failed, "one that came in does not",
+	      send_pkt(&r, IPPROTO_UDP, 0, 50003, 123, 0, 0, "x", 1) == AFW_PASS_DROP);
+
+	/* Only the server's side: its SYN-ACK, then data, for longer than the analysis time. */
+	r.decisions = 0;
+	r.cdir = AFW_FDIR_OUT;
+	CHECK(*failed, "a SYN-ACK of a connection afwd never saw start passes",
+	      send_pkt(&r, IPPROTO_TCP, 1, 50004, 2222, 0x12, 5000, NULL, 0) == AFW_PASS_ACCEPT);
+	r.now += 3 * NS;
+	afw_engine_expire(r.e, r.pol, r.now, false, NULL, NULL);
+	CHECK(*failed, "its server's data keeps passing past the analysis time",
+	      send_pkt(&r, IPPROTO_TCP, 1, 50004, 2222, 0x18, 5001, "banner", 6) ==
+	      AFW_PASS_ACCEPT);
+	r.now += 3 * NS;
+	afw_engine_expire(r.e, r.pol, r.now, false, NULL, NULL);
+	CHECK(*failed, "and nothing is decided, so nothing is installed for it",
+	      send_pkt(&r, IPPROTO_TCP, 1, 50004, 2222, 0x18, 5007, "more", 4) ==
+	      AFW_PASS_ACCEPT && r.decisions == 0 && !afw_engine_flows(r.e));
+	CHECK(*failed, "a server's segment first seen mid-stream passes, undecided",
+	      send_pkt(&r, IPPROTO_TCP, 1, 50005, 443, 0x18, 9000, "data", 4) ==
+	      AFW_PASS_ACCEPT && r.decisions == 0);
+	CHECK(*failed, "the client's side of it is still judged (mid-stream, denied)",
+	      send_pkt(&r, IPPROTO_TCP, 0, 50005, 443, 0x18, 1000, "data", 4) ==
+	      AFW_PASS_DROP && r.decided && r.res.giveup == AFW_REASON_MID_STREAM);
+	CHECK(*failed, "replies are counted", afw_engine_stats(r.e)->replies >= 2);
+	rig_free(&r);
+}
+
+/* A reset engine has forgotten its flows and decisions, and counts nothing. */
+static void test_reset(int *failed)
+{
+	static const char req[] = REQ("a.test");
+	size_t len = sizeof(req) - 1;
+	struct rig r;
+	uint64_t left;
+
+	if (!rig_init(&r, "default deny\nhost a.test allow\n"))
+		return;
+	CHECK(*failed, "reset: a request for the allowed host is allowed",
+	      tcp_stream(&r, 8000, 80, req, len, 1000) == AFW_PASS_ACCEPT && r.decided &&
+	      r.res.decision == AFW_DECIDE_ALLOW);
+	CHECK(*failed, "reset: the decided flow's next segment passes on its record",
+	      seg(&r, 8000, len, "x") == AFW_PASS_ACCEPT && !r.decided);
+	send_pkt(&r, IPPROTO_TCP, 0, 8001, 80, 0x02, 1000, NULL, 0);
+	send_pkt(&r, IPPROTO_TCP, 1, 8001, 80, 0x12, 5000, NULL, 0);
+	seg(&r, 8001, 0, "GET / HT");
+	CHECK(*failed, "reset: a flow under analysis holds buffer memory",
+	      afw_engine_stats(r.e)->memory > 0 && afw_engine_stats(r.e)->flows == 2);
+	left = afw_engine_reset(r.e);
+	CHECK(*failed, "reset: no memory left on the books, counters zero",
+	      left == 0 && afw_engine_stats(r.e)->memory == 0 &&
+	      afw_engine_stats(r.e)->flows == 0 && afw_engine_stats(r.e)->packets == 0);
+	CHECK(*failed, "reset: the decided flow is forgotten: its next segment is judged afresh",
+	      seg(&r, 8000, len + 1, "y") == AFW_PASS_DROP && r.decided &&
+	      r.res.giveup == AFW_REASON_MID_STREAM);
+	CHECK(*failed, "reset: so is the one under analysis, mid-stream now",
+	      seg(&r, 8001, 8, "TP/1.1\r\n") == AFW_PASS_DROP && r.decided &&
+	      r.res.giveup == AFW_REASON_MID_STREAM);
+	CHECK(*failed, "reset: and the counters start from zero",
+	      afw_engine_stats(r.e)->packets == 2 && afw_engine_stats(r.e)->memory == 0);
+	rig_free(&r);
+}
+
 int main(void)
 {
 	struct afw_quic_ctx *q = afw_quic_ctx_new();
@@ -483,9 +739,13 @@ int main(void)
 		return 1;
 	test_quic_spread(&failed, q);
 	test_quic_requeue(&failed, q);
+	test_quic_second_hello(&failed, q);
 	test_tcp(&failed);
 	test_ports(&failed);
 	test_pipeline(&failed);
+	test_dns(&failed);
+	test_direction(&failed);
+	test_reset(&failed);
 	afw_quic_ctx_free(q);
 	return failed;
 }

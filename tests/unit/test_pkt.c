@@ -194,10 +194,10 @@ static void ports(int *failed)
 
 int main(void)
 {
-	uint8_t b[256], f[300];
+	uint8_t b[256], f[300], big[512];
 	struct afw_pkt p, q;
 	struct afw_pkt_key k1, k2;
-	size_t n, n6;
+	size_t n, n6, j;
 	int failed = 0, s1, s2;
 
 	n = pkt4(b);
@@ -286,6 +286,24 @@ int main(void)
 	CHECK(failed, "17 hop-by-hop headers in a row are malformed",
 	      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 17 * 8 + 20) == AFW_PKT_EMALFORMED &&
 	      strstr(p.reason, "chain"));
+	/* Linux reads a segment behind any number of destination options headers. */
+	n = ipv6(big, 60, 40 * 8 + 20);
+	for (j = 0; j < 40; j++) {
+		memset(big + n + j * 8, 0, 8);
+		big[n + j * 8] = j < 39 ? 60 : 6;
+		big[n + j * 8 + 2] = 1;	/* PadN, 4 bytes */
+		big[n + j * 8 + 3] = 4;
+	}
+	memset(big + n + 320, 0, 20);
+	put16(big + n + 320, 40000);
+	put16(big + n + 322, 443);
+	big[n + 320 + 12] = 5 << 4;
+	CHECK(failed, "TCP behind 40 destination options headers decodes",
+	      afw_pkt_decode(&p, AFW_LINK_RAW, big, n + 340) == AFW_PKT_OK && p.proto == 6 &&
+	      p.has_l4 && p.dport == 443);
+	big[n + 8] = 0;
+	CHECK(failed, "a hop-by-hop options header after the first is malformed",
+	      afw_pkt_decode(&p, AFW_LINK_RAW, big, n + 340) == AFW_PKT_EMALFORMED);
 
 	/* IPv6 fragments: the first has ports, a later one has none */
 	n = ipv6(b, 44, 8 + 8 + 4);

@@ -6,6 +6,8 @@
  */
 
 #include <arpa/inet.h>
+#include <net/if.h>
+#include <stdio.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,7 +129,20 @@ static void test_parse(int *failed)
 	      fails("default deny\n\ndefault allow\n", 3, 1, "default", "first on line 1"));
 	CHECK(*failed, "default without action", fails("default\n", 1, 1, "default", "missing"));
 	CHECK(*failed, "default with a bad action",
-	      fails("default accept\n", 1, 9, "accept", "allow, deny, reject or inspect"));
+	      fails("default permit\n", 1, 9, "permit", "allow, deny, reject or inspect"));
+	p = parse("default drop\nprio 1 host a.example accept\n", &err);
+	if (p) {
+		struct afw_facts fa = tls_flow("a.example"), fb = tls_flow("b.example");
+		struct afw_policy_match ma, mb;
+
+		afw_policy_match(p, &fa, &ma);
+		afw_policy_match(p, &fb, &mb);
+		CHECK(*failed, "the ruleset's accept and drop are allow and deny",
+		      ma.verdict == AFW_DECIDE_ALLOW && mb.verdict == AFW_DECIDE_DENY && mb.is_default);
+		afw_policy_free(p);
+	} else {
+		CHECK(*failed, "the ruleset's accept and drop are allow and deny", false);
+	}
 	CHECK(*failed, "words after the default",
 	      fails("default deny now\n", 1, 14, "now", "nothing may follow"));
 	CHECK(*failed, "default inside a rule",
@@ -205,7 +220,7 @@ static void test_parse(int *failed)
 
 	CHECK(*failed, "app unknown value",
 	      fails("default deny\napp tls,ssh allow\n", 2, 9, "ssh",
-		    "tls, quic, http or unknown"));
+		    "tls, quic, http, dns or unknown"));
 	CHECK(*failed, "alpn with a control byte",
 	      fails("default deny\nalpn h2\x01 allow\n", 2, 6, "h2\x01", "printable"));
 	CHECK(*failed, "a control byte is spelt out in the message",
@@ -1077,8 +1092,10 @@ static void test_dist(int *failed)
 		{ AFW_REASON_EVASION, IPPROTO_UDP, 5353, AFW_DECIDE_DENY, "evasion anywhere" },
 		{ AFW_REASON_NOT_TLS, IPPROTO_TCP, 22, AFW_DECIDE_ALLOW, "SSH on 22: the default" },
 		{ AFW_REASON_TIMEOUT, IPPROTO_UDP, 53, AFW_DECIDE_ALLOW, "DNS on 53: the default" },
-		{ AFW_REASON_MID_STREAM, IPPROTO_TCP, 443, AFW_DECIDE_ALLOW,
-		  "a TCP 443 flow seen mid-stream: allowed by its own line" },
+		{ AFW_REASON_MID_STREAM, IPPROTO_TCP, 443, AFW_DECIDE_REJECT,
+		  "a TCP 443 flow seen mid-stream: reset by its own line" },
+		{ AFW_REASON_MID_STREAM, IPPROTO_TCP, 22, AFW_DECIDE_ALLOW,
+		  "a TCP 22 flow seen mid-stream: allowed by its own line" },
 	};
 	struct afw_policy_error err;
 	struct afw_policy_match m;
@@ -1101,9 +1118,99 @@ static void test_dist(int *failed)
 		CHECK(*failed, name, afw_policy_match(p, &f, &m) == cases[i].want &&
 		      (cases[i].reason != AFW_REASON_MID_STREAM || !m.is_default));
 	}
-	f = (struct afw_facts){ .family = AF_INET, .l4proto = IPPROTO_ICMP };
+	f = (struct afw_facts){ .family = AF_INET, .l4proto = 47 };
 	CHECK(*failed, "dist/policy.conf: its default is allow",
 	      afw_policy_match(p, &f, &m) == AFW_DECIDE_ALLOW && m.is_default);
+	afw_policy_free(p);
+}
+
+/*
+ * The shipped baseline, with the default turned to deny: what a host needs
+ * (loopback, ICMP, ICMPv6, DHCP, its own DNS, inbound SSH) still passes,
+ * and nothing else does.
+ */
+static void test_dist_baseline(int *failed)
+{
+	static const struct {
+		uint8_t dir, l4proto;
+		enum afw_app app;
+		uint16_t sport, dport;
+		bool lo;
+		enum afw_decision want;
+		const char *what;
+	} cases[] = {
+		{ AFW_FDIR_OUT, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 5432, true, AFW_DECIDE_ALLOW,
+		  "a connection over loopback" },
+		{ AFW_FDIR_IN, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 5432, true, AFW_DECIDE_ALLOW,
+		  "loopback seen coming in" },
+		{ AFW_FDIR_IN, IPPROTO_ICMP, AFW_APP_UNKNOWN, 0, 0, false, AFW_DECIDE_ALLOW,
+		  "ICMP (errors) in" },
+		{ AFW_FDIR_IN, IPPROTO_ICMPV6, AFW_APP_UNKNOWN, 0, 0, false, AFW_DECIDE_ALLOW,
+		  "ICMPv6 (neighbour discovery) in" },
+		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_APP_UNKNOWN, 68, 67, false, AFW_DECIDE_ALLOW,
+		  "a DHCP request" },
+		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_APP_UNKNOWN, 67, 68, false, AFW_DECIDE_ALLOW,
+		  "a DHCP server's answer" },
+		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_APP_UNKNOWN, 546, 547, false, AFW_DECIDE_ALLOW,
+		  "a DHCPv6 request" },
+		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_APP_UNKNOWN, 547, 546, false, AFW_DECIDE_ALLOW,
+		  "a DHCPv6 server's answer" },
+		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_APP_DNS, 40000, 53, false, AFW_DECIDE_ALLOW,
+		  "this host's DNS query" },
+		{ AFW_FDIR_OUT, IPPROTO_TCP, AFW_APP_DNS, 40000, 53, false, AFW_DECIDE_ALLOW,
+		  "this host's DNS query over TCP" },
+		{ AFW_FDIR_IN, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 22, false, AFW_DECIDE_ALLOW,
+		  "inbound SSH" },
+		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_APP_DNS, 40000, 53, false, AFW_DECIDE_DENY,
+		  "a DNS query from elsewhere: the default" },
+		{ AFW_FDIR_OUT, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 22, false, AFW_DECIDE_DENY,
+		  "outbound SSH: the default" },
+		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_APP_UNKNOWN, 53, 40000, false, AFW_DECIDE_DENY,
+		  "a datagram from port 53 to any port: the default" },
+		{ AFW_FDIR_IN, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 8080, false, AFW_DECIDE_DENY,
+		  "inbound to another port: the default" },
+		{ AFW_FDIR_UNKNOWN, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 22, false, AFW_DECIDE_DENY,
+		  "a flow of unknown direction: the default" },
+	};
+	static char text[1 << 16];
+	struct afw_policy_error err;
+	struct afw_policy_match m;
+	struct afw_policy *p;
+	struct afw_facts f;
+	char name[160], *at;
+	size_t n, i;
+	FILE *in = fopen("dist/policy.conf", "r");
+
+	n = in ? fread(text, 1, sizeof(text) - 1, in) : 0;
+	if (in)
+		fclose(in);
+	text[n] = '\0';
+	at = strstr(text, "\ndefault allow\n");
+	CHECK(*failed, "dist/policy.conf has its default line", at != NULL);
+	if (!at)
+		return;
+	memcpy(at, "\ndefault deny \n", 15);
+	p = afw_policy_parse(text, n, "dist/policy.conf", &err);
+	CHECK(*failed, "dist/policy.conf under default deny loads", p != NULL);
+	if (!p)
+		return;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		f = (struct afw_facts){ .app = cases[i].app, .family = AF_INET,
+					.l4proto = cases[i].l4proto, .sport = cases[i].sport,
+					.dport = cases[i].dport, .dir = cases[i].dir };
+		if (cases[i].l4proto == IPPROTO_ICMPV6)
+			f.family = AF_INET6;
+		if (cases[i].lo) {
+			if (cases[i].dir == AFW_FDIR_OUT)
+				f.oif = if_nametoindex("lo");
+			else
+				f.iif = if_nametoindex("lo");
+		}
+		snprintf(name, sizeof(name), "dist/policy.conf baseline under default deny: %s: %s",
+			 cases[i].what, afw_decision_name(cases[i].want));
+		CHECK(*failed, name, afw_policy_match(p, &f, &m) == cases[i].want &&
+		      (cases[i].want == AFW_DECIDE_DENY) == (m.is_default != 0));
+	}
 	afw_policy_free(p);
 }
 
@@ -1172,6 +1279,105 @@ static void test_doc_examples(int *failed, const char *path, const char *open_ma
 	CHECK(*failed, what, examples >= 2);
 }
 
+/* Who started the flow, and from where: dir, from, sport, iif, oif. */
+static void test_direction(int *failed)
+{
+	static const char text[] =
+		"default deny\n"
+		"prio 10 dir in from 192.0.2.0/24 sport 1024-65535 proto tcp dport 22 allow\n"
+		"prio 20 dir out oif lo proto udp dport 53 allow\n"
+		"prio 30 dir in,forward iif lo reject\n"
+		"prio 40 sport 53 inspect\n";
+	struct afw_policy_error err;
+	struct afw_policy *p = parse(text, &err), *q;
+	struct afw_facts f;
+	char *out = NULL;
+	size_t outlen = 0;
+	FILE *o;
+	unsigned int lo = if_nametoindex("lo");
+
+	CHECK(*failed, "dir, from, sport, iif, oif parse", p != NULL);
+	if (!p) {
+		printf("# %s\n", err.msg);
+		return;
+	}
+	f = tls_flow(NULL);
+	f.app = AFW_APP_UNKNOWN;
+	f.dport = 22;
+	f.sport = 40000;
+	inet_pton(AF_INET, "192.0.2.7", f.saddr);
+	f.dir = AFW_FDIR_IN;
+	CHECK(*failed, "an inbound SSH flow from the prefix is allowed", line_of(p, &f) == 2);
+	f.dir = AFW_FDIR_OUT;
+	CHECK(*failed, "the same flow started by this host is not", line_of(p, &f) == 1);
+	f.dir = AFW_FDIR_UNKNOWN;
+	CHECK(*failed, "nor one whose direction is unknown (a capture)", line_of(p, &f) == 1);
+	f.dir = AFW_FDIR_IN;
+	inet_pton(AF_INET, "198.51.100.7", f.saddr);
+	CHECK(*failed, "nor one from another source", line_of(p, &f) == 1);
+	inet_pton(AF_INET, "192.0.2.7", f.saddr);
+	f.sport = 1000;
+	CHECK(*failed, "nor one from a source port out of range", line_of(p, &f) == 1);
+	f.family = AF_INET6;
+	f.sport = 40000;
+	CHECK(*failed, "an IPv4 'from' never matches an IPv6 flow", line_of(p, &f) == 1);
+
+	f = tls_flow(NULL);
+	f.app = AFW_APP_DNS;
+	f.l4proto = IPPROTO_UDP;
+	f.dport = 53;
+	f.dir = AFW_FDIR_OUT;
+	f.oif = lo;
+	CHECK(*failed, "oif: a query out by lo", line_of(p, &f) == 3);
+	f.oif = lo + 1000;
+	CHECK(*failed, "oif: not by another interface", line_of(p, &f) == 1);
+	f.oif = 0;
+	CHECK(*failed, "oif: not without one", line_of(p, &f) == 1);
+	f.dir = AFW_FDIR_FORWARD;
+	f.iif = lo;
+	CHECK(*failed, "dir lists: forward, iif lo", line_of(p, &f) == 4);
+	f.dir = AFW_FDIR_OUT;
+	CHECK(*failed, "iif: not for the other direction", line_of(p, &f) == 1);
+	f.sport = 53;
+	CHECK(*failed, "sport alone", line_of(p, &f) == 5);
+	f.l4proto = 1;
+	CHECK(*failed, "sport never matches a protocol without ports", line_of(p, &f) == 1);
+
+	/* Printed and read back, it decides the same. */
+	o = open_memstream(&out, &outlen);
+	afw_policy_print(p, o);
+	fclose(o);
+	q = afw_policy_parse(out, outlen, "printed", &err);
+	CHECK(*failed, "printed with its new terms, it reads back", q != NULL &&
+	      strstr(out, "dir in from 192.0.2.0/24 sport 1024-65535") &&
+	      strstr(out, "dir in,forward iif lo reject") && strstr(out, "oif lo"));
+	if (q) {
+		f = tls_flow(NULL);
+		f.dport = 22;
+		f.sport = 40000;
+		inet_pton(AF_INET, "192.0.2.7", f.saddr);
+		f.dir = AFW_FDIR_IN;
+		CHECK(*failed, "and decides the same", line_of(q, &f) != 1);
+	}
+	afw_policy_free(q);
+	free(out);
+	afw_policy_free(p);
+
+	CHECK(*failed, "dir: an unknown direction",
+	      fails("default deny\ndir sideways deny\n", 2, 5, "sideways", "in, out or forward"));
+	CHECK(*failed, "dir: given twice",
+	      fails("default deny\ndir in dir out deny\n", 2, 8, "dir", "given twice"));
+	CHECK(*failed, "iif: an interface that does not exist",
+	      fails("default deny\niif afwnosuch0 deny\n", 2, 5, "afwnosuch0", "no such interface"));
+	CHECK(*failed, "oif: a name too long",
+	      fails("default deny\noif abcdefghijklmnopq deny\n", 2, 5, "abcdefghijklmnopq",
+		    "at most 15 bytes"));
+	CHECK(*failed, "from: bits beyond the prefix",
+	      fails("default deny\nfrom 10.0.0.1/8 deny\n", 2, 6, "10.0.0.1/8", "beyond the prefix"));
+	CHECK(*failed, "sport: a port too large",
+	      fails("default deny\nsport 70000 deny\n", 2, 7, "70000", "0-65535"));
+}
+
 int main(void)
 {
 	int failed = 0;
@@ -1182,7 +1388,9 @@ int main(void)
 	test_random(&failed);
 	test_many(&failed);
 	test_terms(&failed);
+	test_direction(&failed);
 	test_dist(&failed);
+	test_dist_baseline(&failed);
 	test_doc_examples(&failed, "docs/policy.md", "```", "```");
 	test_doc_examples(&failed, "docs/afwd-policy.5", ".nf", ".fi");
 	return failed;

@@ -10,17 +10,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/fsuid.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
 #include "ctl.h"
+#include "privs.h"
 
-int afw_ctl_listen(const char *path, char *err, size_t errlen)
+/* True when a daemon answers at @sa: its socket is not stale. */
+static bool afw_ctl_alive(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool alive;
+
+	if (fd < 0)
+		return false;
+	alive = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
+	close(fd);
+	return alive;
+}
+
+int afw_ctl_listen(const char *path, uid_t uid, gid_t gid, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char dir[sizeof(sa.sun_path)], *slash;
-	int fd;
+	int fd, saved = 0, bound;
+	gid_t old_fsgid;
+	mode_t old_umask;
+	struct stat st;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		snprintf(err, errlen, "control socket path too long: %s", path);
@@ -31,10 +49,23 @@ int afw_ctl_listen(const char *path, char *err, size_t errlen)
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = '\0';
-		if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
+		if (mkdir(dir, 0750) == 0) {
+			/*
+			 * Made here, it is afwd's: once it runs as its user it can
+			 * still remove its socket, and the group may reach it.
+			 */
+			if (geteuid() == 0 && chown(dir, uid, gid) < 0) {
+				snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+				return -1;
+			}
+		} else if (errno != EEXIST) {
 			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 			return -1;
 		}
+	}
+	if (afw_ctl_alive(&sa)) {
+		snprintf(err, errlen, "%s: another afwd answers there; stop it first", path);
+		return -1;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
@@ -43,10 +74,24 @@ int afw_ctl_listen(const char *path, char *err, size_t errlen)
 	}
 	/* A socket left by a daemon that died is stale: nobody listens on it. */
 	unlink(path);
-	/* Only root may ask: stats name flows, and reload changes policy. */
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0600) < 0 ||
-	    listen(fd, 8) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	/*
+	 * Stats name queues and counters, and reload changes the policy: root
+	 * and the group only. The socket is born with that mode and group (the
+	 * umask and the fsgid are what bind() uses), so no chmod() after it
+	 * leaves a moment when anyone could connect. Only this thread runs now.
+	 */
+	old_umask = umask(0117);
+	old_fsgid = (gid_t)setfsgid(gid);
+	bound = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	if (bound < 0)
+		saved = errno;
+	setfsgid(old_fsgid);
+	umask(old_umask);
+	/* A set-group-ID directory gives its own group instead: narrow it to ours. */
+	if (!bound && !stat(path, &st) && st.st_gid != gid && chown(path, (uid_t)-1, gid) < 0)
+		saved = errno, bound = -1;
+	if (bound < 0 || listen(fd, 8) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(bound < 0 ? saved : errno));
 		close(fd);
 		return -1;
 	}
@@ -59,11 +104,12 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 	uint64_t pkts = 0, calls = 0;
 	unsigned int i, k;
 
-	fprintf(out, "{\"module\":%s,\"queues\":[", d->use_module ? "true" : "false");
+	fprintf(out, "{\"module\":%s,\"marks\":%s,\"queues\":[",
+		atomic_load(&d->module_up) ? "true" : "false", d->marks ? "true" : "false");
 	for (i = 0; i < d->nworkers; i++) {
 		afw_worker_snapshot(&d->workers[i], &s);
 		pkts += s.queue.packets;
-		calls += s.queue.syscalls + s.kern.syscalls;
+		calls += s.queue.syscalls + s.kern.syscalls + s.ct.syscalls;
 		fprintf(out, "%s{\"queue\":%u,\"io\":\"%s\",\"packets\":%llu,\"batches\":%llu,"
 			"\"verdict_msgs\":%llu,\"syscalls\":%llu,\"polls\":%llu,\"waits\":%llu,"
 			"\"errors\":%llu,"
@@ -72,29 +118,42 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 			i ? "," : "", d->workers[i].qnum, afw_queue_io_name(d->workers[i].q),
 			(unsigned long long)s.queue.packets, (unsigned long long)s.queue.batches,
 			(unsigned long long)s.queue.verdict_msgs,
-			(unsigned long long)(s.queue.syscalls + s.kern.syscalls),
+			(unsigned long long)(s.queue.syscalls + s.kern.syscalls + s.ct.syscalls),
 			(unsigned long long)s.queue.polls, (unsigned long long)s.queue.waits,
 			(unsigned long long)s.queue.errors,
 			s.analyzing, (unsigned long long)s.engine.flows,
 			(unsigned long long)s.engine.bounds, (unsigned long long)s.engine.evasions,
 			(unsigned long long)s.engine.table_full,
 			(unsigned long long)s.kern.installed, (unsigned long long)s.kern.failed);
+		fprintf(out, ",\"install_retries\":%llu,\"answered\":%llu,\"records\":%u,"
+			"\"records_given_up\":%llu,\"records_evicted\":%llu,\"rejudged\":%llu,"
+			"\"reload_changed\":%llu,\"ct_updated\":%llu,\"ct_missing\":%llu,"
+			"\"module_up\":%s,\"module_gone\":%llu,\"module_back\":%llu",
+			(unsigned long long)s.ledger.retries, (unsigned long long)s.ledger.answered,
+			s.records, (unsigned long long)s.ledger.given_up,
+			(unsigned long long)s.ledger.evicted, (unsigned long long)s.ledger.rejudged,
+			(unsigned long long)s.ledger.changed, (unsigned long long)s.ct.updated,
+			(unsigned long long)s.ct.missing, s.module_up ? "true" : "false",
+			(unsigned long long)s.kern.gone, (unsigned long long)s.kern.back);
 		for (k = 0; k <= AFW_DECIDE_MAX; k++)
 			fprintf(out, ",\"%s\":%llu", afw_decision_name(k),
 				(unsigned long long)s.engine.decided[k]);
 		fprintf(out, ",\"discarded\":%llu,\"unstored\":%llu,\"restarts\":%llu,"
 			"\"confirmed\":%llu,\"unconfirmed\":%llu,\"undecodable\":%llu,"
-			"\"buffer_bytes\":%llu",
+			"\"buffer_bytes\":%llu,\"replies\":%llu",
 			(unsigned long long)s.engine.discarded, (unsigned long long)s.engine.unstored,
 			(unsigned long long)s.engine.restarts, (unsigned long long)s.engine.confirmed,
 			(unsigned long long)s.engine.unconfirmed,
 			(unsigned long long)s.engine.malformed,
-			(unsigned long long)s.engine.memory);
+			(unsigned long long)s.engine.memory,
+			(unsigned long long)s.engine.replies);
 		fputc('}', out);
 	}
-	fprintf(out, "],\"packets\":%llu,\"syscalls\":%llu,\"syscalls_per_packet\":%.4f}\n",
+	fprintf(out, "],\"packets\":%llu,\"syscalls\":%llu,\"syscalls_per_packet\":%.4f,"
+		"\"log_dropped\":%llu}\n",
 		(unsigned long long)pkts, (unsigned long long)calls,
-		pkts ? (double)calls / (double)pkts : 0.0);
+		pkts ? (double)calls / (double)pkts : 0.0,
+		(unsigned long long)(d->log ? afw_log_dropped(d->log) : 0));
 }
 
 void afw_ctl_serve(int lfd, struct afw_daemon *d,
@@ -159,7 +218,9 @@ int afw_ctl_request(const char *path, const char *cmd)
 	strcpy(sa.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		fprintf(stderr, "afwd: %s: %s (is afwd running?)\n", path, strerror(errno));
+		fprintf(stderr, "afwd: %s: %s%s\n", path, strerror(errno),
+			errno == EACCES ? " (only root and the group " AFW_USER " may ask afwd)" :
+			" (is afwd running?)");
 		if (fd >= 0)
 			close(fd);
 		return 1;

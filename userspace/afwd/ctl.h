@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The control socket: a unix stream socket under /run/afw where root asks
- * the running daemon for its counters or for a policy reload, one line per
- * request, one reply per request.
+ * The control socket: a unix stream socket under /run/afw where root or a
+ * member of the group afw asks the running daemon for its counters or for
+ * a policy reload, one line per request, one reply per request.
  */
 #ifndef AFW_CTL_H
 #define AFW_CTL_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "daemon.h"
 
-/* The listening socket at @path, or -1 with a message in @err. */
-int afw_ctl_listen(const char *path, char *err, size_t errlen);
+/*
+ * The listening socket at @path, mode 0660, group @gid, from its creation
+ * on; a directory made for it belongs to @uid and @gid. Returns -1 with a
+ * message in @err, also when another afwd answers at @path.
+ */
+int afw_ctl_listen(const char *path, uid_t uid, gid_t gid, char *err, size_t errlen);
 
 /*
  * Serves one connection that is waiting on @lfd. @reload is called for

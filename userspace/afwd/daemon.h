@@ -11,8 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "conntrack.h"
 #include "engine.h"
 #include "kernel.h"
+#include "ledger.h"
+#include "log.h"
 #include "policy.h"
 #include "queue.h"
 
@@ -25,6 +28,7 @@ enum afw_module_mode {
 struct afw_daemon_config {
 	const char *policy_path;
 	const char *ctl_path;		/* control socket */
+	const char *user;		/* runs as this user once set up */
 	uint16_t queue_first;
 	uint16_t queue_count;
 	struct afw_queue_opts queue;
@@ -32,8 +36,10 @@ struct afw_daemon_config {
 	enum afw_module_mode module;
 	uint32_t flow_timeout;		/* seconds for installed flows; 0: module's */
 	uint32_t mark_base;		/* without the module: marks BASE+1..3 */
+	unsigned int max_records;	/* ledger records per queue */
 	uint64_t gather_ns;		/* under load, the longest a packet waits */
 	bool log_json;
+	bool fail_open_given;		/* --fail-open: else the module's "fail" */
 };
 
 /* Marks set on a decided flow's packets when the module is not used. */
@@ -42,11 +48,27 @@ struct afw_daemon_config {
 #define AFW_MARK_REJECT	3
 #define AFW_MARK_MASK	0xff
 
+/*
+ * When afwd sets no timeout, a flow the module does not hold is over once
+ * this idle: the module's default for the protocols but TCP and UDP, which
+ * have their own there (tcp_timeout, udp_timeout).
+ */
+#define AFW_MODULE_FLOW_TIMEOUT 300u
+/* Refused installs are tried again after 100 ms, doubling up to 10 s. */
+#define AFW_RETRY_MIN_NS 100000000ull
+#define AFW_RETRY_MAX_NS 10000000000ull
+/* A packet of a flow installed this long ago means the module lost it. */
+#define AFW_RESEND_NS 1000000000ull
+
 struct afw_worker_snapshot {
 	struct afw_queue_stats queue;
 	struct afw_engine_stats engine;
 	struct afw_kern_stats kern;
+	struct afw_ledger_stats ledger;
+	struct afw_ct_stats ct;
 	unsigned int analyzing;
+	unsigned int records;
+	bool module_up;
 };
 
 struct afw_daemon;
@@ -58,8 +80,17 @@ struct afw_worker {
 	bool started;
 	int wake_fd;			/* eventfd: stop, or a new policy */
 	struct afw_queue *q;
-	struct afw_kern *kern;		/* NULL without the module */
+	struct afw_kern *kern;		/* the module's socket; NULL with --module off */
+	struct afw_ct *ct;		/* with marks: conntrack, for reloads */
+	struct afw_ledger *ledger;	/* the flows it handed on */
+	uint64_t ledger_gen;		/* the policy generation the ledger was judged by */
+	uint64_t resync_seen;		/* the last resync request it served */
+	atomic_uint_fast64_t resync_done;	/* the same, for the main thread */
+	atomic_bool lost;		/* its ledger dropped a record: for the main thread */
+	uint64_t refusals;		/* since the last line that told of them */
+	uint64_t refusal_said;
 	struct afw_engine *engine;
+	struct afw_log_ring *log;	/* its own: never waits */
 	atomic_uint_fast64_t seen_gen;	/* the policy generation it last used */
 	pthread_mutex_t lock;		/* guards snap */
 	struct afw_worker_snapshot snap;
@@ -67,19 +98,34 @@ struct afw_worker {
 
 struct afw_daemon {
 	const struct afw_daemon_config *cfg;
-	bool use_module;
+	/*
+	 * Marks are set when afwd started without the module (or with
+	 * --module off): the firewall's chain that queues packets to it then
+	 * needs them, even after the module appears.
+	 */
+	bool marks;
+	struct afw_kern *kern;		/* the main thread's: FLOW_FLUSH; NULL with --module off */
+	atomic_bool module_up;		/* as the workers last saw it: said once per change */
+	atomic_uint_fast64_t resync_gen;	/* every worker installs every record again */
+	atomic_uint reload_changed;	/* verdicts changed by the reload under way */
+	bool marks_lost;		/* flows marked before their record went: for good */
 	/* Readers load it once per batch; see afw_daemon_set_policy(). */
 	_Atomic(struct afw_policy *) policy;
 	atomic_uint_fast64_t policy_gen;
 	atomic_bool stop;
-	pthread_mutex_t log_lock;	/* one decision line at a time */
+	struct afw_log *log;		/* rings: one per worker, then the main thread's */
+	struct afw_log_ring *log_ring;	/* the main thread's, once the writer runs */
 	unsigned int nworkers;
 	struct afw_worker *workers;
 };
 
+/* Opens the worker's queue and sockets; the thread starts later. */
+int afw_worker_setup(struct afw_worker *w, char *err, size_t errlen);
 int afw_worker_start(struct afw_worker *w, char *err, size_t errlen);
 void afw_worker_wake(struct afw_worker *w);
+/* Waits for the thread to end; afw_worker_close() then frees the rest. */
 void afw_worker_join(struct afw_worker *w);
+void afw_worker_close(struct afw_worker *w);
 void afw_worker_snapshot(struct afw_worker *w, struct afw_worker_snapshot *s);
 
 /*
@@ -88,7 +134,11 @@ void afw_worker_snapshot(struct afw_worker *w, struct afw_worker_snapshot *s);
  */
 void afw_daemon_set_policy(struct afw_daemon *d, struct afw_policy *p);
 
-/* Writes one decision record to the log (stderr). */
-void afw_daemon_log(struct afw_daemon *d, const struct afw_result *r);
+/*
+ * A line of the main thread's: to the log writer once it runs, else
+ * straight to stderr (at start, before any packet).
+ */
+void afw_daemon_say(struct afw_daemon *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif /* AFW_DAEMON_H */

@@ -25,6 +25,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "dns.h"
 #include "engine.h"
 #include "h2.h"
 #include "http.h"
@@ -56,6 +57,12 @@ enum {
 	AFW_DR_READ_PAST = 1 << 4,	/* ... and must answer them with data */
 	AFW_DR_PER_PACKET = 1 << 5,	/* undecodable packets: nothing to install */
 	AFW_DR_HAS_ISN = 1 << 6,
+	/*
+	 * A connection still under analysis when a new SYN came on its
+	 * 5-tuple: should the server ignore that SYN, the old connection goes
+	 * on, with bytes afwd has stopped reading (evasion).
+	 */
+	AFW_DR_OPEN = 1 << 7,
 };
 
 /*
@@ -91,6 +98,16 @@ struct afw_tls_walk {
 	bool stop;		/* not plain handshake records: leave it to the parser */
 };
 
+/* Where an allowed TLS flow stands with the server's answer to its hello. */
+enum afw_tls_wait {
+	AFW_TLS_WAIT_NONE,	/* no other hello can come: an acknowledgement will do */
+	AFW_TLS_WAIT_ANSWER,	/* the server's first message says whether one may */
+	AFW_TLS_WAIT_SECOND,	/* a HelloRetryRequest came: the second hello must be read */
+};
+
+/* A ServerHello's record and handshake headers, version and random. */
+#define AFW_SERVER_HELLO (5 + 4 + 2 + 32)
+
 struct afw_eflow {
 	struct afw_pkt_key key;
 	struct afw_eflow *hnext;		/* hash chain */
@@ -104,6 +121,9 @@ struct afw_eflow {
 	bool urg;				/* urg_seq: an urgent byte, out of the stream */
 	bool read_past;				/* CONFIRMING: the judged bytes hold urg_seq */
 	bool install;				/* KEPT, decided without a packet: install with the next */
+	bool client_seen;			/* a packet of the client's came to afwd */
+	uint8_t dir;				/* enum afw_dir of the client's packets */
+	uint32_t iif, oif;			/* the client's packets' interfaces */
 	uint8_t pass;				/* KEPT: enum afw_pass for its packets */
 	uint8_t decision;			/* KEPT: enum afw_decision, to install */
 	uint32_t uid;
@@ -120,10 +140,20 @@ struct afw_eflow {
 			struct afw_tcp tcp;
 			struct afw_reasm reasm;
 			struct afw_tls_walk walk;
+			/*
+			 * A TLS flow allowed on a hello that offers TLS 1.3: until
+			 * the server answers, it may ask for a second hello
+			 * (HelloRetryRequest), whose names are read too.
+			 */
+			uint8_t tls_wait;		/* enum afw_tls_wait */
+			uint8_t s_have;
+			uint8_t s_hello[AFW_SERVER_HELLO];	/* the server's first bytes */
+			uint32_t tls_next;		/* stream bytes up to a second hello read, or 0 */
 			/* An inspected HTTP/1.x flow: every later request head is read too. */
 			bool following;
 			uint32_t follow_seq;		/* the next client byte to read */
 			struct afw_http_follow follow;	/* its buffer is owned here */
+			struct afw_http_shadow shadow;	/* and this one's */
 		};
 		struct afw_quic_flow quic;
 	};
@@ -149,6 +179,7 @@ struct afw_engine {
 	struct afw_engine_stats stats;
 	uint64_t now;				/* of the packet or the timer at hand */
 	uint8_t *scratch;			/* a ClientHello over several records */
+	uint8_t *scratch2;			/* and a second one, to compare */
 	uint8_t *strip;				/* the stream without its urgent byte */
 	size_t strip_size;
 };
@@ -222,9 +253,10 @@ struct afw_engine *afw_engine_new(const struct afw_engine_opts *o)
 	e->fbuckets = calloc(fb, sizeof(*e->fbuckets));
 	e->dbuckets = calloc(db, sizeof(*e->dbuckets));
 	e->scratch = malloc(AFW_ENGINE_MAX_HELLO);
+	e->scratch2 = malloc(AFW_ENGINE_MAX_HELLO);
 	e->quic = afw_quic_ctx_new();
 	e->ja4 = afw_ja4_ctx_new();
-	if (!e->fbuckets || !e->dbuckets || !e->scratch || !e->quic || !e->ja4 ||
+	if (!e->fbuckets || !e->dbuckets || !e->scratch || !e->scratch2 || !e->quic || !e->ja4 ||
 	    getrandom(&e->seed, sizeof(e->seed), 0) != sizeof(e->seed)) {
 		afw_engine_free(e);
 		return NULL;
@@ -247,9 +279,13 @@ static void afw_flow_release(struct afw_engine *e, struct afw_eflow *f)
 	free(f->buf);
 	f->buf = NULL;
 	f->bufsize = 0;
-	if (f->key.proto == IPPROTO_TCP && f->following) {
+	/* A follower stopped (a later request denied, an Upgrade) still has its buffers. */
+	if (f->key.proto == IPPROTO_TCP) {
 		free(f->follow.buf);
 		f->follow.buf = NULL;
+		free(f->shadow.buf);
+		f->shadow.buf = NULL;
+		f->shadow.on = false;
 		f->following = false;
 	}
 	if (f->res) {
@@ -330,13 +366,12 @@ static void afw_rec_add(struct afw_engine *e, const struct afw_drec *tmpl)
 	e->ndecided++;
 }
 
-void afw_engine_free(struct afw_engine *e)
+/* Every flow and record goes; the tables stay, empty. */
+static void afw_engine_forget(struct afw_engine *e)
 {
 	struct afw_drec *d;
 	unsigned int i;
 
-	if (!e)
-		return;
 	if (e->fbuckets)
 		for (i = 0; i < __AFW_EF_MAX; i++)
 			while (e->lists[i].head)
@@ -345,10 +380,29 @@ void afw_engine_free(struct afw_engine *e)
 		afw_rec_unlink(e, d);
 		free(d);
 	}
+}
+
+uint64_t afw_engine_reset(struct afw_engine *e)
+{
+	uint64_t left;
+
+	afw_engine_forget(e);
+	left = e->stats.memory;
+	memset(&e->stats, 0, sizeof(e->stats));
+	e->now = 0;
+	return left;
+}
+
+void afw_engine_free(struct afw_engine *e)
+{
+	if (!e)
+		return;
+	afw_engine_forget(e);
 	afw_ja4_ctx_free(e->ja4);
 	afw_quic_ctx_free(e->quic);
 	free(e->strip);
 	free(e->scratch);
+	free(e->scratch2);
 	free(e->fbuckets);
 	free(e->dbuckets);
 	free(e);
@@ -407,17 +461,48 @@ static void afw_describe(const struct afw_pkt_key *k, int client, bool has_uid, 
 	res->uid = uid;
 	facts->app = AFW_APP_UNKNOWN;
 	facts->family = res->family;
+	memcpy(facts->saddr, res->src, 16);
 	memcpy(facts->daddr, res->dst, 16);
+	facts->sport = res->sport;
 	facts->dport = res->dport;
 	facts->l4proto = res->l4proto;
 	facts->has_uid = has_uid;
 	facts->uid = uid;
 }
 
+/*
+ * Who started a flow, from one of its packets, @p, sent by the client
+ * (@from_client) or by the server: a reply goes the other way, so its
+ * direction is turned round and its interfaces swapped.
+ */
+static void afw_orient(const struct afw_pkt *p, bool from_client, uint8_t *dir, uint32_t *iif,
+		       uint32_t *oif)
+{
+	if (from_client) {
+		*dir = p->dir;
+		*iif = p->indev;
+		*oif = p->outdev;
+		return;
+	}
+	*dir = p->dir == AFW_FDIR_IN ? AFW_FDIR_OUT : p->dir == AFW_FDIR_OUT ? AFW_FDIR_IN : p->dir;
+	*iif = p->outdev;
+	*oif = p->indev;
+}
+
+static void afw_flow_orient(struct afw_eflow *f, const struct afw_pkt *p, int side)
+{
+	afw_orient(p, side == f->client, &f->dir, &f->iif, &f->oif);
+	if (side == f->client)
+		f->client_seen = true;
+}
+
 static void afw_engine_describe(const struct afw_eflow *f, struct afw_result *res,
 				struct afw_facts *facts)
 {
 	afw_describe(&f->key, f->client, f->has_uid, f->uid, res, facts);
+	facts->dir = f->dir;
+	facts->iif = f->iif;
+	facts->oif = f->oif;
 	res->packets = f->packets;
 }
 
@@ -504,9 +589,73 @@ static void afw_engine_hello(struct afw_engine *e, const struct afw_tls_hello *h
 	}
 }
 
+/* One request head of an inspected flow, judged: true when it is to be stopped. */
+static bool afw_engine_follow_judge(const struct afw_policy *pol, struct afw_eflow *f,
+				    const struct afw_http_request *req, const char *why,
+				    struct afw_result *res)
+{
+	struct afw_facts facts;
+
+	afw_engine_describe(f, res, &facts);
+	facts.app = AFW_APP_HTTP;
+	if (req->has_host) {
+		facts.host = afw_text_of(&req->host);
+		afw_copy_span(res->host, sizeof(res->host), &req->host);
+	}
+	afw_copy_span(res->http_method, sizeof(res->http_method), &req->method);
+	afw_engine_judge(pol, &facts, res, why);
+	return res->decision == AFW_DECIDE_DENY || res->decision == AFW_DECIDE_REJECT;
+}
+
+/*
+ * A body starts: a server that does not read it (docs/afwd.md, "HTTP
+ * requests after the first") reads requests from here. False when out of
+ * memory to read them too.
+ */
+static bool afw_engine_shadow_start(struct afw_eflow *f)
+{
+	if (!f->shadow.buf)
+		f->shadow.buf = malloc(AFW_HTTP_MAX_HEADER);
+	f->shadow.have = 0;
+	f->shadow.on = f->shadow.buf != NULL;
+	return f->shadow.on;
+}
+
+/* The bytes the follower took, read again as such a server reads them. */
+static bool afw_engine_shadow_feed(const struct afw_policy *pol, struct afw_eflow *f,
+				   const uint8_t *data, size_t len, struct afw_result *res)
+{
+	struct afw_http_request req;
+	enum afw_http_status st;
+	struct afw_facts facts;
+	char why[160];
+	size_t used;
+
+	while (f->shadow.on && len) {
+		st = afw_http_shadow_feed(&f->shadow, data, len, &used, &req);
+		data += used;
+		len -= used;
+		if (st == AFW_HTTP_MORE || st == AFW_HTTP_NOT_HTTP)
+			return false;
+		if (st == AFW_HTTP_OK) {
+			if (afw_engine_follow_judge(pol, f, &req, "http, a body read as a request "
+						    "by a server that does not read it", res))
+				return true;
+			continue;
+		}
+		afw_engine_describe(f, res, &facts);
+		snprintf(why, sizeof(why), "a body a server that does not read it would read as a "
+			 "malformed request: %s", req.reason);
+		afw_engine_giveup(pol, &facts, res, AFW_REASON_MALFORMED, AFW_APP_HTTP, why);
+		return true;
+	}
+	return false;
+}
+
 /*
  * Reads the request heads in @data, the next @len bytes of an inspected
- * HTTP/1.x flow, and judges each. Returns true when one is to be stopped
+ * HTTP/1.x flow, and judges each, as well as any a server that does not
+ * read bodies would find in a body. Returns true when one is to be stopped
  * (@res filled): its host is denied or rejected, or what follows a request
  * is not one (docs/afwd.md: "HTTP requests after the first").
  */
@@ -521,23 +670,24 @@ static bool afw_engine_follow_feed(const struct afw_policy *pol, struct afw_eflo
 
 	while (f->following && len) {
 		st = afw_http_follow_feed(&f->follow, data, len, &used, &req);
+		if (afw_engine_shadow_feed(pol, f, data, used, res))
+			return true;
 		data += used;
 		len -= used;
 		if (st == AFW_HTTP_MORE)
 			return false;
-		afw_engine_describe(f, res, &facts);
 		if (st == AFW_HTTP_OK) {
-			facts.app = AFW_APP_HTTP;
-			if (req.has_host) {
-				facts.host = afw_text_of(&req.host);
-				afw_copy_span(res->host, sizeof(res->host), &req.host);
-			}
-			afw_copy_span(res->http_method, sizeof(res->http_method), &req.method);
-			afw_engine_judge(pol, &facts, res, "http, a later request");
-			if (res->decision == AFW_DECIDE_DENY || res->decision == AFW_DECIDE_REJECT)
+			if (afw_engine_follow_judge(pol, f, &req, "http, a later request", res))
 				return true;
+			if (afw_http_follow_in_body(&f->follow) && !afw_engine_shadow_start(f)) {
+				res->decision = AFW_DECIDE_DENY;
+				snprintf(res->reason, sizeof(res->reason), "%s",
+					 "inspect: out of memory to follow requests");
+				return true;
+			}
 			continue;
 		}
+		afw_engine_describe(f, res, &facts);
 		/* After an Upgrade or a CONNECT, bytes that are not HTTP are the new protocol. */
 		if (st == AFW_HTTP_NOT_HTTP && f->follow.upgrade) {
 			f->following = false;
@@ -576,6 +726,12 @@ static void afw_engine_follow_start(const struct afw_policy *pol, struct afw_efl
 	afw_http_follow_init(&f->follow, buf, req);
 	f->following = true;
 	f->follow_seq = f->reasm.base + f->reasm.have;
+	if (afw_http_follow_in_body(&f->follow) && !afw_engine_shadow_start(f)) {
+		res->decision = AFW_DECIDE_DENY;
+		snprintf(res->reason, sizeof(res->reason), "%s",
+			 "inspect: out of memory to follow requests");
+		return;
+	}
 	if (afw_engine_follow_feed(pol, f, data + req->header_len, len - req->header_len,
 				   &later)) {
 		later.packets = res->packets;
@@ -617,6 +773,37 @@ static enum afw_pass afw_engine_follow(const struct afw_policy *pol, struct afw_
 }
 
 /*
+ * A DNS query to port 53, over TCP (@stream) or in one datagram: judged by
+ * the name it asks for. Returns false while a TCP query's question is not
+ * all there.
+ */
+static bool afw_engine_dns(const struct afw_policy *pol, const uint8_t *data, size_t len,
+			   bool stream, struct afw_result *res, struct afw_facts *facts,
+			   size_t *judged)
+{
+	struct afw_dns_query q;
+	enum afw_dns_result ret;
+	char why[100];
+
+	ret = stream ? afw_dns_parse_stream(data, len, &q) : afw_dns_parse(data, len, &q);
+	if (ret == AFW_DNS_MORE)
+		return false;
+	if (ret == AFW_DNS_BAD) {
+		snprintf(why, sizeof(why), "malformed DNS query: %s", q.reason);
+		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_DNS, why);
+		return true;
+	}
+	facts->app = AFW_APP_DNS;
+	facts->host = (struct afw_text){ q.name, q.name_len };
+	afw_copy_span(res->host, sizeof(res->host),
+		      &(struct afw_span){ (const uint8_t *)q.name, q.name_len });
+	afw_engine_judge(pol, facts, res, "dns");
+	if (judged)
+		*judged = q.consumed;
+	return true;
+}
+
+/*
  * Reads the client's bytes so far, @data (@len bytes, as the server's
  * application reads them). Returns true when the flow is decided (@res
  * filled, *@judged the bytes the decision rests on), false to wait for more.
@@ -631,11 +818,15 @@ static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
 	char why[100];
 
 	*judged = len;
+	if (facts->dport == AFW_DNS_PORT)
+		return afw_engine_dns(pol, data, len, true, res, facts, judged);
 	switch (afw_tls_parse_stream(data, len, e->scratch, AFW_ENGINE_MAX_HELLO, &h)) {
 	case AFW_TLS_OK:
 		afw_engine_hello(e, &h, AFW_JA4_TCP, res, facts);
 		afw_engine_judge(pol, facts, res, "tls");
 		*judged = h.consumed;
+		/* Only a server that negotiates TLS 1.3 may ask for another hello. */
+		f->tls_wait = h.version >= 0x0304 ? AFW_TLS_WAIT_ANSWER : AFW_TLS_WAIT_NONE;
 		return true;
 	case AFW_TLS_MORE:
 		return false;
@@ -764,6 +955,31 @@ static bool afw_engine_udp(struct afw_engine *e, const struct afw_policy *pol,
 	return false;
 }
 
+/*
+ * An allowed QUIC connection keeps the CRYPTO bytes it was judged on: its
+ * later Initials must agree with them (a copy that died on the way, then
+ * another hello in its place, is evasion), and a second hello, after a
+ * HelloRetryRequest, is read past them.
+ */
+static void afw_engine_quic_keep(struct afw_engine *e, struct afw_eflow *f)
+{
+	struct afw_quic_flow *q = &f->quic;
+	size_t keep = q->nranges ? q->ranges[q->nranges - 1].end : 0;
+	uint8_t *n;
+
+	if (keep < q->hello_len)
+		keep = q->hello_len;
+	n = keep < f->bufsize ? realloc(f->buf, keep) : NULL;
+	if (n) {
+		e->stats.memory -= f->bufsize - keep;
+		f->buf = n;
+		f->bufsize = (uint32_t)keep;
+	}
+	q->buf = f->buf;
+	q->size = f->bufsize;
+	q->cap = q->hello_len + AFW_TLS_SCRATCH_SIZE;
+}
+
 /* A record from @f, as its decision @d leaves it. */
 static void afw_rec_from_flow(const struct afw_eflow *f, enum afw_decision d,
 			      struct afw_drec *rec)
@@ -809,12 +1025,16 @@ static enum afw_pass afw_engine_settle(struct afw_engine *e, struct afw_eflow *f
 	e->stats.decided[res->decision]++;
 	if ((f->key.proto == IPPROTO_UDP && f->quic.version) ||
 	    (f->key.proto == IPPROTO_TCP && f->following && accept)) {
-		e->stats.memory -= f->bufsize;
-		free(f->buf);
-		f->buf = NULL;
-		f->bufsize = 0;
-		if (f->key.proto == IPPROTO_UDP)
-			f->quic.buf = NULL;
+		if (f->key.proto == IPPROTO_UDP && accept && f->quic.hello_len) {
+			afw_engine_quic_keep(e, f);
+		} else {
+			e->stats.memory -= f->bufsize;
+			free(f->buf);
+			f->buf = NULL;
+			f->bufsize = 0;
+			if (f->key.proto == IPPROTO_UDP)
+				f->quic.buf = NULL;
+		}
 		if (f->res) {
 			e->stats.memory -= sizeof(*f->res);
 			free(f->res);
@@ -873,9 +1093,18 @@ static void afw_engine_unconfirmed(struct afw_engine *e, struct afw_eflow *f,
 	rec.flags |= AFW_DR_UNCONFIRMED | (f->read_past ? AFW_DR_READ_PAST : 0);
 	rec.guard_lo = f->tcp.c_isn;
 	rec.guard_hi = f->judged;
+	/*
+	 * Without the server's answer to the hello, another hello may still
+	 * be read by the server: no client byte goes on, and the flow is
+	 * never installed.
+	 */
+	if (f->key.proto == IPPROTO_TCP && f->tls_wait)
+		rec.guard_hi = f->tcp.c_isn + 0x7fffffffu;
 	rec.c_end = f->tcp.c_end;
 	res->packets = f->packets;
 	snprintf(res->reason + strlen(res->reason), sizeof(res->reason) - strlen(res->reason), "%s",
+		 f->key.proto == IPPROTO_TCP && f->tls_wait ?
+		 "; not acknowledged by the server with its answer to the hello: kept out of the kernel" :
 		 "; not acknowledged by the server: kept out of the kernel");
 	afw_flow_free(e, f);
 	afw_rec_add(e, &rec);
@@ -909,7 +1138,7 @@ static enum afw_pass afw_engine_decide(struct afw_engine *e, struct afw_eflow *f
 	end = f->reasm.base + (uint32_t)judged;
 	f->read_past = f->urg && afw_seq_before(f->urg_seq, end) &&
 		       !afw_seq_before(f->urg_seq, f->reasm.base);
-	if (afw_tcp_acked(&f->tcp, end, f->read_past)) {
+	if (!f->tls_wait && afw_tcp_acked(&f->tcp, end, f->read_past)) {
 		e->stats.confirmed++;
 		return afw_engine_settle(e, f, res, timer);
 	}
@@ -923,8 +1152,12 @@ static enum afw_pass afw_engine_decide(struct afw_engine *e, struct afw_eflow *f
 	}
 	*f->res = *res;
 	f->pass = AFW_PASS_ACCEPT;
-	/* Later segments are compared with the judged bytes, and no more is kept. */
-	afw_reasm_limit(&f->reasm, (uint32_t)judged);
+	/*
+	 * Later segments are compared with the judged bytes, and no more is
+	 * kept; unless a second hello may follow, which is read as it comes.
+	 */
+	if (!f->tls_wait)
+		afw_reasm_limit(&f->reasm, (uint32_t)judged);
 	afw_flow_arm(e, f, AFW_EF_CONFIRMING, now + AFW_ENGINE_WAIT_NS);
 	*final = false;
 	return AFW_PASS_ACCEPT;
@@ -1042,6 +1275,109 @@ static bool afw_engine_read(struct afw_engine *e, const struct afw_policy *pol,
 	return afw_engine_tcp(e, pol, f, data, len, res, facts, judged);
 }
 
+/* The sequence number just past @len bytes of the stream as the application reads it. */
+static uint32_t afw_engine_seq_at(const struct afw_eflow *f, size_t len)
+{
+	uint32_t u = f->urg_seq - f->reasm.base;
+
+	if (f->urg && u < f->reasm.have && u < len)
+		len++;
+	return f->reasm.base + (uint32_t)len;
+}
+
+/* Do two hellos name the same server, with the same protocols? */
+static bool afw_tls_same(const struct afw_tls_hello *a, const struct afw_tls_hello *b)
+{
+	return a->has_sni == b->has_sni && a->has_alpn == b->has_alpn && a->has_ech == b->has_ech &&
+	       (!a->has_sni || (a->sni.len == b->sni.len && !memcmp(a->sni.p, b->sni.p, a->sni.len))) &&
+	       (!a->has_alpn ||
+		(a->alpn.len == b->alpn.len && !memcmp(a->alpn.p, b->alpn.p, a->alpn.len)));
+}
+
+/*
+ * An allowed TLS flow whose server may still ask for another hello: the
+ * client's bytes after the judged hello are read as the server would read
+ * them after a HelloRetryRequest. Every further hello must name what the
+ * first named (RFC 8446 4.1.2 lets a client change its key shares, a
+ * cookie, early data and padding, never its names): else evasion. Returns
+ * 0, or the give-up reason with *@why.
+ */
+static enum afw_reason afw_engine_tls_next(struct afw_engine *e, struct afw_eflow *f,
+					   const char **why)
+{
+	struct afw_tls_hello first, next;
+	const uint8_t *data;
+	enum afw_tls_status st;
+	size_t len, done;
+
+	data = afw_engine_stream(e, f, &len);
+	if (!data) {
+		*why = "bound: out of memory";
+		return AFW_REASON_BOUND;
+	}
+	if (afw_tls_parse_stream(data, len, e->scratch, AFW_ENGINE_MAX_HELLO, &first) !=
+	    AFW_TLS_OK) {
+		*why = "malformed ClientHello: read again, it is not what was judged";
+		return AFW_REASON_MALFORMED;
+	}
+	for (done = first.msg_len;; done += next.msg_len) {
+		st = afw_tls_parse_next(data, len, done, e->scratch2, AFW_ENGINE_MAX_HELLO, &next);
+		if (st == AFW_TLS_MORE)
+			return AFW_REASON_NONE;
+		if (st != AFW_TLS_OK) {
+			*why = "malformed: after the ClientHello, what only a second hello may be";
+			return AFW_REASON_MALFORMED;
+		}
+		if (!afw_tls_same(&first, &next)) {
+			*why = "evasion: a second ClientHello names another server or protocols";
+			return AFW_REASON_EVASION;
+		}
+		f->tls_next = (uint32_t)next.consumed;
+	}
+}
+
+/*
+ * The server's first bytes, as they come in order, up to its first
+ * message's random: that says whether it is a HelloRetryRequest.
+ */
+static void afw_engine_server_bytes(struct afw_eflow *f, const struct afw_pkt *p)
+{
+	uint32_t off = p->tcp_seq - (f->tcp.s_isn + 1), skip;
+	size_t n;
+
+	if (!p->payload_len || off > f->s_have)
+		return;
+	skip = f->s_have - off;
+	if (skip >= p->payload_len)
+		return;
+	n = p->payload_len - skip;
+	if (n > sizeof(f->s_hello) - f->s_have)
+		n = sizeof(f->s_hello) - f->s_have;
+	memcpy(f->s_hello + f->s_have, p->payload + skip, n);
+	f->s_have += (uint8_t)n;
+}
+
+/* 1: the server answered with a HelloRetryRequest; -1: with anything else; 0: not yet. */
+static int afw_engine_tls_answer(const struct afw_eflow *f)
+{
+	const uint8_t *b = f->s_hello;
+
+	if ((f->s_have >= 1 && b[0] != 22) || (f->s_have >= 6 && b[5] != 2))
+		return -1;
+	if (f->s_have < AFW_SERVER_HELLO)
+		return 0;
+	return memcmp(b + 11, afw_tls_hrr_random, 32) ? -1 : 1;
+}
+
+/* A second hello was read where one was awaited: the judged bytes now end after it. */
+static void afw_engine_tls_second(struct afw_eflow *f)
+{
+	f->judged = afw_engine_seq_at(f, f->tls_next);
+	f->read_past = f->urg && afw_seq_before(f->urg_seq, f->judged) &&
+		       !afw_seq_before(f->urg_seq, f->reasm.base);
+	f->tls_wait = AFW_TLS_WAIT_NONE;
+}
+
 /* Makes room in @f's buffer for @need stream bytes; false when the budget is spent. */
 static bool afw_engine_room(struct afw_engine *e, struct afw_eflow *f, uint32_t need)
 {
@@ -1087,7 +1423,7 @@ static unsigned int afw_engine_store(struct afw_engine *e, struct afw_eflow *f,
 	uint32_t need;
 
 	need = afw_reasm_need(&f->reasm, p->tcp_seq, syn, p->payload_len);
-	if (need && f->state != AFW_EF_CONFIRMING && !afw_engine_room(e, f, need))
+	if (need && (f->state != AFW_EF_CONFIRMING || f->tls_wait) && !afw_engine_room(e, f, need))
 		return AFW_STORE_NOMEM;
 	return afw_reasm_add(&f->reasm, p->tcp_seq, syn, p->payload, p->payload_len);
 }
@@ -1137,6 +1473,8 @@ static void afw_engine_restart(struct afw_engine *e, struct afw_eflow *f,
 	memset(&f->walk, 0, sizeof(f->walk));
 	f->client = (uint8_t)side;
 	f->urg = f->read_past = false;
+	f->tls_wait = f->s_have = 0;
+	f->tls_next = 0;
 	f->packets = 1;
 	f->idle = 0;
 	f->judged = 0;
@@ -1169,6 +1507,7 @@ static struct afw_eflow *afw_flow_new(struct afw_engine *e, const struct afw_pkt
 /* The record a restarted flow replaced comes back: its new SYN was refused. */
 static void afw_engine_restore(struct afw_engine *e, struct afw_eflow *f)
 {
+	f->prev_rec.flags &= (uint8_t)~AFW_DR_OPEN;
 	if (f->has_prev)
 		afw_rec_add(e, &f->prev_rec);
 	afw_flow_free(e, f);
@@ -1208,6 +1547,49 @@ static enum afw_pass afw_engine_evasion(struct afw_engine *e, const struct afw_p
 	return afw_engine_decide(e, f, res, afw_engine_app_len(f), now, false, decided);
 }
 
+/*
+ * The client's bytes after the judged hello of a TLS flow the server may
+ * yet ask for another (docs/afwd.md, "What afwd guarantees"): a further
+ * hello must name what the first did; the packet that would complete one
+ * that does not is dropped, and the flow with it.
+ */
+static enum afw_pass afw_engine_tls_check(struct afw_engine *e, const struct afw_policy *pol,
+					  struct afw_eflow *f, struct afw_result *res,
+					  struct afw_facts *facts, uint64_t now, bool *decided)
+{
+	const char *why = "";
+	enum afw_reason r = afw_engine_tls_next(e, f, &why);
+
+	/* The log shows the name the first hello gave. */
+	if (r != AFW_REASON_NONE && f->res)
+		memcpy(res->host, f->res->host, sizeof(res->host));
+	if (r == AFW_REASON_EVASION)
+		return afw_engine_evasion(e, pol, f, res, facts, why, now, decided);
+	if (r != AFW_REASON_NONE) {
+		afw_engine_giveup(pol, facts, res, r, AFW_APP_TLS, why);
+		*decided = true;
+		return afw_engine_settle(e, f, res, false);
+	}
+	if (f->tls_wait == AFW_TLS_WAIT_SECOND && f->tls_next) {
+		afw_engine_tls_second(f);
+		afw_reasm_limit(&f->reasm, f->judged - f->reasm.base);
+	}
+	return AFW_PASS_ACCEPT;
+}
+
+/* afw_engine_decide() for a packet at hand, then what came with the judged bytes. */
+static enum afw_pass afw_engine_judged(struct afw_engine *e, const struct afw_policy *pol,
+				       struct afw_eflow *f, struct afw_result *res,
+				       struct afw_facts *facts, size_t judged, uint64_t now,
+				       bool *decided)
+{
+	enum afw_pass pass = afw_engine_decide(e, f, res, judged, now, false, decided);
+
+	if (*decided || f->state != AFW_EF_CONFIRMING || !f->tls_wait)
+		return pass;
+	return afw_engine_tls_check(e, pol, f, res, facts, now, decided);
+}
+
 /* A client TCP segment of a flow under analysis. */
 static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct afw_policy *pol,
 					   struct afw_eflow *f, const struct afw_pkt *p,
@@ -1243,7 +1625,17 @@ static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct af
 			}
 			return AFW_PASS_ACCEPT;
 		}
-		/* Another ISN, or a SYN after the handshake or a reset: a new connection. */
+		/*
+		 * Another ISN, or a SYN after the handshake or a reset: a new
+		 * connection. The one under analysis is refused until the server
+		 * answers the SYN: a server that ignores it (RFC 5961 4.2) keeps
+		 * the old connection, whose bytes are read no more.
+		 */
+		if (f->state != AFW_EF_HANDSHAKE && !f->has_prev) {
+			afw_rec_from_flow(f, AFW_DECIDE_DENY, &f->prev_rec);
+			f->prev_rec.flags |= AFW_DR_OPEN;
+			f->has_prev = true;
+		}
 		afw_engine_restart(e, f, p, side, now);
 		return afw_engine_tcp_client(e, pol, f, p, side, now, res, facts, decided);
 	}
@@ -1306,6 +1698,8 @@ static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct af
 
 		return *decided ? afw_engine_settle(e, f, res, false) : pass;
 	}
+	if (f->state == AFW_EF_CONFIRMING && f->tls_wait && (st & AFW_REASM_ADVANCED))
+		return afw_engine_tls_check(e, pol, f, res, facts, now, decided);
 	if (f->state != AFW_EF_ANALYZING)
 		return AFW_PASS_ACCEPT;
 	if (st & (AFW_REASM_ADVANCED | AFW_REASM_HELD))
@@ -1313,7 +1707,7 @@ static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct af
 	else
 		f->idle++;
 	if ((st & AFW_REASM_ADVANCED) && afw_engine_read(e, pol, f, res, facts, &judged))
-		return afw_engine_decide(e, f, res, judged, now, false, decided);
+		return afw_engine_judged(e, pol, f, res, facts, judged, now, decided);
 bound:
 	if (f->idle >= e->o.max_packets || (f->buf && f->reasm.have >= f->reasm.cap)) {
 		e->stats.bounds++;
@@ -1346,7 +1740,7 @@ static enum afw_pass afw_engine_tcp_server(struct afw_engine *e, const struct af
 		afw_flow_arm(e, f, AFW_EF_ANALYZING, now + e->o.max_ns);
 		/* Data on the SYN (TCP Fast Open) is read now, whoever holds it. */
 		if (f->buf && f->reasm.have && afw_engine_read(e, pol, f, res, facts, &judged))
-			return afw_engine_decide(e, f, res, judged, now, false, decided);
+			return afw_engine_judged(e, pol, f, res, facts, judged, now, decided);
 		return AFW_PASS_ACCEPT;
 	}
 	if (f->state == AFW_EF_HANDSHAKE) {
@@ -1354,8 +1748,27 @@ static enum afw_pass afw_engine_tcp_server(struct afw_engine *e, const struct af
 			f->tcp.flags |= AFW_TCP_S_RST;
 		return old;
 	}
-	afw_tcp_server(&f->tcp, p);
-	if (f->state == AFW_EF_CONFIRMING && afw_tcp_acked(&f->tcp, f->judged, f->read_past)) {
+	if (afw_tcp_server(&f->tcp, p) && f->state == AFW_EF_CONFIRMING &&
+	    f->tls_wait == AFW_TLS_WAIT_ANSWER) {
+		/* Whether the server asks for another hello, or no other can come. */
+		afw_engine_server_bytes(f, p);
+		switch (afw_engine_tls_answer(f)) {
+		case 1:
+			if (!f->tls_next) {
+				f->tls_wait = AFW_TLS_WAIT_SECOND;
+				break;
+			}
+			afw_engine_tls_second(f);
+			afw_reasm_limit(&f->reasm, f->judged - f->reasm.base);
+			break;
+		case -1:
+			f->tls_wait = AFW_TLS_WAIT_NONE;
+			afw_reasm_limit(&f->reasm, f->judged - f->reasm.base);
+			break;
+		}
+	}
+	if (f->state == AFW_EF_CONFIRMING && !f->tls_wait &&
+	    afw_tcp_acked(&f->tcp, f->judged, f->read_past)) {
 		*res = *f->res;
 		res->packets = f->packets;
 		e->stats.confirmed++;
@@ -1373,6 +1786,10 @@ static enum afw_pass afw_engine_udp_packet(struct afw_engine *e, const struct af
 {
 	if (side != f->client || !p->payload_len)
 		return AFW_PASS_ACCEPT;
+	if (facts->dport == AFW_DNS_PORT) {
+		afw_engine_dns(pol, p->payload, p->payload_len, false, res, facts, NULL);
+		return afw_engine_decide(e, f, res, 0, now, false, decided);
+	}
 	if (!f->buf) {
 		if (!afw_mem_take(e, AFW_TLS_SCRATCH_SIZE)) {
 			e->stats.bounds++;
@@ -1433,6 +1850,10 @@ static enum afw_pass afw_engine_reopen(struct afw_engine *e, const struct afw_po
 			e->stats.table_full++;
 			return (enum afw_pass)f->pass;
 		}
+		e->stats.memory -= f->bufsize;
+		free(f->buf);
+		f->buf = NULL;
+		f->bufsize = 0;
 		memset(&f->quic, 0, sizeof(f->quic));
 		f->install = false;
 		afw_flow_arm(e, f, AFW_EF_ANALYZING, now + e->o.max_ns);
@@ -1440,8 +1861,83 @@ static enum afw_pass afw_engine_reopen(struct afw_engine *e, const struct afw_po
 	}
 	f->packets = 1;
 	f->idle = 0;
+	afw_flow_orient(f, p, side);
 	afw_engine_describe(f, res, &facts);
 	return afw_engine_udp_packet(e, pol, f, p, side, now, res, &facts, decided);
+}
+
+/*
+ * An Initial of an allowed QUIC connection (@p): its CRYPTO bytes must
+ * agree with those judged, and every hello after the judged one (after a
+ * HelloRetryRequest) must name what it named. True when the connection is
+ * decided anew (@res), as evasion, malformed or a bound.
+ */
+static bool afw_engine_quic_more(struct afw_engine *e, const struct afw_policy *pol,
+				 struct afw_eflow *f, const struct afw_pkt *p,
+				 struct afw_result *res)
+{
+	struct afw_quic_flow *q = &f->quic;
+	struct afw_tls_hello first, next;
+	enum afw_reason reason = AFW_REASON_NONE;
+	const char *why = "";
+	struct afw_facts facts;
+	size_t off, need;
+	uint8_t *n;
+	int ret;
+
+	ret = afw_quic_feed_more(e->quic, q, p->payload, p->payload_len, &why);
+	if (ret == -EMSGSIZE && afw_mem_take(e, q->cap - q->size)) {
+		n = realloc(f->buf, q->cap);
+		if (!n) {
+			e->stats.memory -= q->cap - q->size;
+		} else {
+			f->buf = q->buf = n;
+			f->bufsize = (uint32_t)q->cap;
+			q->size = q->cap;
+			ret = afw_quic_feed_more(e->quic, q, p->payload, p->payload_len, &why);
+		}
+	}
+	if (ret == -EILSEQ) {
+		reason = AFW_REASON_EVASION;
+	} else if (ret == -ENOBUFS || ret == -EMSGSIZE) {
+		reason = AFW_REASON_BOUND;
+		why = "bound: a second ClientHello past what afwd reads";
+	} else if (ret >= 0 && q->nranges && !q->ranges[0].start &&
+		   afw_tls_parse_handshake(q->buf, q->hello_len, &first) == AFW_TLS_OK) {
+		for (off = q->hello_len; q->ranges[0].end >= off + 4; off += need) {
+			need = 4 + ((size_t)q->buf[off + 1] << 16 | (size_t)q->buf[off + 2] << 8 |
+				    q->buf[off + 3]);
+			if (q->buf[off] != 1 || need > q->cap - off) {
+				reason = AFW_REASON_MALFORMED;
+				why = "malformed: after the ClientHello, CRYPTO data that is no hello";
+				break;
+			}
+			if (q->ranges[0].end < off + need)
+				break;
+			if (afw_tls_parse_handshake(q->buf + off, need, &next) != AFW_TLS_OK) {
+				reason = AFW_REASON_MALFORMED;
+				why = "malformed: a second ClientHello";
+				break;
+			}
+			if (!afw_tls_same(&first, &next)) {
+				reason = AFW_REASON_EVASION;
+				why = "evasion: a second ClientHello names another server or protocols";
+				break;
+			}
+		}
+	}
+	if (reason == AFW_REASON_NONE)
+		return false;
+	afw_engine_describe(f, res, &facts);
+	if (reason == AFW_REASON_EVASION)
+		e->stats.evasions++;
+	afw_engine_giveup(pol, &facts, res, reason, AFW_APP_QUIC, why);
+	e->stats.decided[res->decision]++;
+	f->decision = (uint8_t)res->decision;
+	f->pass = afw_decision_pass(res->decision) == AFW_PASS_ACCEPT ? AFW_PASS_ACCEPT :
+		  AFW_PASS_DROP;
+	f->install = false;
+	return true;
 }
 
 /*
@@ -1461,10 +1957,18 @@ static enum afw_pass afw_engine_kept(struct afw_engine *e, const struct afw_poli
 	e->stats.decided_packets++;
 	afw_flow_arm(e, f, AFW_EF_KEPT, now + AFW_KEEP_NS);
 	if (f->key.proto == IPPROTO_UDP) {
-		if (client && p->has_l4 && p->payload_len &&
-		    afw_quic_classify(e->quic, &f->quic, p->payload, p->payload_len) ==
-		    AFW_QUIC_NEW)
+		enum afw_quic_kind kind = client && p->has_l4 && p->payload_len ?
+			afw_quic_classify(e->quic, &f->quic, p->payload, p->payload_len) :
+			AFW_QUIC_OTHER;
+
+		if (kind == AFW_QUIC_NEW)
 			return afw_engine_reopen(e, pol, f, NULL, p, side, now, res, decided);
+		if (kind == AFW_QUIC_SAME && f->pass == AFW_PASS_ACCEPT && f->quic.buf &&
+		    afw_engine_quic_more(e, pol, f, p, res)) {
+			res->packets = ++f->packets;
+			*decided = true;
+			return afw_decision_pass(res->decision);
+		}
 	} else if (p->has_l4 && client && (fl & (AFW_TCP_SYN | AFW_TCP_ACK)) == AFW_TCP_SYN) {
 		/* A new connection: analyzed from its SYN; this decision waits for its answer. */
 		afw_rec_from_flow(f, f->decision, &f->prev_rec);
@@ -1550,6 +2054,7 @@ static enum afw_pass afw_engine_late(struct afw_engine *e, const struct afw_poli
 			f->has_uid = has_uid;
 			f->uid = uid;
 			f->packets = 1;
+			afw_flow_orient(f, p, side);
 			afw_tcp_syn(&f->tcp, p);
 			afw_engine_stream_init(e, f);
 			e->stats.restarts++;
@@ -1576,6 +2081,7 @@ static enum afw_pass afw_engine_late(struct afw_engine *e, const struct afw_poli
 			}
 			f->tcp.c_isn = p->tcp_ack - 1;
 			f->packets = 1;
+			afw_flow_orient(f, p, side);
 			afw_engine_stream_init(e, f);
 			e->stats.restarts++;
 			afw_engine_describe(f, res, &facts);
@@ -1622,14 +2128,15 @@ static enum afw_pass afw_engine_late(struct afw_engine *e, const struct afw_poli
 /* Decided on the spot, from what the first packet shows; remembered. */
 static enum afw_pass afw_engine_at_once(struct afw_engine *e, const struct afw_policy *pol,
 					const struct afw_pkt_key *k, uint32_t hash, int client,
-					const struct afw_pkt *p, bool has_uid, uint32_t uid,
-					enum afw_reason reason, const char *why, uint8_t flags,
-					struct afw_result *res, bool *decided)
+					const struct afw_pkt *p, bool from_client, bool has_uid,
+					uint32_t uid, enum afw_reason reason, const char *why,
+					uint8_t flags, struct afw_result *res, bool *decided)
 {
 	struct afw_facts facts;
 	struct afw_drec rec;
 
 	afw_describe(k, client, has_uid, uid, res, &facts);
+	afw_orient(p, from_client, &facts.dir, &facts.iif, &facts.oif);
 	res->packets = 1;
 	afw_engine_giveup(pol, &facts, res, reason, AFW_APP_UNKNOWN, why);
 	memset(&rec, 0, sizeof(rec));
@@ -1669,9 +2176,43 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 	*decided = false;
 	e->stats.packets++;
 	e->now = now;
+	/*
+	 * A fragment holds part of a datagram that the receiver puts together
+	 * before its transport reads it. A host's LOCAL_IN and conntrack do so
+	 * before afwd; a router without conntrack, or a raw socket on the
+	 * guarded host, hands afwd the pieces. afwd reads no segment in
+	 * pieces, and no TCP stack sends them (it sets DF): dropped, the
+	 * datagram is never whole.
+	 */
+	if ((p->frag & AFW_PKT_FRAG) && p->proto == IPPROTO_TCP) {
+		e->stats.discarded++;
+		return AFW_PASS_DROP;
+	}
 	side = afw_pkt_flow_key(p, &k);
 	hash = afw_pkt_key_hash(&k, e->seed);
 	f = afw_flow_find(e, &k, hash);
+	/*
+	 * The first fragment of a UDP datagram: a flow afwd reads (QUIC, which
+	 * may not be fragmented: RFC 9000 14) gets none of it; a decided one
+	 * gets its verdict, unread; a new flow that starts so is decided at
+	 * once, as undecodable.
+	 */
+	if ((p->frag & AFW_PKT_FRAG) && p->has_l4 && p->proto == IPPROTO_UDP) {
+		if (f) {
+			e->stats.discarded++;
+			return AFW_PASS_DROP;
+		}
+		d = afw_rec_find(e, &k, hash);
+		if (d) {
+			e->stats.decided_packets++;
+			return (enum afw_pass)d->pass;
+		}
+		client = afw_pkt_client_side(p, side);
+		return afw_engine_at_once(e, pol, &k, hash, client, p, side == client,
+					  has_uid && side == client, uid, AFW_REASON_UNDECODABLE,
+					  "a fragment: afwd reads no datagram in pieces", 0, res,
+					  decided);
+	}
 	if (f && f->state == AFW_EF_KEPT)
 		return afw_engine_kept(e, pol, f, p, side, now, res, decided);
 	if (!f) {
@@ -1682,19 +2223,33 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 		client = afw_pkt_client_side(p, side);
 		own = has_uid && side == client;
 		if (!p->has_l4 || (p->proto != IPPROTO_TCP && p->proto != IPPROTO_UDP))
-			return afw_engine_at_once(e, pol, &k, hash, client, p, own, uid,
+			return afw_engine_at_once(e, pol, &k, hash, client, p, side == client,
+						  own, uid,
 						  AFW_REASON_NOT_TLS,
 						  "neither TCP nor UDP: nothing to read", 0, res,
 						  decided);
+		/*
+		 * A reply to a connection afwd never saw start: its client's
+		 * packets were let through before afwd (a rule, an installed
+		 * flow). It is not afwd's to judge: passed, and nothing is
+		 * installed for it, so that the client's side stays as its rule
+		 * left it. Should the client's packets come here, they are judged.
+		 */
+		if (tcp && !(p->tcp_flags & AFW_TCP_SYN) && side != client) {
+			e->stats.replies++;
+			return AFW_PASS_ACCEPT;
+		}
 		/* Without its SYN, a flow's bytes cannot be told from the middle of its stream. */
 		if (tcp && !(p->tcp_flags & AFW_TCP_SYN))
-			return afw_engine_at_once(e, pol, &k, hash, client, p, own, uid,
+			return afw_engine_at_once(e, pol, &k, hash, client, p, side == client,
+						  own, uid,
 						  AFW_REASON_MID_STREAM, "joined mid-stream", 0, res,
 						  decided);
 		if (!afw_engine_make_room(e)) {
 			e->stats.table_full++;
 			e->stats.bounds++;
-			return afw_engine_at_once(e, pol, &k, hash, client, p, own, uid,
+			return afw_engine_at_once(e, pol, &k, hash, client, p, side == client,
+						  own, uid,
 						  AFW_REASON_TABLE_FULL,
 						  "bound: too many flows under analysis", 0, res,
 						  decided);
@@ -1704,7 +2259,8 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 				 now + (tcp ? AFW_ENGINE_WAIT_NS : e->o.max_ns));
 		if (!f) {
 			e->stats.table_full++;
-			return afw_engine_at_once(e, pol, &k, hash, client, p, own, uid,
+			return afw_engine_at_once(e, pol, &k, hash, client, p, side == client,
+						  own, uid,
 						  AFW_REASON_TABLE_FULL, "bound: out of memory", 0,
 						  res, decided);
 		}
@@ -1719,6 +2275,9 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 		}
 	}
 	f->packets++;
+	/* Who started it, from the first packet, or better, the client's own first. */
+	if (f->packets == 1 || (side == f->client && !f->client_seen))
+		afw_flow_orient(f, p, side);
 	/* The socket owner is known on the client's own host, for its packets. */
 	if (has_uid && side == f->client) {
 		f->has_uid = true;
@@ -1748,6 +2307,14 @@ enum afw_pass afw_engine_undecodable(struct afw_engine *e, const struct afw_poli
 	*decided = false;
 	e->stats.packets++;
 	e->stats.malformed++;
+	/*
+	 * A fragment whose transport header is cut short (RFC 1858): its
+	 * receiver reads it once the rest comes, afwd never could.
+	 */
+	if (p->frag & AFW_PKT_FRAG) {
+		e->stats.discarded++;
+		return AFW_PASS_DROP;
+	}
 	/* What the decoder reached: family, addresses, protocol; no ports. */
 	copy.has_l4 = 0;
 	side = afw_pkt_flow_key(&copy, &k);
@@ -1761,7 +2328,8 @@ enum afw_pass afw_engine_undecodable(struct afw_engine *e, const struct afw_poli
 		afw_rec_lru_add(e, d);
 		return (enum afw_pass)d->pass;
 	}
-	afw_engine_at_once(e, pol, &k, hash, side, &copy, has_uid, uid, AFW_REASON_UNDECODABLE,
+	afw_engine_at_once(e, pol, &k, hash, side, &copy, true, has_uid, uid,
+			   AFW_REASON_UNDECODABLE,
 			   p->reason ? p->reason : "undecodable", AFW_DR_PER_PACKET, res, decided);
 	res->per_packet = true;
 	return afw_decision_pass(res->decision);
@@ -1781,6 +2349,22 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 	 * capture's end still reports it, as what it is.
 	 */
 	while ((f = e->lists[AFW_EF_HANDSHAKE].head) && (all || f->deadline <= now)) {
+		/* The server ignored the new SYN: the old connection, unread, is decided now. */
+		if (f->has_prev && (f->prev_rec.flags & AFW_DR_OPEN)) {
+			afw_engine_describe(f, &res, &facts);
+			afw_engine_giveup(pol, &facts, &res, AFW_REASON_EVASION, AFW_APP_UNKNOWN,
+					  "evasion: a new SYN the server did not answer, in a "
+					  "connection under analysis");
+			f->prev_rec.decision = (uint8_t)res.decision;
+			f->prev_rec.pass = res.decision == AFW_DECIDE_ALLOW ||
+					   res.decision == AFW_DECIDE_INSPECT ? AFW_PASS_ACCEPT :
+										AFW_PASS_DROP;
+			e->stats.decided[res.decision]++;
+			e->stats.evasions++;
+			afw_engine_restore(e, f);
+			fn(&res, data);
+			continue;
+		}
 		if (!all || f->has_prev) {
 			afw_engine_restore(e, f);
 			continue;
@@ -1792,6 +2376,16 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 		fn(&res, data);
 	}
 	while ((f = e->lists[AFW_EF_ANALYZING].head) && (all || f->deadline <= now)) {
+		/*
+		 * Only the server's side came here (the flow was seen from its
+		 * SYN-ACK): replies to a connection let through before afwd.
+		 * Forgotten, never judged: a verdict would cut the client's side too.
+		 */
+		if (f->key.proto == IPPROTO_TCP && !f->client_seen) {
+			e->stats.replies++;
+			afw_engine_restore(e, f);
+			continue;
+		}
 		e->stats.bounds++;
 		afw_engine_describe(f, &res, &facts);
 		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_APP_UNKNOWN,
@@ -1843,7 +2437,7 @@ const char *afw_pass_name(enum afw_pass pass)
 
 const char *afw_app_name(enum afw_app app)
 {
-	static const char *const names[] = { "unknown", "tls", "quic", "http" };
+	static const char *const names[] = { "unknown", "tls", "quic", "http", "dns" };
 
 	return (unsigned int)app <= AFW_APP_MAX ? names[app] : "?";
 }

@@ -104,12 +104,22 @@ struct afw_engine_stats {
 	uint64_t confirmed;		/* allowed once the server acknowledged the judged bytes */
 	uint64_t unconfirmed;		/* never acknowledged: kept out of the kernel */
 	uint64_t memory;		/* bytes held in flow buffers now */
+	uint64_t replies;		/* server packets of flows afwd never saw start: passed */
 };
 
 struct afw_engine;
 
 struct afw_engine *afw_engine_new(const struct afw_engine_opts *o);
 void afw_engine_free(struct afw_engine *e);
+
+/*
+ * Forgets every flow and decided record, and zeroes the counters: the
+ * engine as afw_engine_new() left it, but for the allocations it keeps
+ * (its tables and scratch buffers, which a fuzzer would otherwise make
+ * again for every input). Returns the flow buffer memory the books still
+ * showed once every flow was gone: 0, unless they are wrong.
+ */
+uint64_t afw_engine_reset(struct afw_engine *e);
 
 /*
  * One packet of @p, sent at @now (ns) by a socket of @uid when @has_uid.

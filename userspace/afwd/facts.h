@@ -18,6 +18,7 @@ enum afw_app {
 	AFW_APP_TLS,
 	AFW_APP_QUIC,
 	AFW_APP_HTTP,
+	AFW_APP_DNS,
 	__AFW_APP_MAX
 };
 #define AFW_APP_MAX (__AFW_APP_MAX - 1)
@@ -43,6 +44,19 @@ enum afw_reason {
 #define AFW_REASON_MAX (__AFW_REASON_MAX - 1)
 
 /*
+ * Who started the flow, seen from this host: a remote peer (in), this host
+ * (out), or neither, the host routing it (forward). Learnt from the hook
+ * at which the flow's first packet was queued; UNKNOWN for captures and
+ * for hooks that cannot tell (prerouting).
+ */
+enum afw_dir {
+	AFW_FDIR_UNKNOWN,
+	AFW_FDIR_IN,
+	AFW_FDIR_OUT,
+	AFW_FDIR_FORWARD,
+};
+
+/*
  * Text from the network, not NUL-terminated; len == 0 means absent. The
  * parsers' spans (span.h) are the same bytes, seen as uint8_t.
  */
@@ -55,7 +69,8 @@ struct afw_facts {
 	enum afw_app app;
 	enum afw_reason reason;		/* AFW_REASON_NONE unless app is unknown */
 	/*
-	 * The TLS or QUIC SNI, or the HTTP Host without its ":port", as sent:
+	 * The TLS or QUIC SNI, the HTTP Host without its ":port", or the name
+	 * a DNS query asks for, as sent:
 	 * the matcher ignores case and one trailing dot.
 	 */
 	struct afw_text host;
@@ -70,8 +85,10 @@ struct afw_facts {
 	bool ech;
 	struct afw_text ja4;		/* e.g. "t13d1516h2_8daaf6152771_e5627efa2ab1" */
 	int family;			/* AF_INET or AF_INET6 */
-	uint8_t daddr[16];		/* network order; the first 4 bytes for AF_INET */
-	uint16_t dport;			/* host order; meaningful for port protocols only */
+	uint8_t saddr[16], daddr[16];	/* client, server; network order, AF_INET in 4 bytes */
+	uint16_t sport, dport;		/* host order; meaningful for port protocols only */
+	uint8_t dir;			/* enum afw_dir of the client's packets */
+	uint32_t iif, oif;		/* the client's packets' interfaces; 0: none or unknown */
 	uint8_t l4proto;		/* IPPROTO_TCP, IPPROTO_UDP, ... */
 	bool has_uid;			/* false for forwarded traffic and unknown owners */
 	uint32_t uid;

@@ -527,6 +527,40 @@ size_done:
 	return AFW_HTTP_MORE;
 }
 
+bool afw_http_follow_in_body(const struct afw_http_follow *fl)
+{
+	return fl->state != AFW_FOLLOW_HEAD;
+}
+
+enum afw_http_status afw_http_shadow_feed(struct afw_http_shadow *sh, const uint8_t *data,
+					  size_t len, size_t *used, struct afw_http_request *req)
+{
+	enum afw_http_status st;
+	size_t take = len;
+
+	memset(req, 0, sizeof(*req));
+	*used = len;
+	if (take > AFW_HTTP_MAX_HEADER - sh->have)
+		take = AFW_HTTP_MAX_HEADER - sh->have;
+	memcpy(sh->buf + sh->have, data, take);
+	sh->have += take;
+	st = afw_http_parse(sh->buf, sh->have, req);
+	if (st == AFW_HTTP_MORE) {
+		if (sh->have < AFW_HTTP_MAX_HEADER)
+			return AFW_HTTP_MORE;
+		st = afw_http_bad(req, "header block longer than 8192 bytes");
+	}
+	if (st != AFW_HTTP_OK) {
+		sh->on = false;
+		sh->have = 0;
+		return st;
+	}
+	/* The bytes past the head were taken from @data, and go back. */
+	*used = take - (sh->have - req->header_len);
+	sh->have = 0;
+	return AFW_HTTP_OK;
+}
+
 const char *afw_http_status_name(enum afw_http_status st)
 {
 	switch (st) {

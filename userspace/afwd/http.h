@@ -89,6 +89,33 @@ void afw_http_follow_init(struct afw_http_follow *fl, uint8_t *buf,
 enum afw_http_status afw_http_follow_feed(struct afw_http_follow *fl, const uint8_t *data,
 					  size_t len, size_t *used, struct afw_http_request *req);
 
+/* Is the follower inside a body: did the last head announce one? */
+bool afw_http_follow_in_body(const struct afw_http_follow *fl);
+
+/*
+ * The same bytes as a server reads them that never reads a body: Python's
+ * http.server with a handler that ignores it, or any endpoint that answers
+ * without reading what was sent (a "CL.0" desynchronisation). There a
+ * body is the next request head, and its own body the one after. Started
+ * where a body starts, a shadow reads heads back to back, ignoring their
+ * framing, until the bytes are no request at all (NOT_HTTP: the shadow is
+ * off, as such a server refuses them and closes).
+ */
+struct afw_http_shadow {
+	uint8_t *buf;		/* AFW_HTTP_MAX_HEADER bytes */
+	size_t have;
+	bool on;
+};
+
+/*
+ * Feeds @len in-order bytes, as afw_http_follow_feed() does: MORE when they
+ * are all taken; OK with a head in *@req (spans into sh->buf, valid until
+ * the next call) and *@used bytes taken; NOT_HTTP when the shadow ends;
+ * BAD for a head a lenient server might still act on.
+ */
+enum afw_http_status afw_http_shadow_feed(struct afw_http_shadow *sh, const uint8_t *data,
+					  size_t len, size_t *used, struct afw_http_request *req);
+
 /*
  * "host", "host:port", "[v6]" or "[v6]:port" at @p (@n bytes), as in Host
  * and in HTTP/2's :authority: the host without brackets in @host (a span

@@ -1,96 +1,479 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * FLOW_NEW in batches. Requests go without NLM_F_ACK, so a batch costs one
- * send and nothing comes back unless the kernel refuses a flow; refusals
- * are read when the socket says there is something to read, never waited
- * for on the packet path.
+ * FLOW_NEW and FLOW_DEL in batches. Requests go without NLM_F_ACK, so a
+ * batch costs one send and nothing comes back unless the kernel refuses a
+ * request; refusals are read when the socket says there is something to
+ * read, never waited for on the packet path. The socket does not ask for
+ * capped acks: a refusal carries the whole request back, so the flow it was
+ * about is read from the refusal itself, however many batches have gone
+ * since.
+ *
+ * The same socket hears the generic netlink controller's "notify" group,
+ * which announces every family that comes and goes: that is how a worker
+ * learns that the module was unloaded, and that it is back (with a new
+ * family id) after a modprobe.
  */
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <linux/genetlink.h>
 #include <linux/afw.h>
 
+#include "attr.h"
 #include "kernel.h"
 
-int afw_kern_open(struct afw_kern *k)
+static struct nlmsghdr *afw_kern_header(struct afw_kern *k, void *buf, uint16_t type,
+					 uint8_t cmd, uint8_t version, uint16_t flags)
 {
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = ++k->seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = cmd;
+	genl->version = version;
+	return nlh;
+}
+
+/* What a GETFAMILY answer or a controller notification says. */
+struct afw_kern_family {
+	char name[GENL_NAMSIZ];
+	uint16_t id;
+	uint32_t notify_grp;		/* nlctrl's "notify" group, when asked for */
+};
+
+static void afw_kern_parse_groups(const struct nlattr *nest, struct afw_kern_family *fam)
+{
+	const struct nlattr *grp, *a;
+	const char *name;
+
+	mnl_attr_for_each_nested(grp, nest) {
+		name = NULL;
+		uint32_t id = 0;
+
+		mnl_attr_for_each_nested(a, grp) {
+			if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_NAME &&
+			    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+				name = mnl_attr_get_str(a);
+			else if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_ID &&
+				 mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+				id = mnl_attr_get_u32(a);
+		}
+		if (name && !strcmp(name, "notify"))
+			fam->notify_grp = id;
+	}
+}
+
+static int afw_kern_parse_family(const struct nlmsghdr *nlh, struct afw_kern_family *fam)
+{
+	const struct nlattr *a;
+
+	memset(fam, 0, sizeof(*fam));
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(struct genlmsghdr))
+		return -1;
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		switch (mnl_attr_get_type(a)) {
+		case CTRL_ATTR_FAMILY_NAME:
+			if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+				snprintf(fam->name, sizeof(fam->name), "%s", mnl_attr_get_str(a));
+			break;
+		case CTRL_ATTR_FAMILY_ID:
+			if (mnl_attr_validate(a, MNL_TYPE_U16) == 0)
+				fam->id = mnl_attr_get_u16(a);
+			break;
+		case CTRL_ATTR_MCAST_GROUPS:
+			afw_kern_parse_groups(a, fam);
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * News from the controller: the module's family was registered or
+ * unregistered. Returns AFW_KERN_* bits.
+ */
+static int afw_kern_news(struct afw_kern *k, const struct nlmsghdr *nlh)
+{
+	const struct genlmsghdr *genl = mnl_nlmsg_get_payload(nlh);
+	struct afw_kern_family fam;
+
+	if (nlh->nlmsg_type != GENL_ID_CTRL || afw_kern_parse_family(nlh, &fam) < 0 ||
+	    strcmp(fam.name, AFW_GENL_NAME))
+		return 0;
+	if (genl->cmd == CTRL_CMD_DELFAMILY && k->family_id) {
+		k->family_id = 0;
+		k->stats.gone++;
+		return AFW_KERN_WENT;
+	}
+	if (genl->cmd == CTRL_CMD_NEWFAMILY && fam.id && fam.id != k->family_id) {
+		k->family_id = fam.id;
+		k->stats.back++;
+		return AFW_KERN_CAME;
+	}
+	return 0;
+}
+
+/*
+ * One read of an answer to a request of ours. The controller and the module
+ * answer within sendto(), so the answer is normally there already; the
+ * socket is non-blocking for the packet path's sake, so wait a little.
+ */
+static int afw_kern_recv_answer(struct afw_kern *k)
+{
+	struct pollfd pfd = { .fd = afw_kern_fd(k), .events = POLLIN };
+	int n;
+
+	for (;;) {
+		k->stats.syscalls++;
+		n = (int)recv(pfd.fd, k->buf, sizeof(k->buf), MSG_DONTWAIT);
+		if (n >= 0)
+			return n;
+		if (errno == EINTR || errno == ENOBUFS)
+			continue;
+		if (errno != EAGAIN || poll(&pfd, 1, 1000) != 1)
+			return -errno;
+	}
+}
+
+/*
+ * GETFAMILY for @name, waiting for the answer. Messages that are not the
+ * answer are news (acted on); refusals cannot be among them, since the
+ * caller has read the socket dry first. Returns 0 or a negative errno.
+ */
+static int afw_kern_getfamily(struct afw_kern *k, const char *name, struct afw_kern_family *out)
+{
+	char req[256] __attribute__((aligned(8)));
+	const struct nlmsgerr *e;
+	struct nlmsghdr *nlh;
+	const struct nlmsghdr *m;
+	int n, ret = -ETIMEDOUT, tries;
+	unsigned int seq;
+
+	nlh = afw_kern_header(k, req, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, NLM_F_ACK);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, name);
+	seq = nlh->nlmsg_seq;
+	k->stats.syscalls++;
+	if (mnl_socket_sendto(k->sock, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	memset(out, 0, sizeof(*out));
+	/* The answer is queued before sendto() returns; a few reads find it. */
+	for (tries = 0; tries < 64; tries++) {
+		n = afw_kern_recv_answer(k);
+		if (n < 0)
+			return n;
+		for (m = (const struct nlmsghdr *)k->buf; mnl_nlmsg_ok(m, n);
+		     m = mnl_nlmsg_next(m, &n)) {
+			if (m->nlmsg_seq != seq || m->nlmsg_pid != k->portid) {
+				afw_kern_news(k, m);
+				continue;
+			}
+			if (m->nlmsg_type == NLMSG_ERROR) {
+				e = mnl_nlmsg_get_payload(m);
+				if (mnl_nlmsg_get_payload_len(m) < sizeof(*e))
+					return -EBADMSG;
+				return e->error ? e->error : ret;
+			}
+			if (m->nlmsg_type == GENL_ID_CTRL && afw_kern_parse_family(m, out) == 0)
+				ret = 0;
+		}
+	}
+	return ret;
+}
+
+int afw_kern_resolve(struct afw_kern *k)
+{
+	struct afw_kern_family fam;
+	int ret = afw_kern_getfamily(k, AFW_GENL_NAME, &fam);
+
+	if (ret == 0 && fam.id) {
+		if (fam.id != k->family_id)
+			k->stats.back++;
+		k->family_id = fam.id;
+		return 0;
+	}
+	if (k->family_id)
+		k->stats.gone++;
+	k->family_id = 0;
+	return ret ? ret : -ENOENT;
+}
+
+int afw_kern_open(struct afw_kern *k, bool news)
+{
+	struct afw_kern_family ctrl;
+	int one = 1, ret;
+
 	memset(k, 0, offsetof(struct afw_kern, batch));
-	return afw_nl_open(&k->nl);
+	k->sock = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (!k->sock)
+		return -errno;
+	if (mnl_socket_bind(k->sock, 0, MNL_SOCKET_AUTOPID) < 0) {
+		ret = -errno;
+		goto err;
+	}
+	/* The module's reason in each refusal; best effort on old kernels. */
+	mnl_socket_setsockopt(k->sock, NETLINK_EXT_ACK, &one, sizeof(one));
+	k->portid = mnl_socket_get_portid(k->sock);
+	k->seq = (unsigned int)time(NULL);
+	ret = afw_kern_getfamily(k, "nlctrl", &ctrl);
+	if (ret < 0)
+		goto err;
+	if (news && ctrl.notify_grp &&
+	    mnl_socket_setsockopt(k->sock, NETLINK_ADD_MEMBERSHIP, &ctrl.notify_grp,
+				  sizeof(ctrl.notify_grp)) < 0) {
+		ret = -errno;
+		goto err;
+	}
+	ret = afw_kern_resolve(k);
+	if (ret < 0 && ret != -ENOENT)
+		goto err;
+	k->stats.back = 0;
+	return 0;
+err:
+	mnl_socket_close(k->sock);
+	k->sock = NULL;
+	return ret;
 }
 
 void afw_kern_close(struct afw_kern *k)
 {
-	if (k->nl.sock)
-		afw_nl_close(&k->nl);
-	k->nl.sock = NULL;
+	if (k->sock)
+		mnl_socket_close(k->sock);
+	k->sock = NULL;
 }
 
 int afw_kern_fd(const struct afw_kern *k)
 {
-	return mnl_socket_get_fd(k->nl.sock);
+	return mnl_socket_get_fd(k->sock);
 }
 
-void afw_kern_add(struct afw_kern *k, const struct afw_flow_spec *f)
+static bool afw_kern_queue(struct afw_kern *k, const struct afw_flow_spec *f, uint8_t cmd,
+			   void (*refused)(const struct afw_kern_refusal *r, void *data), void *data)
 {
-	struct genlmsghdr *genl;
 	struct nlmsghdr *nlh;
 
+	if (!k->family_id)
+		return false;
 	if (k->pending == AFW_KERN_BATCH)
-		afw_kern_flush(k);
-	nlh = mnl_nlmsg_put_header(k->batch + k->len);
-	nlh->nlmsg_type = k->nl.family_id;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = ++k->nl.seq;
-	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
-	genl->cmd = AFW_CMD_FLOW_NEW;
-	genl->version = AFW_GENL_VERSION;
-	afw_flow_put(nlh, f, 1);
+		afw_kern_flush(k, refused, data);
+	nlh = afw_kern_header(k, k->batch + k->len, k->family_id, cmd, AFW_GENL_VERSION, 0);
+	afw_flow_put(nlh, f, cmd == AFW_CMD_FLOW_NEW);
 	k->len += NLMSG_ALIGN(nlh->nlmsg_len);
 	k->pending++;
+	if (cmd == AFW_CMD_FLOW_NEW)
+		k->stats.installed++;
+	else
+		k->stats.deleted++;
+	return true;
 }
 
-int afw_kern_flush(struct afw_kern *k)
+bool afw_kern_add(struct afw_kern *k, const struct afw_flow_spec *f)
 {
-	int ret = 0;
+	return afw_kern_queue(k, f, AFW_CMD_FLOW_NEW, NULL, NULL);
+}
+
+bool afw_kern_del(struct afw_kern *k, const struct afw_flow_spec *f)
+{
+	return afw_kern_queue(k, f, AFW_CMD_FLOW_DEL, NULL, NULL);
+}
+
+/* The flow of a request in @nlh (ours, echoed back); -1 if it is not one. */
+static int afw_kern_parse_request(const struct nlmsghdr *nlh, struct afw_kern_refusal *r)
+{
+	static const enum mnl_attr_data_type top_types[AFW_A_MAX + 1] = {
+		[AFW_A_FLOW] = MNL_TYPE_NESTED,
+	};
+	static const enum mnl_attr_data_type flow_types[AFW_FLOW_A_MAX + 1] = {
+		[AFW_FLOW_A_FAMILY] = MNL_TYPE_U8,
+		[AFW_FLOW_A_PROTO] = MNL_TYPE_U8,
+		[AFW_FLOW_A_SRC] = MNL_TYPE_BINARY,
+		[AFW_FLOW_A_DST] = MNL_TYPE_BINARY,
+		[AFW_FLOW_A_SPORT] = MNL_TYPE_U16,
+		[AFW_FLOW_A_DPORT] = MNL_TYPE_U16,
+		[AFW_FLOW_A_VERDICT] = MNL_TYPE_U8,
+		[AFW_FLOW_A_TIMEOUT] = MNL_TYPE_U32,
+	};
+	const struct nlattr *top[AFW_A_MAX + 1], *tb[AFW_FLOW_A_MAX + 1];
+	const struct afw_attr_set set = { AFW_A_MAX, top_types, top };
+	const struct afw_attr_set fset = { AFW_FLOW_A_MAX, flow_types, tb };
+	const struct genlmsghdr *genl = mnl_nlmsg_get_payload(nlh);
+	struct afw_flow_spec *f = &r->flow;
+	size_t alen;
+
+	memset(f, 0, sizeof(*f));
+	if (afw_attrs_parse_msg(nlh, &set) < 0 || !top[AFW_A_FLOW] ||
+	    afw_attrs_parse_nested(top[AFW_A_FLOW], &fset) < 0 ||
+	    !tb[AFW_FLOW_A_FAMILY] || !tb[AFW_FLOW_A_PROTO] || !tb[AFW_FLOW_A_SRC] ||
+	    !tb[AFW_FLOW_A_DST])
+		return -1;
+	r->cmd = genl->cmd;
+	f->family = mnl_attr_get_u8(tb[AFW_FLOW_A_FAMILY]);
+	alen = f->family == AFW_FAMILY_IPV6 ? 16 : 4;
+	if (mnl_attr_get_payload_len(tb[AFW_FLOW_A_SRC]) != alen ||
+	    mnl_attr_get_payload_len(tb[AFW_FLOW_A_DST]) != alen)
+		return -1;
+	f->proto = mnl_attr_get_u8(tb[AFW_FLOW_A_PROTO]);
+	memcpy(f->src, mnl_attr_get_payload(tb[AFW_FLOW_A_SRC]), alen);
+	memcpy(f->dst, mnl_attr_get_payload(tb[AFW_FLOW_A_DST]), alen);
+	if (tb[AFW_FLOW_A_SPORT])
+		f->sport = mnl_attr_get_u16(tb[AFW_FLOW_A_SPORT]);
+	if (tb[AFW_FLOW_A_DPORT])
+		f->dport = mnl_attr_get_u16(tb[AFW_FLOW_A_DPORT]);
+	if (tb[AFW_FLOW_A_VERDICT])
+		f->verdict = mnl_attr_get_u8(tb[AFW_FLOW_A_VERDICT]);
+	if (tb[AFW_FLOW_A_TIMEOUT])
+		f->timeout = mnl_attr_get_u32(tb[AFW_FLOW_A_TIMEOUT]);
+	return 0;
+}
+
+int afw_kern_flush(struct afw_kern *k, void (*refused)(const struct afw_kern_refusal *r,
+						       void *data), void *data)
+{
+	const struct nlmsghdr *nlh;
+	struct afw_kern_refusal r;
+	int ret = 0, len;
 
 	if (!k->pending)
 		return 0;
 	k->stats.syscalls++;
-	if (mnl_socket_sendto(k->nl.sock, k->batch, k->len) < 0) {
+	if (mnl_socket_sendto(k->sock, k->batch, k->len) < 0) {
 		ret = -errno;
-		k->stats.failed += k->pending;
+		/* Nothing of the batch reached the module: each request failed. */
+		len = (int)k->len;
+		for (nlh = (const struct nlmsghdr *)k->batch; mnl_nlmsg_ok(nlh, len);
+		     nlh = mnl_nlmsg_next(nlh, &len)) {
+			if (afw_kern_parse_request(nlh, &r) < 0)
+				continue;
+			r.error = -ret;
+			r.msg = strerror(-ret);
+			if (r.cmd == AFW_CMD_FLOW_NEW)
+				k->stats.failed++;
+			if (refused)
+				refused(&r, data);
+		}
 	}
-	k->stats.installed += k->pending;
 	k->pending = 0;
 	k->len = 0;
 	return ret;
 }
 
-int afw_kern_read_errors(struct afw_kern *k)
+/* The module's words in the extended ack of @nlh, if any. */
+static const char *afw_kern_ext_msg(const struct nlmsghdr *nlh, const struct nlmsgerr *e)
 {
-	const struct nlmsgerr *e;
+	const struct nlattr *a;
+	size_t off;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NULL;
+	off = sizeof(*e) - sizeof(e->msg) + NLMSG_ALIGN(e->msg.nlmsg_len);
+	if (nlh->nlmsg_flags & NLM_F_CAPPED)
+		off = sizeof(*e);
+	if (off > mnl_nlmsg_get_payload_len(nlh))
+		return NULL;
+	mnl_attr_for_each(a, nlh, off)
+		if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
+		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+			return mnl_attr_get_str(a);
+	return NULL;
+}
+
+int afw_kern_read(struct afw_kern *k, void (*refused)(const struct afw_kern_refusal *r,
+						      void *data), void *data)
+{
 	const struct nlmsghdr *nlh;
-	int n, refused = 0;
+	const struct nlmsgerr *e;
+	struct afw_kern_refusal r;
+	bool ask = false;
+	int n, news = 0;
+	uint16_t before;
 
 	for (;;) {
 		k->stats.syscalls++;
-		n = (int)recv(afw_kern_fd(k), k->nl.buf, sizeof(k->nl.buf), MSG_DONTWAIT);
+		n = (int)recv(afw_kern_fd(k), k->buf, sizeof(k->buf), MSG_DONTWAIT);
+		if (n < 0 && errno == ENOBUFS) {
+			/* News may have been lost: ask once the socket is dry. */
+			ask = true;
+			continue;
+		}
 		if (n <= 0)
 			break;
-		for (nlh = (const struct nlmsghdr *)k->nl.buf; mnl_nlmsg_ok(nlh, n);
+		for (nlh = (const struct nlmsghdr *)k->buf; mnl_nlmsg_ok(nlh, n);
 		     nlh = mnl_nlmsg_next(nlh, &n)) {
-			if (nlh->nlmsg_type != NLMSG_ERROR)
+			if (nlh->nlmsg_type != NLMSG_ERROR) {
+				news |= afw_kern_news(k, nlh);
 				continue;
+			}
 			e = mnl_nlmsg_get_payload(nlh);
-			if (!e->error)
+			if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e) || !e->error)
 				continue;
-			refused++;
-			k->stats.failed++;
-			snprintf(k->last_error, sizeof(k->last_error), "%s", strerror(-e->error));
+			r.error = -e->error;
+			r.msg = afw_kern_ext_msg(nlh, e);
+			/*
+			 * ENOENT with no word from the module is genetlink's: no
+			 * family with the id the request carried. The module was
+			 * unloaded, or came back with another id.
+			 */
+			if (r.error == ENOENT && !r.msg)
+				ask = true;
+			if (!r.msg)
+				r.msg = strerror(r.error);
+			if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e) - sizeof(e->msg) +
+			    e->msg.nlmsg_len || afw_kern_parse_request(&e->msg, &r) < 0)
+				continue;
+			if (r.cmd == AFW_CMD_FLOW_NEW)
+				k->stats.failed++;
+			if (refused)
+				refused(&r, data);
 		}
 	}
-	return refused;
+	if (ask) {
+		before = k->family_id;
+		afw_kern_resolve(k);
+		if (before && k->family_id != before)
+			news |= AFW_KERN_WENT;
+		if (k->family_id && k->family_id != before)
+			news |= AFW_KERN_CAME;
+	}
+	return news;
+}
+
+int afw_kern_flow_flush(struct afw_kern *k)
+{
+	char req[64] __attribute__((aligned(8)));
+	const struct nlmsghdr *m;
+	const struct nlmsgerr *e;
+	struct nlmsghdr *nlh;
+	unsigned int seq;
+	int n, tries;
+
+	/* This socket hears no news: ask, the module may have come back since. */
+	if (afw_kern_resolve(k) < 0)
+		return -ENOENT;
+	nlh = afw_kern_header(k, req, k->family_id, AFW_CMD_FLOW_FLUSH, AFW_GENL_VERSION,
+			      NLM_F_ACK);
+	seq = nlh->nlmsg_seq;
+	k->stats.syscalls++;
+	if (mnl_socket_sendto(k->sock, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	for (tries = 0; tries < 64; tries++) {
+		n = afw_kern_recv_answer(k);
+		if (n < 0)
+			return n;
+		for (m = (const struct nlmsghdr *)k->buf; mnl_nlmsg_ok(m, n);
+		     m = mnl_nlmsg_next(m, &n)) {
+			if (m->nlmsg_type != NLMSG_ERROR || m->nlmsg_seq != seq) {
+				afw_kern_news(k, m);
+				continue;
+			}
+			e = mnl_nlmsg_get_payload(m);
+			return mnl_nlmsg_get_payload_len(m) < sizeof(*e) ? -EBADMSG : e->error;
+		}
+	}
+	return -ETIMEDOUT;
 }

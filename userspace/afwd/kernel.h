@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Installing decided flows in the afw module, a batch at a time: the
- * FLOW_NEW requests of one packet batch leave in one send, and the kernel
- * answers only the ones that fail.
+ * The afw module, as a worker sees it: FLOW_NEW and FLOW_DEL in batches
+ * (the requests of one packet batch leave in one send, and the kernel
+ * answers only the ones that fail), the refusals read back, and the
+ * module itself coming and going.
+ *
+ * The socket is opened once, as root, and kept for afwd's whole life: the
+ * module may be unloaded and loaded again, but a socket opened later would
+ * not have root's credentials. What changes is the family id, learned from
+ * the generic netlink controller's notifications and, when a request finds
+ * no family, by asking again.
  */
 #ifndef AFW_KERNEL_H
 #define AFW_KERNEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "afwnl.h"
@@ -17,34 +25,84 @@
 
 struct afw_kern_stats {
 	uint64_t installed;		/* FLOW_NEW sent */
-	uint64_t failed;		/* refused by the kernel */
+	uint64_t failed;		/* FLOW_NEW refused by the module */
+	uint64_t deleted;		/* FLOW_DEL sent */
 	uint64_t syscalls;
+	uint64_t gone;			/* times the module went away */
+	uint64_t back;			/* times it came (back) */
+};
+
+/* What afw_kern_read() found, besides refusals. */
+enum {
+	AFW_KERN_WENT = 1,		/* the module went away */
+	AFW_KERN_CAME = 2,		/* the module is there now (again, or with a new id) */
+};
+
+/* A request the module refused, as afw_kern_read() reports it. */
+struct afw_kern_refusal {
+	uint8_t cmd;			/* AFW_CMD_FLOW_NEW or AFW_CMD_FLOW_DEL */
+	struct afw_flow_spec flow;	/* the request's flow, verdict included */
+	int error;			/* a positive errno */
+	const char *msg;		/* the module's reason, or strerror() */
 };
 
 struct afw_kern {
-	struct afw_nl nl;
+	struct mnl_socket *sock;
+	unsigned int portid;
+	unsigned int seq;
+	uint16_t family_id;		/* 0 while the module is not there */
 	unsigned int pending;
 	size_t len;
 	struct afw_kern_stats stats;
-	char last_error[256];		/* the kernel's reason for the last refusal */
 	char batch[AFW_KERN_BATCH * 128] __attribute__((aligned(8)));
+	char buf[AFW_NL_BUFSIZE] __attribute__((aligned(8)));
 };
 
-/* 0, -ENOENT when the module is not loaded, or another negative errno. */
-int afw_kern_open(struct afw_kern *k);
+/*
+ * Opens the socket and, with @news, listens to the controller's news of
+ * families (a socket nobody reads should not), then looks for the module.
+ * Returns 0 whether or not the module is there (see afw_kern_up()), or a
+ * negative errno when there is no socket.
+ */
+int afw_kern_open(struct afw_kern *k, bool news);
 void afw_kern_close(struct afw_kern *k);
 int afw_kern_fd(const struct afw_kern *k);
 
-/* Queues FLOW_NEW for @f; sends first when the batch is full. */
-void afw_kern_add(struct afw_kern *k, const struct afw_flow_spec *f);
-
-/* Sends the queued requests in one call. Returns 0 or a negative errno. */
-int afw_kern_flush(struct afw_kern *k);
+static inline bool afw_kern_up(const struct afw_kern *k)
+{
+	return k->family_id != 0;
+}
 
 /*
- * Reads the kernel's reports of refused requests without blocking, when
- * the socket is readable. Returns how many were refused.
+ * Asks the controller for the family (a round trip; not on the packet
+ * path). Returns 0 when the module is there, -ENOENT when it is not.
  */
-int afw_kern_read_errors(struct afw_kern *k);
+int afw_kern_resolve(struct afw_kern *k);
+
+/*
+ * Queue FLOW_NEW (or FLOW_DEL) for @f; the batch is sent first when full.
+ * Nothing is queued while the module is not there: they return false.
+ */
+bool afw_kern_add(struct afw_kern *k, const struct afw_flow_spec *f);
+bool afw_kern_del(struct afw_kern *k, const struct afw_flow_spec *f);
+
+/*
+ * Sends the queued requests in one call. When the send itself fails,
+ * @refused is called for each request, as if the module had refused it.
+ */
+int afw_kern_flush(struct afw_kern *k, void (*refused)(const struct afw_kern_refusal *r,
+						       void *data), void *data);
+
+/*
+ * Reads what the kernel sent, without blocking: @refused is called for each
+ * refused request; news of the module's family is acted on. Returns
+ * AFW_KERN_WENT and AFW_KERN_CAME bits (both when it went and came back
+ * between two reads).
+ */
+int afw_kern_read(struct afw_kern *k, void (*refused)(const struct afw_kern_refusal *r,
+						      void *data), void *data);
+
+/* FLOW_FLUSH, waiting for the module's answer. 0 or a negative errno. */
+int afw_kern_flow_flush(struct afw_kern *k);
 
 #endif /* AFW_KERNEL_H */

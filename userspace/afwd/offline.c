@@ -29,9 +29,9 @@ static void afw_offline_print(const struct afw_result *r, void *data)
 		return;
 	off->flows++;
 	if (off->json)
-		afw_report_json(stdout, r);
+		afw_report_json(stdout, r, NULL);
 	else
-		afw_report_text(stdout, r);
+		afw_report_text(stdout, r, NULL);
 }
 
 int afw_offline_run(const char *path, const struct afw_policy *pol,

@@ -16,9 +16,6 @@
 #define AFW_ETH_QINQ	0x88a8
 #define AFW_ETH_QINQ_OLD 0x9100
 
-/* Past this many IPv6 extension headers the chain is treated as an attack. */
-#define AFW_PKT_MAX_EXTHDRS 16
-
 static uint16_t afw_get16(const uint8_t *b)
 {
 	return (uint16_t)(b[0] << 8 | b[1]);
@@ -230,14 +227,21 @@ static enum afw_pkt_err afw_pkt_ipv6(struct afw_pkt *p, const uint8_t *data, siz
 	if (end > len)
 		return afw_pkt_fail(p, AFW_PKT_ETRUNC, "IPv6 payload length past the captured bytes");
 	pos = off + 40;
+	/*
+	 * Linux walks as many extension headers as the packet holds (a segment
+	 * behind forty destination options headers is read), so must this:
+	 * each takes 8 bytes at least, which bounds the walk. Hop-by-hop
+	 * options come first or not at all (ip6_input_finish() drops them).
+	 */
 	for (n = 0;; n++) {
 		const uint8_t *e = data + pos;
 		size_t elen;
 
 		if (next != 0 && next != 43 && next != 44 && next != 60 && next != 51)
 			break;
-		if (n == AFW_PKT_MAX_EXTHDRS)
-			return afw_pkt_fail(p, AFW_PKT_EMALFORMED, "IPv6 extension header chain too long");
+		if (next == 0 && n)
+			return afw_pkt_fail(p, AFW_PKT_EMALFORMED,
+					    "IPv6 hop-by-hop options header not first in the chain");
 		if (end - pos < 8)
 			return afw_pkt_fail(p, AFW_PKT_ETRUNC, "IPv6 extension header truncated");
 		if (next == 44) {

@@ -78,6 +78,8 @@ struct afw_pkt {
 	uint32_t tcp_tsval, tcp_tsecr;
 	uint8_t csum;		/* enum afw_pkt_csum; decoding leaves AFW_CSUM_CHECK */
 	uint32_t indev;		/* interface it came in on; 0: sent by this host, or unknown */
+	uint32_t outdev;	/* interface it leaves by; 0: for this host, or unknown */
+	uint8_t dir;		/* enum afw_dir (facts.h) of this packet, from its hook */
 	size_t l3_off, l4_off;	/* offsets from the start of the buffer */
 	const uint8_t *l3;	/* the IP header */
 	const uint8_t *l4;	/* the transport header; l4_len bytes with the payload */

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <net/if.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -33,6 +34,13 @@ static const char *const afw_app_names[] = {
 	[AFW_APP_TLS] = "tls",
 	[AFW_APP_QUIC] = "quic",
 	[AFW_APP_HTTP] = "http",
+	[AFW_APP_DNS] = "dns",
+};
+
+static const char *const afw_dir_names[] = {
+	[AFW_FDIR_IN] = "in",
+	[AFW_FDIR_OUT] = "out",
+	[AFW_FDIR_FORWARD] = "forward",
 };
 
 /* The policy's words for enum afw_reason; "" for none. */
@@ -51,6 +59,7 @@ static const char *const afw_reason_names[] = {
 #define AFW_N(a) (sizeof(a) / sizeof((a)[0]))
 
 _Static_assert(AFW_N(afw_reason_names) == __AFW_REASON_MAX, "a name for every reason");
+_Static_assert(AFW_N(afw_app_names) == __AFW_APP_MAX, "a name for every app");
 
 #define AFW_JA4_LEN 36
 
@@ -124,6 +133,11 @@ static int afw_decision_parse(const char *w)
 	for (i = 0; i < AFW_N(afw_decision_names); i++)
 		if (!strcmp(w, afw_decision_names[i]))
 			return (int)i;
+	/* The kernel ruleset's words: one vocabulary for both files. */
+	if (!strcmp(w, "accept"))
+		return AFW_DECIDE_ALLOW;
+	if (!strcmp(w, "drop"))
+		return AFW_DECIDE_DENY;
 	return -1;
 }
 
@@ -230,7 +244,7 @@ static int afw_kw_app(struct afw_parse *ps, struct afw_prule *r, char *item)
 			return 0;
 		}
 	}
-	return afw_perr(ps, item, "app is tls, quic, http or unknown");
+	return afw_perr(ps, item, "app is tls, quic, http, dns or unknown");
 }
 
 static int afw_kw_reason(struct afw_parse *ps, struct afw_prule *r, char *item)
@@ -286,7 +300,7 @@ static int afw_kw_proto(struct afw_parse *ps, struct afw_prule *r, char *item)
 	return 0;
 }
 
-static int afw_kw_dport(struct afw_parse *ps, struct afw_prule *r, char *item)
+static int afw_port_item(struct afw_parse *ps, struct afw_range *rg, char *item)
 {
 	char *dash = strchr(item, '-');
 	struct afw_ports *pr;
@@ -305,14 +319,24 @@ static int afw_kw_dport(struct afw_parse *ps, struct afw_prule *r, char *item)
 		return afw_perr(ps, item, "a port is 0-65535, a range LO-HI");
 	if (lo > hi)
 		return afw_perr(ps, item, "range is empty, low port above high");
-	pr = afw_add(ps, &ps->p->ports, &r->ports);
+	pr = afw_add(ps, &ps->p->ports, rg);
 	if (!pr)
 		return -1;
 	*pr = (struct afw_ports){ (uint16_t)lo, (uint16_t)hi };
 	return 0;
 }
 
-static int afw_kw_to(struct afw_parse *ps, struct afw_prule *r, char *item)
+static int afw_kw_dport(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	return afw_port_item(ps, &r->ports, item);
+}
+
+static int afw_kw_sport(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	return afw_port_item(ps, &r->sports, item);
+}
+
+static int afw_net_item(struct afw_parse *ps, struct afw_range *rg, char *item)
 {
 	char *slash = strchr(item, '/');
 	struct afw_net n = { 0 }, *slot;
@@ -339,11 +363,68 @@ static int afw_kw_to(struct afw_parse *ps, struct afw_prule *r, char *item)
 		if (n.addr[i / 8] & (0x80 >> (i % 8)))
 			return afw_perr(ps, item, "address has bits set beyond the prefix length");
 	n.len = (uint8_t)len;
-	slot = afw_add(ps, &ps->p->nets, &r->nets);
+	slot = afw_add(ps, &ps->p->nets, rg);
 	if (!slot)
 		return -1;
 	*slot = n;
 	return 0;
+}
+
+static int afw_kw_to(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	return afw_net_item(ps, &r->nets, item);
+}
+
+static int afw_kw_from(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	return afw_net_item(ps, &r->snets, item);
+}
+
+static int afw_kw_dir(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	size_t i;
+
+	for (i = AFW_FDIR_IN; i < AFW_N(afw_dir_names); i++) {
+		if (!strcmp(item, afw_dir_names[i])) {
+			r->dirs |= (uint8_t)(1u << i);
+			return 0;
+		}
+	}
+	return afw_perr(ps, item, "dir is in, out or forward");
+}
+
+/*
+ * An interface by name, as nftables' iif: its index is looked up now, so
+ * the name must exist when the file is loaded (reload once it does).
+ */
+static int afw_if_item(struct afw_parse *ps, struct afw_range *rg, char *item)
+{
+	struct afw_pif *slot;
+	unsigned int index;
+
+	if (strlen(item) >= sizeof(slot->name))
+		return afw_perr(ps, item, "an interface name is at most %zu bytes",
+				sizeof(slot->name) - 1);
+	index = if_nametoindex(item);
+	if (!index)
+		return afw_perr(ps, item, "no such interface here; interfaces are looked up "
+				"when the file is loaded, so reload once it exists");
+	slot = afw_add(ps, &ps->p->ifs, rg);
+	if (!slot)
+		return -1;
+	slot->index = index;
+	snprintf(slot->name, sizeof(slot->name), "%s", item);
+	return 0;
+}
+
+static int afw_kw_iif(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	return afw_if_item(ps, &r->iifs, item);
+}
+
+static int afw_kw_oif(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	return afw_if_item(ps, &r->oifs, item);
 }
 
 static int afw_user_uid(const char *name, uint32_t *uid)
@@ -407,6 +488,11 @@ static const struct {
 	{ "dport", afw_kw_dport },
 	{ "to", afw_kw_to },
 	{ "uid", afw_kw_uid },
+	{ "dir", afw_kw_dir },
+	{ "from", afw_kw_from },
+	{ "sport", afw_kw_sport },
+	{ "iif", afw_kw_iif },
+	{ "oif", afw_kw_oif },
 };
 
 /* Calls the keyword's parser for each item of the comma list @v. */
@@ -557,6 +643,7 @@ void afw_policy_free(struct afw_policy *p)
 	afw_vec_free(&p->ports);
 	afw_vec_free(&p->nets);
 	afw_vec_free(&p->uids);
+	afw_vec_free(&p->ifs);
 	free(p);
 }
 
@@ -573,6 +660,7 @@ static struct afw_policy *afw_policy_new(void)
 	p->ports = (struct afw_vec)AFW_VEC(struct afw_ports);
 	p->nets = (struct afw_vec)AFW_VEC(struct afw_net);
 	p->uids = (struct afw_vec)AFW_VEC(uint32_t);
+	p->ifs = (struct afw_vec)AFW_VEC(struct afw_pif);
 	p->generic = (struct afw_vec)AFW_VEC(uint32_t);
 	p->idx = (struct afw_vec)AFW_VEC(uint32_t);
 	p->exact.keys = (struct afw_vec)AFW_VEC(struct afw_hkey);
@@ -706,6 +794,44 @@ size_t afw_policy_rules(const struct afw_policy *p)
 	return p->rules.n;
 }
 
+static void afw_print_ports(const struct afw_policy *p, FILE *out, const char *kw,
+			    struct afw_range rg)
+{
+	const struct afw_ports *pr;
+	uint32_t j;
+
+	for (j = 0; j < rg.n; j++) {
+		pr = AFW_AT(&p->ports, struct afw_ports, rg.off + j);
+		fprintf(out, "%s%u", j ? "," : kw, pr->lo);
+		if (pr->hi != pr->lo)
+			fprintf(out, "-%u", pr->hi);
+	}
+}
+
+static void afw_print_nets(const struct afw_policy *p, FILE *out, const char *kw,
+			   struct afw_range rg)
+{
+	char addr[INET6_ADDRSTRLEN];
+	const struct afw_net *n;
+	uint32_t j;
+
+	for (j = 0; j < rg.n; j++) {
+		n = AFW_AT(&p->nets, struct afw_net, rg.off + j);
+		fprintf(out, "%s%s/%u", j ? "," : kw,
+			inet_ntop(n->family, n->addr, addr, sizeof(addr)), n->len);
+	}
+}
+
+static void afw_print_ifs(const struct afw_policy *p, FILE *out, const char *kw,
+			  struct afw_range rg)
+{
+	uint32_t j;
+
+	for (j = 0; j < rg.n; j++)
+		fprintf(out, "%s%s", j ? "," : kw,
+			AFW_AT(&p->ifs, struct afw_pif, rg.off + j)->name);
+}
+
 static void afw_print_strs(const struct afw_policy *p, FILE *out, const char *kw,
 			   struct afw_range rg)
 {
@@ -721,10 +847,7 @@ static void afw_print_strs(const struct afw_policy *p, FILE *out, const char *kw
 
 void afw_policy_print(const struct afw_policy *p, FILE *out)
 {
-	char addr[INET6_ADDRSTRLEN];
 	const struct afw_prule *r;
-	const struct afw_ports *pr;
-	const struct afw_net *n;
 	size_t i;
 	uint32_t j;
 
@@ -754,17 +877,16 @@ void afw_policy_print(const struct afw_policy *p, FILE *out)
 		for (j = 0; j < r->protos.n; j++)
 			fprintf(out, "%s%u", j ? "," : " proto ",
 				*AFW_AT(&p->protos, uint8_t, r->protos.off + j));
-		for (j = 0; j < r->ports.n; j++) {
-			pr = AFW_AT(&p->ports, struct afw_ports, r->ports.off + j);
-			fprintf(out, "%s%u", j ? "," : " dport ", pr->lo);
-			if (pr->hi != pr->lo)
-				fprintf(out, "-%u", pr->hi);
-		}
-		for (j = 0; j < r->nets.n; j++) {
-			n = AFW_AT(&p->nets, struct afw_net, r->nets.off + j);
-			fprintf(out, "%s%s/%u", j ? "," : " to ",
-				inet_ntop(n->family, n->addr, addr, sizeof(addr)), n->len);
-		}
+		for (j = AFW_FDIR_IN; j < AFW_N(afw_dir_names); j++)
+			if (r->dirs & (1u << j))
+				fprintf(out, "%s%s", r->dirs & ((1u << j) - 1) ? "," : " dir ",
+					afw_dir_names[j]);
+		afw_print_nets(p, out, " from ", r->snets);
+		afw_print_ports(p, out, " sport ", r->sports);
+		afw_print_ports(p, out, " dport ", r->ports);
+		afw_print_nets(p, out, " to ", r->nets);
+		afw_print_ifs(p, out, " iif ", r->iifs);
+		afw_print_ifs(p, out, " oif ", r->oifs);
 		for (j = 0; j < r->uids.n; j++)
 			fprintf(out, "%s%" PRIu32, j ? "," : " uid ",
 				*AFW_AT(&p->uids, uint32_t, r->uids.off + j));

@@ -53,6 +53,12 @@ struct afw_net {
 	uint8_t addr[16];
 };
 
+/* An interface of "iif" or "oif": its index, looked up when the file is loaded. */
+struct afw_pif {
+	uint32_t index;
+	char name[16];
+};
+
 struct afw_prule {
 	uint32_t prio;
 	uint32_t line;
@@ -61,10 +67,12 @@ struct afw_prule {
 	uint8_t names;		/* AFW_PNAME_*; 0: any */
 	uint8_t ech;		/* AFW_PECH_*; 0: any */
 	uint16_t reasons;	/* 1 << AFW_REASON_*; 0: any, but see afw_policy_match() */
+	uint8_t dirs;		/* 1 << AFW_DIR_*; 0: any */
 	struct afw_range hosts, alpn, ja4;	/* into strs */
 	struct afw_range protos;		/* into protos */
-	struct afw_range ports;			/* into ports */
-	struct afw_range nets;			/* into nets */
+	struct afw_range ports, sports;		/* into ports */
+	struct afw_range nets, snets;		/* into nets: "to", "from" */
+	struct afw_range iifs, oifs;		/* into ifs */
 	struct afw_range uids;			/* into uids */
 };
 
@@ -92,6 +100,7 @@ struct afw_policy {
 	struct afw_vec ports;	/* struct afw_ports */
 	struct afw_vec nets;	/* struct afw_net */
 	struct afw_vec uids;	/* uint32_t */
+	struct afw_vec ifs;	/* struct afw_pif */
 	/* The host index, built once all rules are read. */
 	struct afw_vec generic;	/* uint32_t: rules without a host test */
 	struct afw_vec idx;	/* uint32_t */

@@ -215,15 +215,50 @@ static bool afw_has_ports(uint8_t proto)
 	return proto == 6 || proto == 17 || proto == 33 || proto == 132 || proto == 136;
 }
 
-static bool afw_net_has(const struct afw_net *n, const struct afw_facts *f)
+static bool afw_net_has(const struct afw_net *n, int family, const uint8_t *addr)
 {
 	unsigned int full = n->len / 8, rest = n->len % 8;
 
-	if (n->family != f->family)
+	if (n->family != family)
 		return false;
-	if (memcmp(n->addr, f->daddr, full))
+	if (memcmp(n->addr, addr, full))
 		return false;
-	return !rest || !((n->addr[full] ^ f->daddr[full]) & (0xff00 >> rest));
+	return !rest || !((n->addr[full] ^ addr[full]) & (0xff00 >> rest));
+}
+
+static bool afw_nets_have(const struct afw_policy *p, struct afw_range rg, int family,
+			  const uint8_t *addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < rg.n; i++)
+		if (afw_net_has(AFW_AT(&p->nets, struct afw_net, rg.off + i), family, addr))
+			return true;
+	return false;
+}
+
+static bool afw_ports_have(const struct afw_policy *p, struct afw_range rg, uint16_t port)
+{
+	const struct afw_ports *pr;
+	uint32_t i;
+
+	for (i = 0; i < rg.n; i++) {
+		pr = AFW_AT(&p->ports, struct afw_ports, rg.off + i);
+		if (port >= pr->lo && port <= pr->hi)
+			return true;
+	}
+	return false;
+}
+
+/* An interface test: a flow without that interface (0) never matches. */
+static bool afw_ifs_have(const struct afw_policy *p, struct afw_range rg, uint32_t index)
+{
+	uint32_t i;
+
+	for (i = 0; index && i < rg.n; i++)
+		if (AFW_AT(&p->ifs, struct afw_pif, rg.off + i)->index == index)
+			return true;
+	return false;
 }
 
 /* Whether @want is one of the ids of @list, the ALPN wire list of facts.h. */
@@ -270,24 +305,24 @@ static bool afw_rule_rest(const struct afw_policy *p, const struct afw_prule *r,
 		if (!hit)
 			return false;
 	}
-	if (r->ports.n) {
-		const struct afw_ports *pr;
-
-		if (!afw_has_ports(f->l4proto))
-			return false;
-		for (hit = false, i = 0; i < r->ports.n && !hit; i++) {
-			pr = AFW_AT(&p->ports, struct afw_ports, r->ports.off + i);
-			hit = f->dport >= pr->lo && f->dport <= pr->hi;
-		}
-		if (!hit)
-			return false;
-	}
-	if (r->nets.n) {
-		for (hit = false, i = 0; i < r->nets.n && !hit; i++)
-			hit = afw_net_has(AFW_AT(&p->nets, struct afw_net, r->nets.off + i), f);
-		if (!hit)
-			return false;
-	}
+	if ((r->ports.n || r->sports.n) && !afw_has_ports(f->l4proto))
+		return false;
+	if (r->ports.n && !afw_ports_have(p, r->ports, f->dport))
+		return false;
+	if (r->sports.n && !afw_ports_have(p, r->sports, f->sport))
+		return false;
+	if (r->nets.n && !afw_nets_have(p, r->nets, f->family, f->daddr))
+		return false;
+	if (r->snets.n && !afw_nets_have(p, r->snets, f->family, f->saddr))
+		return false;
+	/* A flow whose direction is unknown (a capture) matches no dir test. */
+	if (r->dirs && (f->dir == AFW_FDIR_UNKNOWN || f->dir > AFW_FDIR_FORWARD ||
+			!(r->dirs & (1u << f->dir))))
+		return false;
+	if (r->iifs.n && !afw_ifs_have(p, r->iifs, f->iif))
+		return false;
+	if (r->oifs.n && !afw_ifs_have(p, r->oifs, f->oif))
+		return false;
 	if (r->uids.n) {
 		if (!f->has_uid)
 			return false;

@@ -183,7 +183,11 @@ err_close:
 	errno = saved;
 err:
 	saved = errno;
-	snprintf(err, errlen, "queue %u: %s: %s", num, what, strerror(errno));
+	/* EPERM on any of these is missing CAP_NET_ADMIN, not a rival. */
+	if (saved == EPERM)
+		what = "opening the queue needs CAP_NET_ADMIN (run afwd as root, or as "
+		       "afwd.service does)";
+	snprintf(err, errlen, "queue %u: %s: %s", num, what, strerror(saved));
 	free(q);
 	errno = saved;
 	return NULL;
@@ -191,8 +195,20 @@ err:
 
 void afw_queue_close(struct afw_queue *q)
 {
+	char buf[128] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh;
+
 	if (!q)
 		return;
+	/*
+	 * Unbind first, in this call: a multishot receive holds the socket
+	 * until io_uring's deferred teardown drops it, and until then the
+	 * queue would stay bound, refusing the next afwd (EPERM). Without an
+	 * ack, so that no answer is left for the ring to take.
+	 */
+	nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, q->num);
+	nfq_nlmsg_cfg_put_cmd(nlh, AF_UNSPEC, NFQNL_CFG_CMD_UNBIND);
+	mnl_socket_sendto(q->nl, nlh, nlh->nlmsg_len);
 	afw_queue_ring_close(q);
 	/* Closing the socket unbinds the queue; the kernel drops what is held. */
 	mnl_socket_close(q->nl);
@@ -230,6 +246,8 @@ static int afw_queue_parse(const struct nlmsghdr *nlh, struct afw_qpkt *p)
 		p->skbinfo = ntohl(mnl_attr_get_u32(attr[NFQA_SKB_INFO]));
 	if (attr[NFQA_IFINDEX_INDEV])
 		p->indev = ntohl(mnl_attr_get_u32(attr[NFQA_IFINDEX_INDEV]));
+	if (attr[NFQA_IFINDEX_OUTDEV])
+		p->outdev = ntohl(mnl_attr_get_u32(attr[NFQA_IFINDEX_OUTDEV]));
 	if (attr[NFQA_UID] && attr[NFQA_GID]) {
 		p->has_uid = true;
 		p->uid = ntohl(mnl_attr_get_u32(attr[NFQA_UID]));
@@ -468,8 +486,7 @@ int afw_queue_wait(struct afw_queue *q, struct afw_qpkt *pkts, uint64_t timeout_
 		}
 		/* This kernel has io_uring but not multishot receives. */
 		afw_queue_ring_close(q);
-		fprintf(stderr, "afwd: queue %u: no multishot receive in io_uring; "
-			"using poll()\n", q->num);
+		q->stats.io_fell_back = true;
 	}
 	if (!t && !gather_ns)
 		return afw_queue_take(q, pkts, AFW_QUEUE_BATCH);

@@ -38,6 +38,7 @@ struct afw_qpkt {
 	uint32_t mark;
 	uint32_t skbinfo;		/* NFQA_SKB_*: checksum state, GSO */
 	uint32_t indev;			/* input interface; 0 when sent by this host */
+	uint32_t outdev;		/* output interface; 0 when for this host */
 	const uint8_t *data;		/* from the IP header */
 	uint32_t len;			/* bytes at data */
 	uint32_t orig_len;		/* the packet's length, when truncated */
@@ -51,6 +52,7 @@ struct afw_queue_stats {
 	uint64_t polls;			/* waits for packets, local work or time */
 	uint64_t waits;			/* of those, gatherings that ran their course */
 	uint64_t errors;		/* malformed messages, failed sends */
+	bool io_fell_back;		/* io_uring had no multishot receive: poll() now */
 };
 
 struct afw_queue;

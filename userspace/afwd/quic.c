@@ -6,6 +6,7 @@
  */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <openssl/core_names.h>
@@ -329,7 +330,7 @@ void afw_quic_flow_init(struct afw_quic_flow *flow, uint8_t *buf, size_t cap)
 {
 	memset(flow, 0, sizeof(*flow));
 	flow->buf = buf;
-	flow->cap = cap;
+	flow->cap = flow->size = cap;
 	flow->largest_pn = -1;
 }
 
@@ -347,6 +348,8 @@ static int afw_quic_crypto(struct afw_quic_flow *flow, uint64_t off, const uint8
 		return 0;
 	if (merged.end > flow->cap)
 		return afw_quic_fail(why, -ENOBUFS, "CRYPTO data past the end of the buffer");
+	if (merged.end > flow->size)
+		return afw_quic_fail(why, -EMSGSIZE, "CRYPTO data past the bytes held");
 	for (i = 0; i < n; i++) {
 		uint64_t lo = r[i].start > off ? r[i].start : off;
 		uint64_t hi = r[i].end < merged.end ? r[i].end : merged.end;
@@ -552,8 +555,8 @@ static int afw_quic_initial(struct afw_quic_ctx *ctx, struct afw_quic_flow *flow
 	return err;
 }
 
-int afw_quic_feed(struct afw_quic_ctx *ctx, struct afw_quic_flow *flow,
-		  const uint8_t *dgram, size_t len, const char **why)
+static int afw_quic_feed_dcid(struct afw_quic_ctx *ctx, struct afw_quic_flow *flow,
+			      const uint8_t *dgram, size_t len, bool any_dcid, const char **why)
 {
 	struct afw_quic_packet pk;
 	size_t off = 0;
@@ -569,8 +572,9 @@ int afw_quic_feed(struct afw_quic_ctx *ctx, struct afw_quic_flow *flow,
 		if (err)
 			return err;
 		if (flow->version &&
-		    (pk.version != flow->version || pk.dcid_len != flow->dcid_len ||
-		     memcmp(pk.dcid, flow->dcid, flow->dcid_len))) {
+		    (pk.version != flow->version ||
+		     (!any_dcid && (pk.dcid_len != flow->dcid_len ||
+				    memcmp(pk.dcid, flow->dcid, flow->dcid_len))))) {
 			/* RFC 9000 section 12.2: ignore such coalesced packets. */
 			if (off)
 				break;
@@ -591,13 +595,43 @@ int afw_quic_feed(struct afw_quic_ctx *ctx, struct afw_quic_flow *flow,
 	return ret;
 }
 
+int afw_quic_feed(struct afw_quic_ctx *ctx, struct afw_quic_flow *flow,
+		  const uint8_t *dgram, size_t len, const char **why)
+{
+	return afw_quic_feed_dcid(ctx, flow, dgram, len, false, why);
+}
+
+int afw_quic_feed_more(struct afw_quic_ctx *ctx, struct afw_quic_flow *flow,
+		       const uint8_t *dgram, size_t len, const char **why)
+{
+	return afw_quic_feed_dcid(ctx, flow, dgram, len, true, why);
+}
+
+bool afw_quic_requeued(const uint8_t *dgram, size_t len)
+{
+	uint32_t version;
+
+	if (len < 5 || !(dgram[0] & 0x80))
+		return false;
+	version = (uint32_t)dgram[1] << 24 | dgram[2] << 16 | dgram[3] << 8 | dgram[4];
+	if (version == AFW_QUIC_V1)
+		return (dgram[0] & 0x30) == 0x00;
+	if (version == AFW_QUIC_V2)
+		return (dgram[0] & 0x30) == 0x10;
+	return version != 0;
+}
+
 enum afw_quic_kind afw_quic_classify(struct afw_quic_ctx *ctx, const struct afw_quic_flow *flow,
 				     const uint8_t *dgram, size_t len)
 {
 	struct afw_quic_packet pk;
 	uint32_t version;
 
-	/* What the kernel sends again: long header, fixed bit, a version, 1200 bytes. */
+	/*
+	 * What may open a connection: long header, fixed bit, a version, 1200
+	 * bytes. The kernel sends more again (afw_quic_requeued()); the rest
+	 * passes as the flow's.
+	 */
 	if (len < AFW_QUIC_DGRAM_MIN || (dgram[0] & 0xc0) != 0xc0)
 		return AFW_QUIC_OTHER;
 	version = (uint32_t)dgram[1] << 24 | dgram[2] << 16 | dgram[3] << 8 | dgram[4];

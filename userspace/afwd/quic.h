@@ -30,6 +30,7 @@
 #ifndef AFW_QUIC_H
 #define AFW_QUIC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -97,6 +98,7 @@ struct afw_quic_range {
 struct afw_quic_flow {
 	uint8_t *buf;		/* the caller's CRYPTO reassembly buffer */
 	size_t cap;
+	size_t size;		/* bytes at buf: cap, or fewer that the caller grows (-EMSGSIZE) */
 	uint32_t version;	/* 0 until the first Initial authenticates */
 	uint8_t dcid_len;
 	uint8_t dcid[AFW_QUIC_CID_MAX];
@@ -127,16 +129,38 @@ void afw_quic_flow_init(struct afw_quic_flow *flow, uint8_t *buf, size_t cap);
  * Feeds one UDP payload sent by the client. Long-header packets coalesced in
  * it are walked; Initial packets are decrypted and their frames applied,
  * 0-RTT and Handshake packets are skipped, and a short-header packet ends the
- * walk. Returns AFW_QUIC_MORE, AFW_QUIC_DONE or a negative errno.
+ * walk. Returns AFW_QUIC_MORE, AFW_QUIC_DONE or a negative errno; -EMSGSIZE
+ * when CRYPTO data lands past flow->size (below cap): grow buf, feed again.
  */
 int afw_quic_feed(struct afw_quic_ctx *ctx, struct afw_quic_flow *flow,
 		  const uint8_t *dgram, size_t len, const char **why);
 
 /*
+ * The same for a connection afwd decided already: its Initials may go to
+ * another Destination Connection ID (the server's) as long as they
+ * authenticate with the connection's keys. CRYPTO bytes must agree with
+ * those read before (-EILSEQ), and bytes past the ClientHello are kept
+ * (a second hello, after a HelloRetryRequest).
+ */
+int afw_quic_feed_more(struct afw_quic_ctx *ctx, struct afw_quic_flow *flow,
+		       const uint8_t *dgram, size_t len, const char **why);
+
+/*
+ * Whether the module sends @dgram, a datagram of an allowed UDP flow that
+ * afwd installed, to afwd again: one from the flow's client with a long
+ * header of the Initial type (v1 type 0, v2 type 1) or of a version afwd
+ * may not know (any but 0, version negotiation, which is the server's).
+ * The module's own test (module/flows.c, afw_flow_quic_initial()): a client
+ * that opens another QUIC connection on the same socket sends one first.
+ */
+bool afw_quic_requeued(const uint8_t *dgram, size_t len);
+
+/*
  * What a client datagram is to a flow that afw_quic_feed() has bound to a
  * connection (flow->version set), or to none. The kernel sends afwd every
- * client Initial of an installed UDP flow again, so that a new connection
- * on the same addresses and ports is judged on its own.
+ * client Initial of an installed UDP flow again (afw_quic_requeued()), so
+ * that a new connection on the same addresses and ports is judged on its
+ * own.
  */
 enum afw_quic_kind {
 	AFW_QUIC_OTHER,		/* not a client Initial (or not one worth a look) */

@@ -1,37 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Decision records. Host names and ALPN values come from the network, so
- * every byte that is not printable ASCII is escaped, in text and in JSON:
- * a log line must never carry a client's control characters.
+ * they go through escape.h, in text and in JSON: a log line must never
+ * carry a client's control characters, and a name must never end its
+ * field early to forge another field or line.
  */
 
 #include <arpa/inet.h>
+#include <stdbool.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report.h"
-
-/* @len bytes at @s as a JSON string; NUL and every other byte escaped as needed. */
-static void afw_json_bytes(FILE *out, const unsigned char *s, size_t len)
-{
-	size_t i;
-
-	fputc('"', out);
-	for (i = 0; i < len; i++) {
-		if (s[i] == '"' || s[i] == '\\')
-			fprintf(out, "\\%c", s[i]);
-		else if (s[i] < 0x20 || s[i] >= 0x7f)
-			fprintf(out, "\\u%04x", s[i]);
-		else
-			fputc(s[i], out);
-	}
-	fputc('"', out);
-}
 
 void afw_json_string(FILE *out, const char *s)
 {
-	afw_json_bytes(out, (const unsigned char *)s, strlen(s));
+	afw_json_bytes(out, s, strlen(s));
 }
 
 /* The ALPN ids of @r, as written by the engine: a length byte, then the id. */
@@ -46,15 +32,17 @@ static bool afw_alpn_next(const struct afw_result *r, size_t *off, const uint8_t
 	return true;
 }
 
-static void afw_text_string(FILE *out, const char *s)
+/* Each ALPN id of @r, separated by ',': in JSON, or as quoted text fields. */
+static void afw_alpn_list(FILE *out, const struct afw_result *r,
+			  void (*put)(FILE *out, const void *p, size_t n))
 {
-	const unsigned char *c;
+	const uint8_t *id;
+	size_t off = 0, len;
 
-	for (c = (const unsigned char *)s; *c; c++) {
-		if (*c <= 0x20 || *c >= 0x7f || *c == '\\')
-			fprintf(out, "\\x%02x", *c);
-		else
-			fputc(*c, out);
+	while (afw_alpn_next(r, &off, &id, &len)) {
+		if (off != 1 + len)
+			fputc(',', out);
+		put(out, id, len);
 	}
 }
 
@@ -102,25 +90,35 @@ static void afw_json_opt(FILE *out, const char *key, const char *val)
 		fputs("null", out);
 }
 
-void afw_report_json(FILE *out, const struct afw_result *r)
+/* @when as RFC 3339 in UTC with milliseconds, e.g. 2026-12-01T09:40:12.123Z. */
+static void afw_report_time(const struct timespec *when, char *buf, size_t len)
 {
-	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], ver[16];
-	const uint8_t *id;
-	size_t off = 0, len;
+	struct tm tm;
+	size_t n;
+
+	gmtime_r(&when->tv_sec, &tm);
+	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%03ldZ", when->tv_nsec / 1000000);
+}
+
+void afw_report_json(FILE *out, const struct afw_result *r, const struct timespec *when)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], ver[16], t[40];
 
 	afw_addr(r, r->src, src, sizeof(src));
 	afw_addr(r, r->dst, dst, sizeof(dst));
 	afw_tls_version(r->tls_version, ver, sizeof(ver));
-	fprintf(out, "{\"proto\":\"%s\",\"l4\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
+	fputc('{', out);
+	if (when) {
+		afw_report_time(when, t, sizeof(t));
+		fprintf(out, "\"time\":\"%s\",", t);
+	}
+	fprintf(out, "\"proto\":\"%s\",\"l4\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
 		"\"sport\":%u,\"dport\":%u", afw_app_name(r->app), afw_l4_name(r->l4proto),
 		src, dst, r->sport, r->dport);
 	afw_json_opt(out, "sni", r->app == AFW_APP_TLS || r->app == AFW_APP_QUIC ? r->host : "");
 	fputs(",\"alpn\":[", out);
-	while (afw_alpn_next(r, &off, &id, &len)) {
-		if (off != 1 + len)
-			fputc(',', out);
-		afw_json_bytes(out, id, len);
-	}
+	afw_alpn_list(out, r, afw_json_bytes);
 	fputc(']', out);
 	if (r->ech)
 		fputs(",\"ech\":true", out);
@@ -128,6 +126,7 @@ void afw_report_json(FILE *out, const struct afw_result *r)
 	afw_json_opt(out, "ja4", r->ja4);
 	afw_json_opt(out, "http_host", r->app == AFW_APP_HTTP ? r->host : "");
 	afw_json_opt(out, "http_method", r->http_method);
+	afw_json_opt(out, "dns_name", r->app == AFW_APP_DNS ? r->host : "");
 	if (r->giveup)
 		fprintf(out, ",\"giveup\":\"%s\"", afw_reason_name(r->giveup));
 	fprintf(out, ",\"verdict\":\"%s\",\"reason\":", afw_decision_name(r->decision));
@@ -139,37 +138,29 @@ void afw_report_json(FILE *out, const struct afw_result *r)
 	fprintf(out, ",\"packets\":%llu}\n", (unsigned long long)r->packets);
 }
 
-void afw_report_text(FILE *out, const struct afw_result *r)
+void afw_report_text(FILE *out, const struct afw_result *r, const struct timespec *when)
 {
-	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], ver[16];
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], ver[16], t[40];
 	int v6 = r->family == AF_INET6;
 
 	afw_addr(r, r->src, src, sizeof(src));
 	afw_addr(r, r->dst, dst, sizeof(dst));
 	afw_tls_version(r->tls_version, ver, sizeof(ver));
+	if (when) {
+		afw_report_time(when, t, sizeof(t));
+		fprintf(out, "%s ", t);
+	}
 	fprintf(out, "%s %s%s%s:%u -> %s%s%s:%u %s", afw_l4_name(r->l4proto), v6 ? "[" : "", src,
 		v6 ? "]" : "", r->sport, v6 ? "[" : "", dst, v6 ? "]" : "", r->dport,
 		afw_app_name(r->app));
 	if (*r->host) {
-		fputs(r->app == AFW_APP_HTTP ? " host=" : " sni=", out);
-		afw_text_string(out, r->host);
+		fputs(r->app == AFW_APP_HTTP ? " host=" : r->app == AFW_APP_DNS ? " qname=" :
+		      " sni=", out);
+		afw_text_quoted(out, r->host, strlen(r->host));
 	}
 	if (r->alpn_len) {
-		const uint8_t *id;
-		size_t off = 0, len, i;
-
 		fputs(" alpn=", out);
-		/* Ids joined by ',': a ',' inside one is escaped like any other byte. */
-		while (afw_alpn_next(r, &off, &id, &len)) {
-			if (off != 1 + len)
-				fputc(',', out);
-			for (i = 0; i < len; i++) {
-				if (id[i] <= 0x20 || id[i] >= 0x7f || id[i] == '\\' || id[i] == ',')
-					fprintf(out, "\\x%02x", id[i]);
-				else
-					fputc(id[i], out);
-			}
-		}
+		afw_alpn_list(out, r, afw_text_quoted);
 	}
 	if (r->ech)
 		fputs(" ech", out);
@@ -177,9 +168,13 @@ void afw_report_text(FILE *out, const struct afw_result *r)
 		fprintf(out, " giveup=%s", afw_reason_name(r->giveup));
 	if (*ver)
 		fprintf(out, " version=%s", ver);
-	if (*r->ja4)
-		fprintf(out, " ja4=%s", r->ja4);
+	if (*r->ja4) {
+		fputs(" ja4=", out);
+		afw_text_plain(out, r->ja4, strlen(r->ja4));
+	}
 	if (r->has_uid)
 		fprintf(out, " uid=%u", r->uid);
-	fprintf(out, ": %s (%s)\n", afw_decision_name(r->decision), r->reason);
+	fprintf(out, ": %s (", afw_decision_name(r->decision));
+	afw_text_plain(out, r->reason, strlen(r->reason));
+	fputs(")\n", out);
 }

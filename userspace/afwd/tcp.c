@@ -162,24 +162,24 @@ void afw_tcp_client(struct afw_tcp *t, const struct afw_pkt *p)
 		t->c_end = end;
 }
 
-void afw_tcp_server(struct afw_tcp *t, const struct afw_pkt *p)
+bool afw_tcp_server(struct afw_tcp *t, const struct afw_pkt *p)
 {
 	uint32_t end = p->tcp_seq + (uint32_t)p->payload_len, ack = p->tcp_ack, win;
 
 	if (!afw_tcp_server_side(t->c_indev, t->s_indev, p) ||
 	    afw_tcp_bad_csum(p, t->flags & AFW_TCP_S_NO_CSUM))
-		return;
+		return false;
 	if (p->tcp_flags & AFW_TCP_FIN)
 		end++;
 	if (afw_seq_after(end, t->s_end))
 		t->s_end = end;
 	if (p->tcp_flags & AFW_TCP_RST) {
 		t->flags |= AFW_TCP_S_RST;
-		return;
+		return true;
 	}
 	/* An ACK of bytes the client never sent is no server's. */
 	if (!(p->tcp_flags & AFW_TCP_ACK) || afw_seq_after(ack, t->c_end))
-		return;
+		return false;
 	t->flags |= AFW_TCP_S_SEEN;
 	if (afw_seq_after(ack, t->s_acked))
 		t->s_acked = ack;
@@ -190,6 +190,7 @@ void afw_tcp_server(struct afw_tcp *t, const struct afw_pkt *p)
 	win = (uint32_t)p->tcp_window << ((t->flags & AFW_TCP_WS) ? t->s_wscale : 0);
 	if (afw_seq_after(ack + win, t->edge))
 		t->edge = ack + win;
+	return true;
 }
 
 bool afw_tcp_acked(const struct afw_tcp *t, uint32_t seq, bool read_past)

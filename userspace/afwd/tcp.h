@@ -78,8 +78,8 @@ const char *afw_tcp_check(const struct afw_tcp *t, const struct afw_pkt *p);
 /* A client segment afwd lets through. */
 void afw_tcp_client(struct afw_tcp *t, const struct afw_pkt *p);
 
-/* A server segment other than the SYN-ACK. */
-void afw_tcp_server(struct afw_tcp *t, const struct afw_pkt *p);
+/* A server segment other than the SYN-ACK; false when it cannot be the server's. */
+bool afw_tcp_server(struct afw_tcp *t, const struct afw_pkt *p);
 
 /*
  * Could @p, sent with the server's address, come from the server? Not if it

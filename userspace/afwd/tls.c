@@ -310,7 +310,7 @@ enum afw_tls_status afw_tls_parse_handshake(const uint8_t *data, size_t len,
 		return AFW_TLS_MORE;
 	st = afw_tls_body(data + AFW_TLS_HS_HDR, hs_len, h);
 	if (st == AFW_TLS_OK)
-		h->consumed = AFW_TLS_HS_HDR + hs_len;
+		h->consumed = h->msg_len = AFW_TLS_HS_HDR + hs_len;
 	return st;
 }
 
@@ -419,6 +419,91 @@ enum afw_tls_status afw_tls_parse_stream(const uint8_t *data, size_t len, uint8_
 		if (take < rec_len)
 			return AFW_TLS_MORE;
 		off += rec_len;
+	}
+}
+
+const uint8_t afw_tls_hrr_random[32] = {
+	0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65, 0xb8, 0x91,
+	0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c,
+};
+
+#define AFW_TLS_RECORD_CCS	20
+#define AFW_TLS_RECORD_ALERT	21
+#define AFW_TLS_RECORD_APPDATA	23
+/* RFC 8446 5.2: a protected record carries at most 2^14 + 256 bytes. */
+#define AFW_TLS_MAX_PROTECTED	(16384 + 256)
+
+/* Record types the client may send after its first hello, before the server answers. */
+static bool afw_tls_later_type(uint8_t type)
+{
+	return type == AFW_TLS_RECORD_HANDSHAKE || type == AFW_TLS_RECORD_CCS ||
+	       type == AFW_TLS_RECORD_APPDATA || type == AFW_TLS_RECORD_ALERT;
+}
+
+enum afw_tls_status afw_tls_parse_next(const uint8_t *data, size_t len, size_t first,
+				       uint8_t *scratch, size_t scratch_len,
+				       struct afw_tls_hello *h)
+{
+	size_t off = 0, p, hs = 0, have = 0, need = 0, avail, skip, c;
+	enum afw_tls_status st;
+	uint16_t rec_len;
+	uint8_t type;
+
+	afw_tls_reset(h);
+	for (;;) {
+		if (len - off < AFW_TLS_RECORD_HDR) {
+			if (len > off && !afw_tls_later_type(data[off]))
+				return afw_tls_bad(h, "a record of a type no TLS server reads");
+			return AFW_TLS_MORE;
+		}
+		type = data[off];
+		rec_len = afw_tls_get16(data + off + 3);
+		if (!afw_tls_later_type(type))
+			return afw_tls_bad(h, "a record of a type no TLS server reads");
+		if (data[off + 1] != 3)
+			return afw_tls_bad(h, "record version is not TLS (3.x)");
+		if (rec_len > (type == AFW_TLS_RECORD_HANDSHAKE || type == AFW_TLS_RECORD_CCS ?
+			       AFW_TLS_MAX_RECORD : AFW_TLS_MAX_PROTECTED))
+			return afw_tls_bad(h, "record longer than TLS allows");
+		p = off + AFW_TLS_RECORD_HDR;
+		avail = len - p < rec_len ? len - p : rec_len;
+		if (type == AFW_TLS_RECORD_CCS && (rec_len != 1 || (avail && data[p] != 1)))
+			return afw_tls_bad(h, "change_cipher_spec record other than the one byte 1");
+		if (type == AFW_TLS_RECORD_HANDSHAKE) {
+			/* The first hello's bytes, then the next message's, then no more. */
+			skip = hs < first ? first - hs : 0;
+			if (skip > avail)
+				skip = avail;
+			hs += avail;
+			c = avail - skip;
+			if (need && c > need - have)
+				c = need - have;
+			if (!need && c > scratch_len - have)
+				c = scratch_len - have;
+			memcpy(scratch + have, data + p + skip, c);
+			have += c;
+			if (!need && have && scratch[0] != AFW_TLS_HS_CLIENT_HELLO)
+				return afw_tls_bad(h, "a handshake message after the ClientHello that is "
+						   "no ClientHello");
+			if (!need && have >= AFW_TLS_HS_HDR) {
+				need = AFW_TLS_HS_HDR + afw_tls_get24(scratch + 1);
+				if (need > scratch_len)
+					return afw_tls_bad(h, afw_tls_too_big);
+				if (have > need) {
+					c -= have - need;
+					have = need;
+				}
+			}
+			if (need && have == need) {
+				st = afw_tls_parse_handshake(scratch, need, h);
+				if (st == AFW_TLS_OK)
+					h->consumed = p + skip + c;
+				return st;
+			}
+		}
+		if (avail < rec_len)
+			return AFW_TLS_MORE;
+		off = p + rec_len;
 	}
 }
 

@@ -61,6 +61,7 @@ struct afw_tls_hello {
 	unsigned int n_exts;
 	/* Bytes of input the ClientHello took: records included, or just the message. */
 	size_t consumed;
+	size_t msg_len;			/* the handshake message, with its 4-byte header */
 	const char *reason;		/* with AFW_TLS_BAD or AFW_TLS_NOT_TLS: why */
 };
 
@@ -73,6 +74,26 @@ struct afw_tls_hello {
  */
 enum afw_tls_status afw_tls_parse_stream(const uint8_t *data, size_t len, uint8_t *scratch,
 					 size_t scratch_len, struct afw_tls_hello *h);
+
+/*
+ * After a server's HelloRetryRequest (RFC 8446 4.1.4) a client sends a
+ * second ClientHello, and the server reads its extensions anew: OpenSSL
+ * runs its server_name callback again. This reads the hello that follows
+ * the first @first bytes of handshake messages in @data, the client's
+ * stream from its start, as the server's record layer hands them on:
+ * handshake records carry them, a change_cipher_spec record may come
+ * between (middlebox compatibility, RFC 8446 D.4), and application_data
+ * or alert records carry none (early data a server skips, or an end).
+ * OK: the next hello, *h as afw_tls_parse_stream() fills it (consumed:
+ * the stream bytes up to its end); MORE: none whole yet; BAD: handshake
+ * bytes that are no ClientHello, or records no server would read.
+ */
+enum afw_tls_status afw_tls_parse_next(const uint8_t *data, size_t len, size_t first,
+				       uint8_t *scratch, size_t scratch_len,
+				       struct afw_tls_hello *h);
+
+/* A ServerHello's random that makes it a HelloRetryRequest (RFC 8446 4.1.3). */
+extern const uint8_t afw_tls_hrr_random[32];
 
 /*
  * Parses a bare handshake message (type, 24-bit length, ClientHello body),

@@ -26,12 +26,14 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <sys/eventfd.h>
 #include <linux/afw.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink_queue.h>
 
 #include "daemon.h"
+#include "escape.h"
 #include "pace.h"
 #include "pkt.h"
 
@@ -43,38 +45,163 @@ static uint64_t afw_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint8_t afw_decision_verdict(enum afw_decision d)
+/* The mark of a decided flow for the firewall's chain; 0 for none (inspect). */
+static uint32_t afw_worker_mark(const struct afw_worker *w, enum afw_decision d)
 {
+	uint32_t base = w->d->cfg->mark_base;
+
+	/* The verdict is added to the base: OR would let base 2 turn reject (3) into allow. */
 	switch (d) {
+	case AFW_DECIDE_ALLOW:
+		return base + AFW_MARK_ALLOW;
 	case AFW_DECIDE_DENY:
-		return AFW_VERDICT_DROP;
+		return base + AFW_MARK_DENY;
 	case AFW_DECIDE_REJECT:
-		return AFW_VERDICT_REJECT;
-	case AFW_DECIDE_INSPECT:
-		return AFW_VERDICT_INSPECT;
+		return base + AFW_MARK_REJECT;
 	default:
-		return AFW_VERDICT_ACCEPT;
+		return 0;
 	}
 }
 
-/* Logs a decision and hands the flow to the module. */
-static void afw_worker_decided(struct afw_worker *w, const struct afw_result *r)
+static uint32_t afw_worker_idle_s(const struct afw_worker *w)
 {
-	struct afw_flow_spec f = { 0 };
+	return w->d->cfg->flow_timeout ? w->d->cfg->flow_timeout : AFW_MODULE_FLOW_TIMEOUT;
+}
 
-	if (!r->quiet)
-		afw_daemon_log(w->d, r);
-	if (!w->kern || r->per_packet)
+/* The flow of @rec, as FLOW_NEW gives it to the module. */
+static void afw_worker_flow(const struct afw_worker *w, const struct afw_lrec *rec,
+			    struct afw_flow_spec *f)
+{
+	afw_ledger_flow(rec, f);
+	f->timeout = w->d->cfg->flow_timeout;
+}
+
+/* @f in words, for the log: "tcp 192.0.2.1:40000 -> 198.51.100.2:443". */
+static void afw_worker_flow_words(const struct afw_flow_spec *f, char *buf, size_t len)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	int fam = f->family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
+	const char *l = fam == AF_INET6 ? "[" : "", *r = fam == AF_INET6 ? "]" : "";
+
+	inet_ntop(fam, f->src, src, sizeof(src));
+	inet_ntop(fam, f->dst, dst, sizeof(dst));
+	snprintf(buf, len, "%s %s%s%s:%u -> %s%s%s:%u",
+		 f->proto == IPPROTO_TCP ? "tcp" : f->proto == IPPROTO_UDP ? "udp" : "ip",
+		 l, src, r, f->sport, l, dst, r, f->dport);
+}
+
+/*
+ * Refusals are many when the module's table is full: one line a second at
+ * most says how many, and why the last one was refused.
+ */
+static void afw_worker_refused(const struct afw_kern_refusal *r, void *data)
+{
+	struct afw_worker *w = data;
+	uint64_t now = afw_now_ns();
+	struct afw_lrec *rec;
+	char words[128];
+
+	/* A flow to delete that the module does not have is what was wanted. */
+	if (r->cmd != AFW_CMD_FLOW_NEW)
 		return;
-	f.family = r->family == AF_INET6 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4;
-	f.proto = r->l4proto;
-	memcpy(f.src, r->src, 16);
-	memcpy(f.dst, r->dst, 16);
-	f.sport = r->sport;
-	f.dport = r->dport;
-	f.verdict = afw_decision_verdict(r->decision);
-	f.timeout = w->d->cfg->flow_timeout;
-	afw_kern_add(w->kern, &f);
+	rec = afw_ledger_find(w->ledger, &r->flow);
+	if (rec)
+		afw_ledger_refused(w->ledger, rec, now);
+	w->refusals++;
+	if (now - w->refusal_said < 1000000000u)
+		return;
+	afw_worker_flow_words(&r->flow, words, sizeof(words));
+	afw_log_printf(w->log, "afwd: queue %u: the module refused %llu flow(s), the last %s: %s; "
+		       "afwd answers their packets and tries again\n", w->qnum,
+		       (unsigned long long)w->refusals, words, r->msg);
+	w->refusal_said = now;
+	w->refusals = 0;
+}
+
+/* Hands @rec to the module; false when the module is not there. */
+static bool afw_worker_send(struct afw_lrec *rec, void *data)
+{
+	struct afw_worker *w = data;
+	struct afw_flow_spec f;
+
+	afw_worker_flow(w, rec, &f);
+	return afw_kern_add(w->kern, &f);
+}
+
+/*
+ * Whether @p, the packet a TCP flow was decided on, shows its connection
+ * past the client's SYN: then the module is told it exists already
+ * (AFW_FLOW_F_ESTABLISHED), and takes any SYN on its ports for a new one,
+ * to be judged afresh. A flow decided at its SYN is installed ahead of its
+ * connection: that SYN, sent again, belongs to it.
+ */
+static bool afw_worker_established(const struct afw_pkt *p)
+{
+	return p->proto == IPPROTO_TCP && p->has_l4 &&
+	       (p->tcp_flags & (AFW_TCP_SYN | AFW_TCP_ACK)) != AFW_TCP_SYN;
+}
+
+/*
+ * Records a decided flow and hands it on: to the module (one FLOW_NEW in
+ * the round's batch), or, without it, to the mark the verdict gets. The
+ * ledger remembers it for reloads, refusals and the module's return.
+ */
+static void afw_worker_install(struct afw_worker *w, const struct afw_result *r,
+			       bool established)
+{
+	uint64_t now = afw_now_ns();
+	enum afw_lrec_state state;
+	struct afw_lrec *rec;
+
+	if (!w->kern)
+		state = AFW_LREC_MARKED;
+	else if (afw_kern_up(w->kern))
+		state = AFW_LREC_SENT;
+	else
+		state = w->d->marks ? AFW_LREC_MARKED : AFW_LREC_WAIT;
+	rec = afw_ledger_put(w->ledger, r, state, now);
+	if (rec && established)
+		afw_lrec_set_established(rec);
+	if (afw_ledger_lost(w->ledger)) {
+		afw_ledger_clear_lost(w->ledger);
+		atomic_store(&w->lost, true);
+	}
+	if (state != AFW_LREC_SENT)
+		return;
+	if (rec) {
+		if (!afw_worker_send(rec, w))
+			afw_ledger_wait(w->ledger, rec, now);
+	} else {
+		/* No record (no memory): installed all the same, just not remembered. */
+		struct afw_flow_spec f = { 0 };
+
+		f.family = r->family == AF_INET6 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4;
+		f.proto = r->l4proto;
+		memcpy(f.src, r->src, 16);
+		memcpy(f.dst, r->dst, 16);
+		f.sport = r->sport;
+		f.dport = r->dport;
+		f.verdict = r->decision == AFW_DECIDE_DENY ? AFW_VERDICT_DROP :
+			    r->decision == AFW_DECIDE_REJECT ? AFW_VERDICT_REJECT :
+			    r->decision == AFW_DECIDE_INSPECT ? AFW_VERDICT_INSPECT :
+			    AFW_VERDICT_ACCEPT;
+		f.timeout = w->d->cfg->flow_timeout;
+		if (established && f.proto == IPPROTO_TCP)
+			f.flags = AFW_FLOW_F_ESTABLISHED;
+		afw_kern_add(w->kern, &f);
+	}
+}
+
+/* Logs a decision, made on packet @p, and hands the flow on. */
+static void afw_worker_decided(struct afw_worker *w, const struct afw_result *r,
+			       const struct afw_pkt *p)
+{
+	if (!r->quiet)
+		afw_log_result(w->log, r);
+	/* A packet's own answer (it could not be decoded): no flow to record. */
+	if (r->per_packet)
+		return;
+	afw_worker_install(w, r, afw_worker_established(p));
 }
 
 /*
@@ -86,7 +213,7 @@ static void afw_worker_expired(const struct afw_result *r, void *data)
 {
 	struct afw_worker *w = data;
 
-	afw_daemon_log(w->d, r);
+	afw_log_result(w->log, r);
 }
 
 /*
@@ -106,44 +233,211 @@ static uint8_t afw_worker_csum(const struct afw_qpkt *qp)
 }
 
 /*
+ * Which way the packet goes, seen from this host, by the hook that queued
+ * it: prerouting cannot tell a packet for this host from one it routes.
+ */
+static uint8_t afw_worker_dir(const struct afw_qpkt *qp)
+{
+	switch (qp->hook) {
+	case NF_INET_LOCAL_IN:
+		return AFW_FDIR_IN;
+	case NF_INET_LOCAL_OUT:
+		return AFW_FDIR_OUT;
+	case NF_INET_FORWARD:
+		return AFW_FDIR_FORWARD;
+	case NF_INET_POST_ROUTING:
+		return qp->indev ? AFW_FDIR_FORWARD : AFW_FDIR_OUT;
+	default:
+		return AFW_FDIR_UNKNOWN;
+	}
+}
+
+/*
  * The packet's verdict. With the module, a rejected flow's deciding packet
  * is re-injected so that the module, which now knows the flow, answers it.
- * Without, decided flows are marked and re-injected: the firewall's own
+ * With marks, decided flows are marked and re-injected: the firewall's own
  * rules save the mark to conntrack and act on it (docs/afwd.md).
  */
 static void afw_worker_verdict(struct afw_worker *w, const struct afw_qpkt *qp,
 			       enum afw_pass pass, bool decided, bool res_per_packet,
 			       enum afw_decision d)
 {
-	uint32_t mark, base = w->d->cfg->mark_base;
+	uint32_t mark = decided && !res_per_packet && w->d->marks ? afw_worker_mark(w, d) : 0;
 
-	if (w->kern || !decided || res_per_packet) {
-		if (pass == AFW_PASS_REJECT && w->kern)
+	if (!mark) {
+		if (pass == AFW_PASS_REJECT && w->kern && afw_kern_up(w->kern))
 			afw_queue_verdict(w->q, qp->id, NF_REPEAT, 0, false);
 		else
 			afw_queue_verdict(w->q, qp->id, pass == AFW_PASS_ACCEPT ? NF_ACCEPT : NF_DROP,
 					  0, false);
 		return;
 	}
-	if (d == AFW_DECIDE_INSPECT) {
-		afw_queue_verdict(w->q, qp->id, NF_ACCEPT, 0, false);
-		return;
+	afw_queue_verdict(w->q, qp->id, NF_REPEAT, (qp->mark & ~(uint32_t)AFW_MARK_MASK) | mark,
+			  true);
+}
+
+/*
+ * A packet the module queued for a flow afwd has handed it. Most mean the
+ * module does not hold the flow (it refused it, was flushed, or unloaded
+ * and loaded again), so afwd answers by the recorded verdict, packet by
+ * packet, until an install takes. Some the module sends on purpose, and
+ * they go to the engine (afw_ledger_use()): an inspected flow's, a QUIC
+ * Initial on an allowed UDP flow, which may start another connection, and
+ * a SYN, which starts one, to be judged afresh. A flow silent for the idle
+ * time has no record left, and goes there too. Returns true when answered.
+ */
+static bool afw_worker_known(struct afw_worker *w, const struct afw_pkt *p,
+			     const struct afw_qpkt *qp, uint64_t now)
+{
+	struct afw_lrec *rec;
+	enum afw_decision d;
+
+	if (!w->kern || !afw_kern_up(w->kern) || !afw_ledger_count(w->ledger))
+		return false;
+	rec = afw_ledger_find_pkt(w->ledger, p);
+	if (!rec)
+		return false;
+	switch (afw_ledger_use(rec, p)) {
+	case AFW_LREC_ENGINE:
+		return false;
+	case AFW_LREC_RESTART:
+		afw_ledger_drop(w->ledger, rec);
+		return false;
+	case AFW_LREC_ANSWER:
+		break;
 	}
-	mark = (qp->mark & ~(uint32_t)AFW_MARK_MASK) | base |
-	       (d == AFW_DECIDE_ALLOW ? AFW_MARK_ALLOW :
-		d == AFW_DECIDE_DENY ? AFW_MARK_DENY : AFW_MARK_REJECT);
-	afw_queue_verdict(w->q, qp->id, NF_REPEAT, mark, true);
+	d = afw_ledger_answered(w->ledger, rec, now, AFW_RESEND_NS);
+	afw_queue_verdict(w->q, qp->id, d == AFW_DECIDE_ALLOW ? NF_ACCEPT : NF_DROP, 0, false);
+	return true;
+}
+
+/* A reload changed @rec's verdict: update it where it is installed. */
+static void afw_worker_changed(struct afw_lrec *rec, enum afw_decision old, void *data)
+{
+	struct afw_worker *w = data;
+	struct afw_facts facts;
+	struct afw_flow_spec f;
+	char words[128], host[300] = "";
+	FILE *m;
+
+	afw_worker_flow(w, rec, &f);
+	if (w->kern && afw_kern_up(w->kern) && afw_lrec_state(rec) != AFW_LREC_MARKED) {
+		/* FLOW_NEW replaces the flow's entry: the next packet meets the new verdict. */
+		if (afw_kern_add(w->kern, &f))
+			afw_ledger_sent(w->ledger, rec, afw_now_ns());
+	} else if (w->kern && afw_lrec_state(rec) != AFW_LREC_MARKED) {
+		afw_ledger_wait(w->ledger, rec, afw_now_ns());
+	}
+	if (w->ct)
+		afw_ct_mark(w->ct, &f, afw_worker_mark(w, afw_lrec_decision(rec)), AFW_MARK_MASK);
+	afw_ledger_facts(rec, &facts);
+	if (facts.host.len && (m = fmemopen(host, sizeof(host) - 1, "w"))) {
+		fputs(" host=", m);
+		afw_text_quoted(m, facts.host.ptr, facts.host.len);
+		fclose(m);
+	}
+	afw_worker_flow_words(&f, words, sizeof(words));
+	afw_log_printf(w->log, "afwd: reload: %s%s: %s -> %s\n", words, host,
+		       afw_decision_name(old), afw_decision_name(afw_lrec_decision(rec)));
+}
+
+/* A new policy: every recorded flow is judged by it, before the old one may go. */
+static void afw_worker_rejudge(struct afw_worker *w)
+{
+	struct afw_daemon *d = w->d;
+	uint64_t gen = atomic_load(&d->policy_gen);
+	unsigned int n;
+
+	if (gen == w->ledger_gen)
+		return;
+	/* The generation first: the policy read next is at least that new. */
+	n = afw_ledger_rejudge(w->ledger, atomic_load(&d->policy), afw_worker_changed, w);
+	if (w->ct)
+		afw_ct_flush(w->ct);
+	atomic_fetch_add(&d->reload_changed, n);
+	w->ledger_gen = gen;
+}
+
+/* Says once, for all workers, that the module went away or came. */
+static void afw_worker_module_news(struct afw_worker *w, bool up)
+{
+	if (atomic_exchange(&w->d->module_up, up) == up)
+		return;
+	if (up)
+		afw_log_printf(w->log, "afwd: the afw module is there: decided flows go to it%s; "
+			       "recorded flows are installed again\n",
+			       w->d->marks ? " too (marks continue for the chain afwd started with)" :
+			       "");
+	else
+		afw_log_printf(w->log, "afwd: the afw module went away: flows wait for it to come "
+			       "back%s\n", w->d->marks ? "; marks continue" : "");
+}
+
+/*
+ * The module's side of local work: refusals and news read when its socket
+ * was readable, a reload's new verdicts, installs due again, one send.
+ */
+static void afw_worker_kern_work(struct afw_worker *w, uint64_t now, bool readable)
+{
+	struct afw_daemon *d = w->d;
+	uint64_t resync;
+	int news;
+
+	afw_worker_rejudge(w);
+	if (!w->kern)
+		return;
+	afw_kern_flush(w->kern, afw_worker_refused, w);
+	if (readable) {
+		news = afw_kern_read(w->kern, afw_worker_refused, w);
+		if (news & AFW_KERN_WENT)
+			afw_worker_module_news(w, false);
+		if (news & AFW_KERN_CAME) {
+			afw_worker_module_news(w, true);
+			afw_ledger_wait_all(w->ledger, now);
+		}
+	}
+	/* After the main thread flushed the module's flows: every record again. */
+	resync = atomic_load(&d->resync_gen);
+	if (resync != w->resync_seen)
+		afw_ledger_wait_all(w->ledger, now);
+	if (afw_kern_up(w->kern))
+		afw_ledger_due(w->ledger, now, afw_worker_send, w);
+	afw_kern_flush(w->kern, afw_worker_refused, w);
+	if (resync != w->resync_seen) {
+		w->resync_seen = resync;
+		atomic_store(&w->resync_done, resync);
+	}
+}
+
+/* When the worker next has local work, whatever the packets. */
+static uint64_t afw_worker_next_deadline(const struct afw_worker *w)
+{
+	uint64_t e = afw_engine_next_deadline(w->engine);
+	uint64_t l = w->kern && afw_kern_up(w->kern) ? afw_ledger_next_due(w->ledger) : UINT64_MAX;
+
+	return e < l ? e : l;
 }
 
 static void afw_worker_publish(struct afw_worker *w)
 {
+	if (afw_queue_stats(w->q)->io_fell_back && !w->snap.queue.io_fell_back)
+		afw_log_printf(w->log, "afwd: queue %u: no multishot receive in io_uring; "
+			       "using poll()\n", w->qnum);
 	pthread_mutex_lock(&w->lock);
 	w->snap.queue = *afw_queue_stats(w->q);
 	w->snap.engine = *afw_engine_stats(w->engine);
-	if (w->kern)
+	if (w->kern) {
 		w->snap.kern = w->kern->stats;
+		w->snap.module_up = afw_kern_up(w->kern);
+	}
+	if (w->ct)
+		w->snap.ct = *afw_ct_stats(w->ct);
+	w->snap.ledger = *afw_ledger_stats(w->ledger);
+	w->snap.records = afw_ledger_count(w->ledger);
 	w->snap.analyzing = afw_engine_flows(w->engine);
 	pthread_mutex_unlock(&w->lock);
+	/* The round's log records go to the writer: one wake-up at most. */
+	afw_log_kick(w->log);
 }
 
 /*
@@ -157,11 +451,8 @@ static void afw_worker_sched(struct afw_worker *w)
 	struct sched_param sp = { .sched_priority = 0 };
 	int ret = pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
 
-	if (ret) {
-		pthread_mutex_lock(&w->d->log_lock);
-		fprintf(stderr, "afwd: queue %u: SCHED_BATCH: %s\n", w->qnum, strerror(ret));
-		pthread_mutex_unlock(&w->d->log_lock);
-	}
+	if (ret)
+		afw_log_printf(w->log, "afwd: queue %u: SCHED_BATCH: %s\n", w->qnum, strerror(ret));
 }
 
 static void *afw_worker_main(void *arg)
@@ -183,12 +474,14 @@ static void *afw_worker_main(void *arg)
 	wake_bit = afw_queue_watch(w->q, w->wake_fd);
 	if (w->kern)
 		kern_bit = afw_queue_watch(w->q, afw_kern_fd(w->kern));
+	w->ledger_gen = atomic_load(&d->policy_gen);
+	w->resync_seen = atomic_load(&d->resync_gen);
 	afw_pace_init(&pace, d->cfg->gather_ns, AFW_QUEUE_BATCH);
 	while (!atomic_load(&d->stop)) {
 		/* 0: wait, for a packet or, under load, for packets to gather. */
 		timeout = gather = 0;
 		if (!more) {
-			next = afw_engine_next_deadline(w->engine);
+			next = afw_worker_next_deadline(w);
 			now = afw_now_ns();
 			timeout = next <= now ? 0 : next - now;
 			if (timeout > 1000000000u)
@@ -214,18 +507,22 @@ static void *afw_worker_main(void *arg)
 				pass = afw_engine_undecodable(w->engine, pol, &p, pkts[i].has_uid,
 							      pkts[i].uid, now, &res, &decided);
 			} else {
+				if (afw_worker_known(w, &p, &pkts[i], now))
+					continue;
 				p.csum = afw_worker_csum(&pkts[i]);
 				p.indev = pkts[i].indev;
+				p.outdev = pkts[i].outdev;
+				p.dir = afw_worker_dir(&pkts[i]);
 				pass = afw_engine_packet(w->engine, pol, &p, pkts[i].has_uid,
 							 pkts[i].uid, now, &res, &decided);
 			}
 			if (decided)
-				afw_worker_decided(w, &res);
+				afw_worker_decided(w, &res, &p);
 			afw_worker_verdict(w, &pkts[i], pass, decided, decided && res.per_packet,
 					   res.decision);
 		}
 		if (w->kern)
-			afw_kern_flush(w->kern);
+			afw_kern_flush(w->kern, afw_worker_refused, w);
 		afw_queue_flush(w->q);
 		bulk = afw_engine_stats(w->engine)->decided_packets - bulk;
 		afw_pace_round(&pace, now, (unsigned int)n, (unsigned int)bulk, gathered);
@@ -234,16 +531,7 @@ static void *afw_worker_main(void *arg)
 		if (ready & 1u << wake_bit)
 			(void)!read(w->wake_fd, &counter, sizeof(counter));
 		afw_engine_expire(w->engine, pol, now, false, afw_worker_expired, w);
-		if (w->kern) {
-			afw_kern_flush(w->kern);
-			if (kern_bit >= 0 && ready & 1u << kern_bit &&
-			    afw_kern_read_errors(w->kern)) {
-				pthread_mutex_lock(&d->log_lock);
-				fprintf(stderr, "afwd: queue %u: the module refused a flow: %s\n",
-					w->qnum, w->kern->last_error);
-				pthread_mutex_unlock(&d->log_lock);
-			}
-		}
+		afw_worker_kern_work(w, now, kern_bit >= 0 && ready & 1u << kern_bit);
 		/* The old policy may go once every worker has passed this point. */
 		atomic_store(&w->seen_gen, atomic_load(&d->policy_gen));
 		afw_worker_publish(w);
@@ -252,9 +540,10 @@ static void *afw_worker_main(void *arg)
 	return NULL;
 }
 
-int afw_worker_start(struct afw_worker *w, char *err, size_t errlen)
+int afw_worker_setup(struct afw_worker *w, char *err, size_t errlen)
 {
 	struct afw_daemon *d = w->d;
+	struct afw_ledger_opts lopts;
 	int ret;
 
 	pthread_mutex_init(&w->lock, NULL);
@@ -268,23 +557,51 @@ int afw_worker_start(struct afw_worker *w, char *err, size_t errlen)
 		snprintf(err, errlen, "queue %u: out of memory", w->qnum);
 		return -1;
 	}
-	if (d->use_module) {
+	lopts = (struct afw_ledger_opts){
+		.max = d->cfg->max_records,
+		.idle_ns = (uint64_t)afw_worker_idle_s(w) * 1000000000u,
+		.retry_min_ns = AFW_RETRY_MIN_NS,
+		.retry_max_ns = AFW_RETRY_MAX_NS,
+	};
+	w->ledger = afw_ledger_new(&lopts);
+	if (!w->ledger) {
+		snprintf(err, errlen, "queue %u: out of memory", w->qnum);
+		return -1;
+	}
+	/*
+	 * The module's socket is opened now, as root, even if the module is
+	 * not loaded: one opened later would lack the credentials it needs.
+	 */
+	if (d->kern) {
 		w->kern = calloc(1, sizeof(*w->kern));
 		if (!w->kern) {
 			snprintf(err, errlen, "queue %u: out of memory", w->qnum);
 			return -1;
 		}
-		ret = afw_kern_open(w->kern);
+		ret = afw_kern_open(w->kern, true);
 		if (ret < 0) {
-			snprintf(err, errlen, "queue %u: afw module: %s", w->qnum, strerror(-ret));
+			snprintf(err, errlen, "queue %u: generic netlink: %s", w->qnum, strerror(-ret));
 			free(w->kern);
 			w->kern = NULL;
 			return -1;
 		}
 	}
+	if (d->marks) {
+		w->ct = afw_ct_open(err, errlen);
+		if (!w->ct)
+			return -1;
+	}
 	w->q = afw_queue_open(w->qnum, &d->cfg->queue, err, errlen);
 	if (!w->q)
 		return -1;
+	return 0;
+}
+
+int afw_worker_start(struct afw_worker *w, char *err, size_t errlen)
+{
+	struct afw_daemon *d = w->d;
+	int ret;
+
 	atomic_store(&w->seen_gen, atomic_load(&d->policy_gen));
 	ret = pthread_create(&w->thread, NULL, afw_worker_main, w);
 	if (ret) {
@@ -308,6 +625,11 @@ void afw_worker_join(struct afw_worker *w)
 	if (w->started)
 		pthread_join(w->thread, NULL);
 	w->started = false;
+}
+
+void afw_worker_close(struct afw_worker *w)
+{
+	afw_worker_join(w);
 	afw_queue_close(w->q);
 	w->q = NULL;
 	if (w->kern) {
@@ -315,6 +637,10 @@ void afw_worker_join(struct afw_worker *w)
 		free(w->kern);
 		w->kern = NULL;
 	}
+	afw_ct_close(w->ct);
+	w->ct = NULL;
+	afw_ledger_free(w->ledger);
+	w->ledger = NULL;
 	afw_engine_free(w->engine);
 	w->engine = NULL;
 	if (w->wake_fd >= 0)

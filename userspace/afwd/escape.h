@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Bytes from the network in the logs. A host name, an ALPN value or any
+ * other field a client chose may hold quotes, control characters, NUL or
+ * bytes that are not UTF-8; written as they are, they could end a line
+ * early, forge a field, or drive the terminal that shows the log. Every
+ * such field goes through one of these.
+ */
+#ifndef AFW_ESCAPE_H
+#define AFW_ESCAPE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * @n bytes at @p as one JSON string (RFC 8259), quotes included: '"' and
+ * '\' escaped, \b \f \n \r \t in their short forms, every other byte
+ * below 0x20 or above 0x7e as \u00XX. Bytes above 0x7e are escaped one by
+ * one (as the code points U+0080..U+00FF), so the output is ASCII and
+ * always valid JSON whatever the input.
+ */
+void afw_json_bytes(FILE *out, const void *p, size_t n);
+
+/*
+ * @n bytes at @p as one quoted field of the text log: printable ASCII as
+ * it is, except '"' and '\', which are escaped with '\'; every other byte
+ * as \xHH. Spaces stay inside the quotes, so the field cannot end early.
+ */
+void afw_text_quoted(FILE *out, const void *p, size_t n);
+
+/*
+ * The same without the quotes, for words whose characters afwd chose (a
+ * JA4 fingerprint, a reason): anything unexpected is still escaped.
+ */
+void afw_text_plain(FILE *out, const void *p, size_t n);
+
+#endif /* AFW_ESCAPE_H */
