@@ -87,6 +87,8 @@ expect reuse-rst "chromium.afw.test allow null
 curl.afw.test deny null"
 expect reuse-same-isn "chromium.afw.test allow null
 curl.afw.test deny null"
+# A new SYN the server ignores leaves the old connection, unread: refused.
+expect new-syn-ignored "null deny evasion"
 # The urgent byte is out of the stream the server reads.
 expect urgent "curl.afw.test deny null"
 # Bounds a real client stays within: a byte per segment, each acknowledged;
@@ -97,11 +99,28 @@ expect big-hello "curl.afw.test deny null"
 expect timeout "null allow timeout"
 expect mid-stream "null allow mid-stream"
 expect undecodable "null allow undecodable"
+# Linux reads a segment behind any number of IPv6 destination options
+# headers, and so does afwd; a segment in IP fragments it never reads.
+expect ipv6-exthdrs "curl.afw.test deny null"
+expect fragments "null allow timeout"
 expect table-full "null allow table-full
 chromium.afw.test allow null" "--max-flows 1"
 expect unconfirmed "chromium.afw.test allow null"
 check_grep "unconfirmed: kept out of the kernel" "not acknowledged" \
 	"$("$afwd" --pcap "$fx/afwd/unconfirmed.pcap" -p "$work/evasion.conf" -j 2> /dev/null)"
+# TLS 1.3: a second hello after the server's HelloRetryRequest must name
+# what the first named; the allow waits for the server's answer.
+expect hrr-other-name "null deny evasion"
+expect hrr-early "null deny evasion"
+expect hrr-same-name "chromium.afw.test allow null"
+check_eq "hrr-same-name: confirmed once the server answered the second hello" "" \
+	"$("$afwd" --pcap "$fx/afwd/hrr-same-name.pcap" -p "$work/evasion.conf" -j 2> /dev/null |
+		grep -o 'not acknowledged')"
+# Under inspect, a body is also read as a server that reads no body reads it.
+printf 'default allow\nhost inspect.afw.test inspect\nhost denied.afw.test deny\n' > "$work/inspect.conf"
+check_eq "inspect-body-request: the request in the body is judged, and denied" \
+	"denied.afw.test deny" "$("$afwd" --pcap "$fx/afwd/inspect-body-request.pcap" \
+		-p "$work/inspect.conf" -j 2> /dev/null | jq -r '"\(.http_host) \(.verdict)"')"
 # Decided flows are remembered: no second record for late packets.
 expect deny-late "curl.afw.test deny null"
 expect allow-late "chromium.afw.test allow null"
@@ -127,4 +146,25 @@ check_fails "a file that is no capture is refused" "$afwd" --pcap "$work/junk"
 check_fails "a missing file is refused" "$afwd" --pcap "$work/none.pcap"
 out=$("$afwd" --pcap "$fx/pcap/twoif.pcapng" -j 2> /dev/null)
 check_eq "pcapng with two interfaces: both flows" 2 "$(printf '%s\n' "$out" | grep -c .)"
+# Names that carry a quote, a newline with a forged line after it, an escape
+# sequence, an overlong NUL and a NUL: one record per flow, nothing raw.
+python3 "$src/tests/tools/evil_names.py" pcap "$work/evil.pcap"
+json=$("$afwd" --pcap "$work/evil.pcap" -j 2> /dev/null)
+text=$("$afwd" --pcap "$work/evil.pcap" 2> /dev/null)
+check_eq "evil names, JSON: one line per flow" 2 "$(printf '%s\n' "$json" | wc -l)"
+check_eq "evil names, JSON: every line is one JSON object" 2 "$(jq -c . <<< "$json" | wc -l)"
+check_eq "evil names, text: one line per flow" 2 "$(printf '%s\n' "$text" | wc -l)"
+check_eq "evil names: no control byte or high byte reaches either log" 0 \
+	"$(printf '%s\n%s\n' "$json" "$text" | LC_ALL=C grep -c $'[\x01-\x1f\x7f-\xff]')"
+check_eq "an SNI with such bytes is refused as malformed, and not echoed" "deny null" \
+	"$(jq -rs '.[0] | "\(.verdict) \(.sni)"' <<< "$json")"
+check_grep "JSON: the ALPN values are escaped per RFC 8259" \
+	'"alpn":\["h2\\"x","a\\nafwd: forged line","\\u001b\[31mred","\\u00c0\\u0080",' "$json"
+check_eq "JSON: and decode to the bytes sent" true \
+	"$(jq -s '.[1].alpn[0:3] == ["h2\"x", "a\nafwd: forged line", "\u001b[31mred"]' <<< "$json")"
+check_grep "text: each ALPN value is one quoted field, quote and controls escaped" \
+	' sni="evil.afw.test" alpn="h2\\"x","a\\x0aafwd: forged line","\\x1b\[31mred","\\xc0\\x80",' \
+	"$text"
+check_grep "text: the refused flow's line names no SNI" \
+	'^tcp 192.0.2.10:40001 -> 198.51.100.20:443 tls giveup=malformed: deny \(malformed ClientHello' "$text"
 exit $AFW_FAILED

@@ -4,9 +4,12 @@
 # QUIC connections on one UDP flow, live through NFQUEUE: a client sends
 # sealed Initials (tests/tools/quicinit.py) to a UDP server that logs what
 # arrives. An iptables rule does what the module does for installed UDP
-# flows: client Initials (long header, fixed bit, 1200 bytes or more) of a
-# decided flow are queued to afwd again. afwd must let those of the
-# connection it decided through, and judge a new connection on its own.
+# flows, for the Initials that can open a connection: client Initials (long
+# header, fixed bit, 1200 bytes or more) of a decided flow are queued to
+# afwd again (the module queues every client long header of the Initial
+# type, or of a version afwd may not know; afwd passes the rest by the
+# flow's verdict). afwd must let those of the connection it decided
+# through, and judge a new connection on its own.
 # $AFWD names another afwd binary to test.
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/tests/lib/tap.sh"

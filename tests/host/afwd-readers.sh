@@ -21,21 +21,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=afw-test \
 ip netns exec $S python3 "$src/tests/tools/tlsserver.py" $SA 443 $work/cert.pem $work/key.pem \
 	$work/tls.log &
 ip netns exec $S python3 "$src/tests/tools/hostserver.py" $SA 8000 $work/py.log &
-cat > $work/nginx.conf << EOF
-daemon off;
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-events { worker_connections 64; }
-http {
-	log_format h '\$host \$request_method \$status';
-	client_body_temp_path $work/nginx-body;
-	server { listen $SA:80; access_log $work/nginx.log h; location / { return 200 "ok\n"; } }
-	server { listen $SA:8080 http2; access_log $work/nginx-h2.log h;
-		location / { return 200 "ok\n"; } }
-}
-EOF
-ip netns exec $S nginx -c $work/nginx.conf -p $work 2> $work/nginx.out &
+pair_nginx
 for port in 443 8000 80 8080; do
 	wait_until 5 sh -c "ip netns exec $S ss -ltn | grep -q '$SA:$port '" ||
 		{ not_ok "the server on port $port listens" "see $work"; exit 1; }

@@ -13,7 +13,8 @@
 #                         (e.g. "-p tcp --dport 443") and OUTPUT packets
 #                         matching OUT (the replies: "-p tcp --sport 443"),
 #                         queue 0, and NFQUEUE's BYPASS option
-#                         (--queue-bypass) or none
+#                         (--queue-bypass) or none; the marks are
+#                         $pair_mark_base (default 0xa0) + 1..3
 #   pair_quic_requeue     adds what the module does for installed UDP flows:
 #                         client QUIC Initials (long header, fixed bit, 1200
 #                         bytes or more) of a decided flow go to queue 0 again
@@ -38,6 +39,8 @@ pair_init() {
 	CA=$2.1
 	SA=$2.2
 	work=$(mktemp -d)
+	# afwd reads the policy here as the user afw once it runs.
+	chmod 755 "$work"
 	trap pair_cleanup EXIT
 	for tool in ip iptables python3 ${pair_tools:-}; do
 		command -v "$tool" > /dev/null ||
@@ -57,13 +60,14 @@ pair_up() {
 
 pair_chain() {
 	local in=$1 out=$2 bypass=${3:-} ipt="ip netns exec $S iptables"
+	local base=$((${pair_mark_base:-0xa0}))
 	$ipt -F INPUT && $ipt -F OUTPUT &&
 	{ $ipt -F afw 2> /dev/null || $ipt -N afw; } &&
 	$ipt -A afw -m mark ! --mark 0x0/0xff -j CONNMARK --save-mark --nfmask 0xff --ctmask 0xff &&
-	$ipt -A afw -m connmark --mark 0xa1/0xff -j ACCEPT &&
-	$ipt -A afw -m connmark --mark 0xa2/0xff -j DROP &&
-	$ipt -A afw -p tcp --tcp-flags RST RST -m connmark --mark 0xa3/0xff -j ACCEPT &&
-	$ipt -A afw -p tcp -m connmark --mark 0xa3/0xff -j REJECT --reject-with tcp-reset &&
+	$ipt -A afw -m connmark --mark $((base + 1))/0xff -j ACCEPT &&
+	$ipt -A afw -m connmark --mark $((base + 2))/0xff -j DROP &&
+	$ipt -A afw -p tcp --tcp-flags RST RST -m connmark --mark $((base + 3))/0xff -j ACCEPT &&
+	$ipt -A afw -p tcp -m connmark --mark $((base + 3))/0xff -j REJECT --reject-with tcp-reset &&
 	$ipt -A afw -j NFQUEUE --queue-num 0 $bypass &&
 	$ipt -A INPUT $in -j afw &&
 	$ipt -A OUTPUT $out -j afw
@@ -74,4 +78,25 @@ pair_quic_requeue() {
 	ip netns exec "$S" iptables -I afw 1 -p udp -m mark --mark 0x0/0xff \
 		-m length --length 1228:65535 -m u32 --u32 "0>>22&0x3C@8>>24&0xC0=0xC0" \
 		-j NFQUEUE --queue-num 0
+}
+
+# pair_nginx: nginx in $S on $SA, a server that logs the Host it acts on:
+# HTTP/1.1 on port 80 (log $work/nginx.log) and HTTP/2 with prior knowledge
+# on 8080 ($work/nginx-h2.log), one line "HOST METHOD STATUS" a request.
+pair_nginx() {
+	cat > "$work/nginx.conf" << EOF
+daemon off;
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 64; }
+http {
+	log_format h '\$host \$request_method \$status';
+	client_body_temp_path $work/nginx-body;
+	server { listen $SA:80; access_log $work/nginx.log h; location / { return 200 "ok\n"; } }
+	server { listen $SA:8080 http2; access_log $work/nginx-h2.log h;
+		location / { return 200 "ok\n"; } }
+}
+EOF
+	ip netns exec "$S" nginx -c "$work/nginx.conf" -p "$work" 2> "$work/nginx.out" &
 }

@@ -7,14 +7,25 @@
 : "${AFW_TAP:=/dev/stdout}"
 AFW_FAILED=0
 AFW_PREFIX=${AFW_PREFIX:-}
+AFW_T_LAST=${EPOCHREALTIME/./}
+
+# The log, not the TAP, says how long each check took since the one before:
+# that is where a slow run's time went.
+afw_tap_log() {
+	local now=${EPOCHREALTIME/./}
+
+	echo "$1 [$(( (now - AFW_T_LAST) / 1000 )) ms]" >&2
+	AFW_T_LAST=$now
+}
 
 ok() {
 	echo "ok - ${AFW_PREFIX}$1" >> "$AFW_TAP"
-	echo "ok - ${AFW_PREFIX}$1" >&2
+	afw_tap_log "ok - ${AFW_PREFIX}$1"
 }
 
 not_ok() {
 	echo "not ok - ${AFW_PREFIX}$1" >> "$AFW_TAP"
+	afw_tap_log "not ok - ${AFW_PREFIX}$1"
 	shift
 	echo "FAIL: $*" >&2
 	AFW_FAILED=1

@@ -5,11 +5,12 @@ Ethernet frames on one interface; or captures what arrives on one.
 
   craft.py send [OPTIONS] IFACE DMAC SRC DST
   craft.py capture IFACE SRC SECONDS
+  craft.py serve
 
 send builds one TCP or UDP packet from SRC to DST (the family follows from
 the addresses) with correct checksums, then spoils it as the options ask:
 
-  --proto tcp|udp     L4 protocol (udp)
+  --proto tcp|udp|none  L4 protocol (udp); none: IPv6 No Next Header
   --sport P --dport P ports (40000, 7777)
   --payload N         bytes of data after the L4 header (8)
   --l4len N           cut the packet after N bytes of L4 header and data
@@ -22,10 +23,18 @@ the addresses) with correct checksums, then spoils it as the options ask:
                       first N bytes (a multiple of 8), the second the rest
   --send first|later|both   which fragments to send (both)
   --count N           send it N times (1)
+  --flags LETTERS     TCP flags from S, A, F, R, P (S)
+  --seq N --ack N     TCP sequence and acknowledgment numbers (1, 0)
 
 It prints the IP length (IPv4 total length, IPv6 40 + payload length) of
-each frame it sends, one line per frame. TCP is a SYN. DMAC is the next
+each frame it sends, one line per frame. TCP is a SYN unless --flags says
+otherwise. DMAC is the next
 hop's MAC address; the source MAC is IFACE's own.
+
+serve reads send commands ("send [OPTIONS] IFACE DMAC SRC DST"), one per
+line on stdin, and answers each with its frames' lengths, then "done" (or
+"error MESSAGE", then "done"): one Python start for a whole scenario, which
+costs seconds on an emulated debug kernel.
 
 capture prints "ready", then one line "LEN PROTO" for every IPv4 or IPv6
 packet from SRC that arrives on IFACE within SECONDS (PROTO is the IPv4
@@ -33,6 +42,7 @@ protocol or IPv6 next header field), then exits.
 """
 import argparse
 import ipaddress
+import shlex
 import random
 import select
 import socket
@@ -45,7 +55,9 @@ from inet import csum
 ETH_P_ALL = 0x0003
 ETH_P_IP = 0x0800
 ETH_P_IPV6 = 0x86DD
-PROTOS = {"tcp": socket.IPPROTO_TCP, "udp": socket.IPPROTO_UDP}
+# "none" is IPv6's No Next Header (59): the packet ends with its headers.
+PROTOS = {"tcp": socket.IPPROTO_TCP, "udp": socket.IPPROTO_UDP, "none": 59}
+TCP_FLAGS = {"F": 0x01, "S": 0x02, "R": 0x04, "P": 0x08, "A": 0x10}
 # IPv6 extension header numbers.
 EXT_HBH, EXT_RT, EXT_FRAG, EXT_DST = 0, 43, 44, 60
 EXTS = {"hbh": EXT_HBH, "dst": EXT_DST, "rt": EXT_RT}
@@ -55,8 +67,12 @@ def l4_datagram(args, src, dst):
     """The whole TCP or UDP datagram, with its checksum over the pseudo-header."""
     proto = PROTOS[args.proto]
     data = bytes(range(args.payload))
+    if proto == 59:
+        return b""
     if proto == socket.IPPROTO_TCP:
-        hdr = struct.pack("!HHIIBBHHH", args.sport, args.dport, 1, 0, 5 << 4, 0x02, 65535, 0, 0)
+        flags = sum(TCP_FLAGS[c] for c in args.flags)
+        hdr = struct.pack("!HHIIBBHHH", args.sport, args.dport, args.seq & 0xFFFFFFFF,
+                          args.ack & 0xFFFFFFFF, 5 << 4, flags, 65535, 0, 0)
     else:
         hdr = struct.pack("!HHHH", args.sport, args.dport, 8 + len(data), 0)
     seg = hdr + data
@@ -201,6 +217,9 @@ def main():
     ps.add_argument("--frag", type=int)
     ps.add_argument("--send", choices=("first", "later", "both"), default="both")
     ps.add_argument("--count", type=int, default=1)
+    ps.add_argument("--flags", default="S")
+    ps.add_argument("--seq", type=int, default=1)
+    ps.add_argument("--ack", type=int, default=0)
     ps.add_argument("iface")
     ps.add_argument("dmac")
     ps.add_argument("src")
@@ -209,13 +228,28 @@ def main():
     pc.add_argument("iface")
     pc.add_argument("src")
     pc.add_argument("seconds", type=float)
+    sub.add_parser("serve")
     args = p.parse_args()
+    if args.cmd == "serve":
+        for line in sys.stdin:
+            try:
+                run_send(p, p.parse_args(shlex.split(line)))
+            except SystemExit as e:
+                print("error", e, flush=True)
+            print("done", flush=True)
+        return 0
     if args.cmd == "send":
-        for name in (args.ext.split(",") if args.ext else []):
-            if name not in EXTS:
-                p.error("--ext: unknown header '%s'; use hbh, dst or rt" % name)
-        return send(args)
+        return run_send(p, args)
     return capture(args)
+
+
+def run_send(p, args):
+    if args.cmd != "send":
+        sys.exit("craft.py: serve runs send commands only")
+    for name in (args.ext.split(",") if args.ext else []):
+        if name not in EXTS:
+            p.error("--ext: unknown header '%s'; use hbh, dst or rt" % name)
+    return send(args)
 
 
 if __name__ == "__main__":

@@ -194,6 +194,14 @@ def main():
         "rule-counters-given": lambda: rule(drop, attr(e["AFW_RULE_A_PACKETS"], bytes(8))),
         "rule-not-nested": lambda: g.send(fam, e["AFW_CMD_RULE_NEW"], attr(e["AFW_A_RULE"], drop)),
         "rule-missing": lambda: g.send(fam, e["AFW_CMD_RULE_NEW"]),
+        # Each command takes its own attributes only.
+        "rule-new-with-flow": lambda: g.send(fam, e["AFW_CMD_RULE_NEW"],
+                                             attr(e["AFW_A_RULE"] | 0x8000, drop) +
+                                             attr(e["AFW_A_FLOW"] | 0x8000, b"")),
+        "flow-del-with-verdict": lambda: g.send(fam, e["AFW_CMD_FLOW_DEL"], attr(e["AFW_A_FLOW"] | 0x8000,
+            u8("AFW_FLOW_A_FAMILY", 2) + u8("AFW_FLOW_A_PROTO", 1) +
+            attr(e["AFW_FLOW_A_SRC"], bytes(4)) + attr(e["AFW_FLOW_A_DST"], bytes(4)) +
+            u8("AFW_FLOW_A_VERDICT", 0))),
         "flow-no-verdict": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
             u8("AFW_FLOW_A_FAMILY", 2) + u8("AFW_FLOW_A_PROTO", 1) +
             attr(e["AFW_FLOW_A_SRC"], bytes(4)) + attr(e["AFW_FLOW_A_DST"], bytes(4)))),

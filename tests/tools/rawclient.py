@@ -7,6 +7,9 @@
                                       of the answer ("-" for none); with
                                       HEX2, then send those on the same
                                       connection and print the next one
+  rawclient.py split ADDR PORT HEX...  send each piece as a segment of its
+                                      own, 50 ms apart, then print the
+                                      status line of the answer
   rawclient.py tls ADDR PORT SNI VERSION [EMPTY]
                                       a real TLS 1.3 handshake (python ssl)
                                       whose first record carries the record
@@ -15,12 +18,16 @@
                                       prints "ok" once the handshake is done,
                                       "-" if the server never answers
 
-Each waits at most 3 seconds.
+Each waits at most 3 seconds, or $AFW_RAW_WAIT.
 """
+import os
 import socket
 import ssl
 import struct
 import sys
+import time
+
+WAIT = float(os.environ.get("AFW_RAW_WAIT", "3"))
 
 
 def answer(c):
@@ -43,7 +50,7 @@ def answer(c):
 
 
 def http(addr, port, data, more):
-    c = socket.create_connection((addr, port), timeout=3)
+    c = socket.create_connection((addr, port), timeout=WAIT)
     c.sendall(data)
     print(answer(c))
     if more is not None:
@@ -55,13 +62,26 @@ def http(addr, port, data, more):
     c.close()
 
 
+def split(addr, port, pieces):
+    c = socket.create_connection((addr, port), timeout=WAIT)
+    c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        for p in pieces:
+            c.sendall(p)
+            time.sleep(0.05)
+    except OSError:
+        pass
+    print(answer(c))
+    c.close()
+
+
 def tls(addr, port, sni, version, empty):
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE
     inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
     s = ctx.wrap_bio(inc, out, server_hostname=sni)
-    c = socket.create_connection((addr, port), timeout=3)
+    c = socket.create_connection((addr, port), timeout=WAIT)
     first = True
     try:
         while True:
@@ -93,7 +113,9 @@ def tls(addr, port, sni, version, empty):
 
 
 def main():
-    if sys.argv[1] == "http":
+    if sys.argv[1] == "split":
+        split(sys.argv[2], int(sys.argv[3]), [bytes.fromhex(h) for h in sys.argv[4:]])
+    elif sys.argv[1] == "http":
         http(sys.argv[2], int(sys.argv[3]), bytes.fromhex(sys.argv[4]),
              bytes.fromhex(sys.argv[5]) if len(sys.argv) > 5 else None)
     else:

@@ -17,6 +17,13 @@ offsets: a fake hello naming --fake that the server's stack never takes.
   syndata  the fake as data on the SYN, without a Fast Open cookie
   reuse    a whole connection with the fake, acknowledged by the server,
            reset; then a new one (new ISN, same ports) with the real hello
+  frag     the real hello in a segment cut into two IP fragments, the
+           first with the TCP header and 12 bytes of the hello
+  resume   the real hello (which a firewall drops), then a reset the
+           server ignores (in the window, not at its next byte: RFC 5961),
+           a pause of --pause seconds, --flood acknowledgements on other
+           ports, none with a SYN, and the real hello again, in the middle
+           of the connection as a firewall that forgot it sees it
 
 Packets go out through a raw IP socket, so they cross this host's
 netfilter OUTPUT hook like any other; they carry the mark 0x100, so that a
@@ -71,7 +78,7 @@ class Conn:
         self.server_data = 0
 
     def send(self, off, flags, data=b"", ack=None, ttl=64, bad_csum=False, seq=None,
-             opts=b""):
+             opts=b"", frag=False):
         seq = self.isn + 1 + off if seq is None else seq
         if ack is None:
             ack = (self.sisn + 1 + self.server_data) if self.sisn is not None else 0
@@ -83,7 +90,15 @@ class Conn:
         if bad_csum:
             c ^= 0x5555
         tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), random.getrandbits(16),
+        ident = random.getrandbits(16)
+        if frag:
+            # Two fragments: 32 bytes (the TCP header and 12 of data), then the rest.
+            for fo, piece, more in ((0, tcp[:32], 0x2000), (4, tcp[32:], 0)):
+                ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(piece), ident, more | fo,
+                                 ttl, 6, 0, self.src, self.dst)
+                self.raw.sendto(ip + piece, (self.a.dst, 0))
+            return
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), ident,
                          0x4000, ttl, 6, 0, self.src, self.dst)
         self.raw.sendto(ip + tcp, (self.a.dst, 0))
 
@@ -141,7 +156,7 @@ class Conn:
 def main():
     p = argparse.ArgumentParser(description="A TCP client that crafts its segments.")
     p.add_argument("how", choices=("plain", "ttl", "csum", "noack", "badack", "syndata",
-                                   "reuse"))
+                                   "reuse", "resume", "frag"))
     p.add_argument("iface")
     p.add_argument("src")
     p.add_argument("dst")
@@ -150,10 +165,13 @@ def main():
     p.add_argument("--fake", default="allowed.test")
     p.add_argument("--real", default="denied.test")
     p.add_argument("--wait", type=float, default=1.5)
+    p.add_argument("--pause", type=float, default=1.5)
+    p.add_argument("--flood", type=int, default=0)
     a = p.parse_args()
     sport = a.sport or random.randint(20000, 60000)
     fake, real = client_hello(a.fake), client_hello(a.real)
 
+    print("sport %d" % sport, flush=True)
     k = Conn(a, sport, random.getrandbits(32))
     if a.how == "syndata":
         k.handshake(syn_data=fake)
@@ -175,6 +193,20 @@ def main():
             k.send(o, PSH, fake[o:o + 1200], ack=0)
     elif a.how == "badack":
         k.segments(0, fake, ack=k.sisn + 1 + 100000)
+    elif a.how == "frag":
+        k.send(0, PSH | ACK, real, frag=True)
+        k.wait(lambda c: c.server_data > 0, a.wait)
+        k.send(max(len(real), k.acked), RST | ACK)
+        return 0
+    elif a.how == "resume":
+        k.segments(0, real)
+        k.wait(lambda c: c.acked > 0, 0.3)
+        k.send(5, RST | ACK)
+        time.sleep(a.pause)
+        for i in range(a.flood):
+            other = Conn(a, (sport + 1 + i) % 65536 or 1, random.getrandbits(32))
+            other.send(0, ACK, ack=random.getrandbits(32))
+        time.sleep(0.2)
     time.sleep(0.05)
     k.segments(0, real)
     k.wait(lambda c: c.server_data > 0, a.wait)

@@ -3,12 +3,14 @@
 """A TCP echo server and a client that picks its own source port.
 
   tcpecho.py server ADDR PORT
-  tcpecho.py client ADDR PORT SPORT SECONDS
+  tcpecho.py client ADDR PORT SPORT SECONDS [PROGRESS]
 
 The client sends a line every 0.2 s for SECONDS (or until SIGTERM) and
 exits 0 only if every line came back; SECONDS 0 sends one line. It exits 1
-at once when the connection cannot be made within 3 s.
+at once when the connection cannot be made within 3 s. With PROGRESS, a
+file, it writes there how many lines came back so far, after each one.
 """
+import os
 import signal
 import socket
 import socketserver
@@ -31,7 +33,7 @@ class Server(socketserver.ThreadingTCPServer):
         super().__init__(addr, Echo)
 
 
-def client(addr, port, sport, seconds):
+def client(addr, port, sport, seconds, progress=None):
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
@@ -53,6 +55,10 @@ def client(addr, port, sport, seconds):
         if f.readline() != line:
             return 2
         n += 1
+        if progress:
+            with open(progress + ".tmp", "w") as p:
+                p.write("%d\n" % n)
+            os.replace(progress + ".tmp", progress)
         if time.time() >= end or stop:
             return 0
         time.sleep(0.2)
@@ -61,4 +67,5 @@ def client(addr, port, sport, seconds):
 if __name__ == "__main__":
     if sys.argv[1] == "server":
         Server((sys.argv[2], int(sys.argv[3]))).serve_forever()
-    sys.exit(client(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])))
+    sys.exit(client(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]),
+                    sys.argv[6] if len(sys.argv) > 6 else None))

@@ -214,4 +214,5 @@ def main():
         out.write("\n".join(lines) + "\n")
 
 
-main()
+if __name__ == "__main__":
+    main()

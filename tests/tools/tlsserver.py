@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """A TLS server that logs every completed handshake.
 
-  tlsserver.py ADDR PORT CERT KEY LOG
+  tlsserver.py ADDR PORT CERT KEY LOG [CURVE]
 
 Each ClientHello OpenSSL parses appends "sni SNI" to LOG (the name the
 server acts on, whether or not the handshake goes on); each completed
 handshake appends "handshake SNI ALPN", then the server answers one
-HTTP/1.1 request: "/bytes/N" gets N bytes, anything else "ok". A
-connection whose ClientHello never reached OpenSSL leaves no line, which is
-what a test of a denied flow looks for.
+HTTP/1.1 request: "/bytes/N" gets N bytes, "/echo" a connection that
+echoes every line it receives until the client closes it, anything else
+"ok". A connection whose ClientHello never reached OpenSSL leaves no line,
+which is what a test of a denied flow looks for. With CURVE (e.g.
+prime256v1) the server takes key shares of that group only, so that a
+client that offers another first gets a HelloRetryRequest.
 """
 import socket
 import ssl
@@ -34,6 +37,17 @@ def serve(conn, ctx, log):
                 return
             req += chunk
         path = req.split(b" ", 2)[1] if req.count(b" ") >= 2 else b"/"
+        if path == b"/echo":
+            tls.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
+            rest = req.split(b"\r\n\r\n", 1)[1]
+            while True:
+                while b"\n" in rest:
+                    line, rest = rest.split(b"\n", 1)
+                    tls.sendall(line + b"\n")
+                chunk = tls.recv(4096)
+                if not chunk:
+                    return
+                rest += chunk
         if path.startswith(b"/bytes/"):
             n = int(path[7:])
             tls.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % n)
@@ -55,6 +69,8 @@ def main():
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
     ctx.set_alpn_protocols(["http/1.1"])
+    if len(sys.argv) > 6:
+        ctx.set_ecdh_curve(sys.argv[6])
 
     def remember_sni(sock, name, _ctx):
         sock.afw_sni = name

@@ -4,8 +4,8 @@
 # Boot one test VM and run a job script inside it.
 #
 #   boot.sh -k KERNEL_IMAGE -i INITRD -o OUTDIR -j JOB [-e VAR=VALUE]...
-#           [-t TIMEOUT_S] [-m MEM_MB] [-c CPUS] [--icount | --icount-idle]
-#           [--interactive]
+#           [-t TIMEOUT_S] [-m MEM_MB] [-c CPUS] [-a KERNEL_ARGS]
+#           [--icount | --icount-idle] [--interactive]
 #
 # The guest sees the host's root read-only (with a tmpfs overlay) and OUTDIR
 # writable at /afw-out. The job's exit status lands in OUTDIR/rc, the serial
@@ -19,7 +19,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-kernel= initrd= out= job= tmo=1800 mem=2048 cpus=2 icount= interactive=
+kernel= initrd= out= job= tmo=1800 mem=2048 cpus=2 icount= interactive= append=
 envs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -31,6 +31,7 @@ while [ $# -gt 0 ]; do
 	-t) tmo=$2; shift 2 ;;
 	-m) mem=$2; shift 2 ;;
 	-c) cpus=$2; shift 2 ;;
+	-a) append=" $2"; shift 2 ;;
 	--icount) icount=shift=0,sleep=off; shift ;;
 	--icount-idle) icount=shift=0; shift ;;
 	--interactive) interactive=1; shift ;;
@@ -62,7 +63,7 @@ fi
 
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "$mem" -smp "$cpus"
 	-kernel "$kernel" -initrd "$initrd"
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 quiet"
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 quiet$append"
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$out,mount_tag=afwout,security_model=none,multidevs=remap"
 	-nic none -no-reboot -display none)

@@ -34,53 +34,106 @@ trap afw_cleanup EXIT
 
 nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 
+# topo_end NS DEV ADDR4 ADDR6 GW4 GW6: an end host of topo_routed, in one
+# ip -batch, its IPv6 address without duplicate detection.
+topo_end() {
+	nsx "$1" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 \
+		"net.ipv6.conf.$2.accept_dad=0" || return 1
+	ip -n "$1" -b - <<-EOF
+		link set lo up
+		addr add $3/24 dev $2
+		addr add $4/64 dev $2 nodad
+		link set $2 up
+		route add default via $5
+		route add default via $6
+	EOF
+}
+
 # client --- router --- server, IPv4 and IPv6, with forwarding on the router.
 topo_routed() {
 	local ns
+	# One process per namespace where the commands allow it (ip -batch,
+	# one sysctl): on the debug kernel each exec costs seconds.
 	for ns in "$NS_C" "$NS_R" "$NS_S"; do
-		ip netns add "$ns"
-		nsx "$ns" ip link set lo up
-		nsx "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+		ip netns add "$ns" || return 1
 	done
-	ip link add c0 netns "$NS_C" type veth peer name rc netns "$NS_R"
-	ip link add s0 netns "$NS_S" type veth peer name rs netns "$NS_R"
-	nsx "$NS_C" ip addr add $C4/24 dev c0
-	nsx "$NS_C" ip addr add $C6/64 dev c0 nodad
-	nsx "$NS_R" ip addr add $R4C/24 dev rc
-	nsx "$NS_R" ip addr add $R6C/64 dev rc nodad
-	nsx "$NS_R" ip addr add $R4S/24 dev rs
-	nsx "$NS_R" ip addr add $R6S/64 dev rs nodad
-	nsx "$NS_S" ip addr add $S4/24 dev s0
-	nsx "$NS_S" ip addr add $S6/64 dev s0 nodad
-	for ns in "$NS_C:c0" "$NS_R:rc" "$NS_R:rs" "$NS_S:s0"; do
-		nsx "${ns%%:*}" ip link set "${ns##*:}" up
-	done
-	nsx "$NS_R" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
-	nsx "$NS_C" ip route add default via $R4C
-	nsx "$NS_C" ip -6 route add default via $R6C
-	nsx "$NS_S" ip route add default via $R4S
-	nsx "$NS_S" ip -6 route add default via $R6S
+	ip -b - <<-EOF || return 1
+		link add c0 netns $NS_C type veth peer name rc netns $NS_R
+		link add s0 netns $NS_S type veth peer name rs netns $NS_R
+	EOF
+	nsx "$NS_R" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 \
+		net.ipv6.conf.rc.accept_dad=0 net.ipv6.conf.rs.accept_dad=0 \
+		net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 || return 1
+	ip -n "$NS_R" -b - <<-EOF || return 1
+		link set lo up
+		addr add $R4C/24 dev rc
+		addr add $R6C/64 dev rc nodad
+		addr add $R4S/24 dev rs
+		addr add $R6S/64 dev rs nodad
+		link set rc up
+		link set rs up
+	EOF
+	topo_end "$NS_C" c0 $C4 $C6 $R4C $R6C || return 1
+	topo_end "$NS_S" s0 $S4 $S6 $R4S $R6S || return 1
 	wait_until 10 nsx "$NS_C" ping -q -c1 -W1 $S4 > /dev/null &&
 	wait_until 10 nsx "$NS_C" ping -6 -q -c1 -W1 $S6 > /dev/null
+}
+
+# iperf_server NS [IPERF3-ARGS...]: an iperf3 server daemon in NS, returned
+# from only once it listens, and a failed check when it does not. iperf3 -D
+# detaches before it binds, so a client started at once can be refused: an
+# empty transfer that reads as a dropped flow (seen on the debug kernel).
+iperf_server() {
+	local ns=$1 port=5201 a prev=
+	shift
+	for a; do
+		[ "$prev" = -p ] && port=$a
+		prev=$a
+	done
+	nsx "$ns" iperf3 -s -D "$@" > /dev/null || { not_ok "iperf3 -s $* starts in $ns"; return 1; }
+	wait_listen "$ns" tcp ":$port"
+}
+
+# wait_listen NS tcp|udp [ADDR]:PORT: waits up to a minute for a socket
+# bound there in NS, and fails a check when none comes. A server started in
+# the background has not bound yet when its start returns, and a Python
+# server's start takes seconds on the debug kernel.
+wait_listen() {
+	local opt=-ltnH
+	[ "$2" = udp ] && opt=-lunH
+	wait_until 60 nsx "$1" sh -c "ss $opt | grep -q '$3 '" ||
+		{ not_ok "a $2 server is bound to $3 in $1" "nothing within 60 s"; return 1; }
 }
 
 # counter NS FAMILY DIRECTION FIELD: one afw hook counter of namespace NS
 # ("-" for the initial namespace), as afwctl -j status reports it.
 counter() {
-	local run=()
-	[ "$1" = - ] || run=(ip netns exec "$1")
-	"${run[@]}" "$AFWCTL" -j status |
+	local ns=()
+	[ "$1" = - ] || ns=(-n "$1")
+	"$AFWCTL" "${ns[@]}" -j status |
 		jq -r --arg f "$2" --arg d "$3" --arg k "$4" \
 			'.counters[] | select(.family == $f and .direction == $d) | .[$k]'
 }
 
 afw_loaded() { [ -d /sys/module/afw ]; }
 
+# afw_activate NS...: configures each namespace ("-" for the initial one)
+# without changing a setting. afw registers its hooks in a namespace, and
+# starts counting there, only once something configures it.
+afw_activate() {
+	local ns opt
+	for ns; do
+		opt=()
+		[ "$ns" = - ] || opt=(-n "$ns")
+		"$AFWCTL" "${opt[@]}" config set enabled yes || return 1
+	done
+}
+
 # afw_load [PARAM=VALUE...]: insmod the module under test. insmod does not
-# resolve dependencies, so load the kernel's reject helpers first (they are
-# built into some kernels, hence no error check).
+# resolve dependencies, so load the kernel's reject and defragmentation
+# helpers first (they are built into some kernels, hence no error check).
 afw_load() {
-	modprobe -q -a nf_reject_ipv4 nf_reject_ipv6 2>/dev/null
+	modprobe -q -a nf_reject_ipv4 nf_reject_ipv6 nf_defrag_ipv4 nf_defrag_ipv6 2>/dev/null
 	insmod "$AFW_KO" "$@"
 }
 
@@ -88,4 +141,30 @@ afw_unload() {
 	if afw_loaded; then
 		rmmod afw
 	fi
+}
+
+# craft_start NS: one tests/tools/craft.py sender in NS for the whole
+# scenario, fed through FIFOs on fds 7 and 8: a Python start per packet
+# costs seconds on the debug kernel. craft SEND-ARGS... then sends one
+# case ("send [OPTIONS] IFACE DMAC SRC DST") and fails on its error.
+craft_start() {
+	local fifo
+	fifo=$(mktemp -u)
+	mkfifo "$fifo.in" "$fifo.out"
+	on_exit rm -f "$fifo.in" "$fifo.out"
+	ip netns exec "$1" python3 "$AFW_SRC/tests/tools/craft.py" serve \
+		< "$fifo.in" > "$fifo.out" 2>&1 &
+	on_exit kill $!
+	exec 7> "$fifo.in" 8< "$fifo.out"
+}
+
+craft() {
+	local line ok=0
+	echo "send $*" >&7
+	while read -r -t 60 line <&8; do
+		[ "$line" = done ] && return $ok
+		[[ "$line" == error* ]] && { echo "craft.py: $line" >&2; ok=1; }
+	done
+	echo "craft.py: the sender did not answer" >&2
+	return 1
 }

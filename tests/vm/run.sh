@@ -1,13 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The VM suite: boots each kernel of kernels.sh once and runs every scenario
-# in that boot. Prints one TAP line per check; a kernel that cannot be built
-# or booted is a failure, never a skip.
+# The VM suite: boots each kernel of kernels.sh once and runs its scenarios
+# in that boot (which ones: see the lists below). Prints one TAP line per
+# check; a kernel that cannot be built or booted is a failure, never a skip.
 #
 #   run.sh [LABEL...]      e.g. run.sh 6.12, or no argument for all kernels
 #
-# AFW_SCENARIOS (space-separated paths) limits the scenarios.
+# AFW_SCENARIOS (space-separated paths) limits the scenarios; AFW_VM_CPUS
+# sets the guests' vCPUs (default 2); AFW_VM_ENV passes settings to them.
+#
+# Besides one boot per kernel, one boot on 6.12 has systemd as PID 1 and
+# runs 50-package: the Debian packages (make deb), installed before the
+# boot, and afw.service at boot. "run.sh systemd" runs that boot alone.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -20,6 +25,35 @@ want=" $* "
 AFW_VM_ACCEL=$("$here/accel.sh" "$(awk 'NR == 1 { print $2 }' <<< "$kernels")")
 export AFW_VM_ACCEL
 echo "vm: accelerator $AFW_VM_ACCEL" >&2
+
+# Where each scenario runs. The debug kernel (6.1 with KASAN, lockdep and
+# kmemleak, everything built in) runs every one but those below that check
+# logic above the kernel's paths: every kernel path runs under its checks,
+# on two vCPUs. Debian's 6.12 runs
+# those that cross the kernel interfaces a distribution kernel can change:
+# hook registration, genetlink and its policies, rights in user
+# namespaces, the skb, defragmentation, ICMP and nfqueue paths, module
+# unload, the netlink fuzzer. Debian's 6.1, the debug kernel's own series,
+# runs what only a modular distribution kernel has (the module and its
+# dependencies loaded by modprobe, unloaded under traffic) and afwd against
+# the module, and the logic checks. On a 2-CPU machine the suite must end
+# within the hour. AFW_VM_FULL=1 runs every scenario on every kernel.
+compat_6_12="10-hooks-count 20-rights 30-netlink-errors 40-rmmod-under-load
+	65-packets 82-state 96-afwd 97-nlfuzz"
+compat_6_1="10-hooks-count 40-rmmod-under-load 92-switch 96-afwd 97-afwd-module"
+# These check the module's own logic to the packet and the counter: ruleset
+# transactions, statistics, the unknown-flow policy, the queue fan-out. They
+# run on Debian's 6.1, where they take a quarter of the time; the kernel
+# paths they take run under the debug kernel too, in 92-switch (unknown
+# drop), 96-afwd (two queues), 97-nlfuzz (every command, transactions
+# begun and abandoned) and 98-stress (rulesets loaded under traffic).
+logic_scenarios="70-ruleset 85-stats 90-unknown-queue 95-queue-fanout"
+# And these, the logic of afwctl and afwd over paths other scenarios take
+# on the debug kernel: the off switch and its SSH guard (CONFIG_SET, which
+# every scenario sends, and the rules' flows of 82), afwd's ledger as the
+# module comes and goes (the flow table of 80 and 96, reloads under
+# traffic in 98).
+userland_scenarios="92-switch 97-afwd-module"
 
 # prepare LABEL IMG KDIR MODKVER: the module and the initramfs for one kernel.
 prepare() {
@@ -49,20 +83,75 @@ boot() {
 	# inside the guest, so that dkms and modprobe work as on a real system.
 	[ "$modkver" = none ] && envs+=(-e "AFW_KBUILD=$kdir")
 	# The debug kernel hunts splats, not scale: it runs the scale checks at
-	# a tenth of the size, and leaves packaging (dkms builds the module in
-	# the guest for minutes) to the Debian kernels, which run 50-dkms.
+	# a tenth of the size, the stress run for 30 s and the netlink fuzzer
+	# for 4000 messages; packaging (dkms builds the module in the guest
+	# for minutes) is the systemd boot's. Debian's kernels run the list
+	# above; AFW_VM_FULL=1 runs every scenario there too.
+	# 50-package needs systemd as PID 1: it has a boot of its own.
+	local only= skip=50-package kargs=()
+	case "$label" in
+	6.1) only="$compat_6_1 $logic_scenarios" ;;
+	6.12) only=$compat_6_12 ;;
+	debug*) [ -n "${AFW_VM_FULL:-}${AFW_SCENARIOS:-}" ] ||
+			skip+=" $logic_scenarios $userland_scenarios" ;;
+	esac
+	if [ -n "$only" ] && [ -z "${AFW_SCENARIOS:-}" ] && [ -z "${AFW_VM_FULL:-}" ]; then
+		envs+=(-e "AFW_SCENARIOS=$(printf "$src/tests/vm/scenarios/%s.sh " $only)")
+		echo "vm: $label runs" $only >&2
+	fi
+	envs+=(-e "AFW_SKIP_SCENARIOS=$skip")
 	case "$label" in
 	debug*)
 		envs+=(-e AFW_SCALE_RULES=10000 -e AFW_FLOW_FLOOD=10000 -e AFW_AFWD_BYTES=20000000
-		       -e AFW_SKIP_SCENARIOS=50-dkms -e AFW_SCENARIO_TIMEOUT=1800)
+		       -e AFW_STRESS_SECONDS=30 -e AFW_NLFUZZ_MESSAGES=4000
+		       -e AFW_SCENARIO_TIMEOUT=1800)
 		tmo=${AFW_VM_TIMEOUT:-4200}
+		# Its ACPI interpreter, slowed by KASAN, times out on each virtio
+		# device's interrupt routing (_PRT), 30 s of guest time apiece, and
+		# the devices use MSI-X either way.
+		kargs=(-a pci=noacpi)
 		;;
 	esac
+	# AFW_VM_ENV ("VAR=VALUE ...") reaches the guest after the settings
+	# above, so that long runs (make stress-long) can override them.
+	for e in ${AFW_VM_ENV:-}; do envs+=(-e "$e"); done
 	echo "vm: booting $label ($img)" >&2
 	"$here/boot.sh" -k "$img" -i "$vmdir/initrd.gz" -o "$vmdir/out" \
-		-j "$here/guest.sh" "${envs[@]}" -t "$tmo"
+		-j "$here/guest.sh" "${envs[@]}" "${kargs[@]}" -t "$tmo" -c "${AFW_VM_CPUS:-2}"
 	echo $? > "$vmdir/boot-rc"
 	echo "vm: $label finished in $(cat "$vmdir/out/wall_s" 2>/dev/null)s wall," \
+	     "rc $(cat "$vmdir/boot-rc")" >&2
+}
+
+# boot_systemd: 6.12 with systemd as PID 1, the packages installed before
+# it boots (dkms builds for the running kernel, and on 6.12, the newest, for
+# it alone), running 50-package. Writes build/vm/systemd/out.
+boot_systemd() {
+	local vmdir=$src/build/vm/systemd img kver
+	read -r _ img _ kver < <(awk '$1 == "6.12"' <<< "$kernels")
+	mkdir -p "$vmdir"
+	rm -rf "$vmdir/out"
+	AFW_PREFIX="[systemd] "
+	if [ -z "$img" ]; then
+		not_ok "the 6.12 kernel is there to boot with systemd" "see kernels.sh"
+		return 1
+	fi
+	if ! make -s -C "$src" deb > "$vmdir/deb.log" 2>&1; then
+		not_ok "make deb builds the packages" "see $vmdir/deb.log"
+		return 1
+	fi
+	if ! "$here/mkinitramfs.sh" "$kver" "$vmdir/initrd.gz"; then
+		not_ok "initramfs builds" "mkinitramfs.sh $kver failed"
+		return 1
+	fi
+	AFW_PREFIX=
+	echo "vm: booting 6.12 with systemd ($img)" >&2
+	"$here/boot.sh" -k "$img" -i "$vmdir/initrd.gz" -o "$vmdir/out" -j "$here/guest.sh" \
+		-e AFW_LABEL=systemd -e AFW_INIT=systemd -e "AFW_PREBOOT=$here/package-preboot.sh" \
+		-e AFW_VM_WANTS=afwd.service \
+		-e "AFW_SCENARIOS=$src/tests/vm/scenarios/50-package.sh" -t "${AFW_VM_TIMEOUT:-2400}"
+	echo $? > "$vmdir/boot-rc"
+	echo "vm: systemd finished in $(cat "$vmdir/out/wall_s" 2>/dev/null)s wall," \
 	     "rc $(cat "$vmdir/boot-rc")" >&2
 }
 
@@ -106,6 +195,11 @@ while read -r label img kdir modkver; do
 	[ "$jobs" -ge 2 ] && [[ "$label" == debug* ]] && continue
 	boot "$label" "$img" "$kdir" "$modkver"
 done <<< "$kernels"
+# While the debug kernel (the longest boot) still runs beside.
+if [ $# -eq 0 ] || [[ "$want" == *" systemd "* ]]; then
+	rm -f "$src/build/vm/systemd/boot-rc"
+	boot_systemd && labels+=(systemd)
+fi
 [ ${#bg[@]} -eq 0 ] || wait "${bg[@]}"
 for label in "${labels[@]}"; do
 	collect "$label"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The module loads, and real IPv4 and IPv6 traffic in, out and through a
-# router namespace shows up in that namespace's counters, and only there.
+# router namespace shows up in that namespace's counters, and only there;
+# a namespace nobody configured is left alone.
 . "$AFW_SRC/tests/vm/lib.sh"
 
 check "insmod afw.ko" afw_load
@@ -12,6 +13,14 @@ check "module version matches the build" \
 check "protocol version is 1" test "$("$AFWCTL" -j status | jq -r .protocol)" = 1
 
 topo_routed || not_ok "routed topology comes up" "ping across the router failed"
+
+# A namespace afw was never told anything about costs it nothing: no hooks,
+# no counts, and status says so.
+nsx $NS_C ping -q -c 3 -i 0.05 -W 2 $S4 > /dev/null
+check_eq "an unconfigured namespace counts nothing" 0 "$(counter $NS_C ipv4 out packets)"
+check_eq "and status says it is not active" false "$("$AFWCTL" -n $NS_C -j status | jq .active)"
+check "configuring the three namespaces" afw_activate $NS_C $NS_R $NS_S
+check_eq "a configured namespace is active" true "$("$AFWCTL" -n $NS_C -j status | jq .active)"
 
 init_in=$(counter - ipv4 in packets)
 
@@ -42,8 +51,7 @@ check_ge "router ipv6 forward counts both ways" $((r6_fwd + 40)) "$(counter $NS_
 check_ge "server ipv6 in counts the requests" $((s6_in + 20)) "$(counter $NS_S ipv6 in packets)"
 
 # TCP through the router, counted like any other packet.
-nsx $NS_S iperf3 -s -1 -D -B $S4 > /dev/null
-wait_until 10 nsx $NS_S sh -c "ss -ltn | grep -q ':5201'"
+iperf_server $NS_S -1 -B $S4
 r_fwd=$(counter $NS_R ipv4 forward bytes)
 # iperf3 stops when the client has sent 1 MB, and the server may not have
 # read it all by then (on a slow kernel, a fifth of it was still in
@@ -56,11 +64,11 @@ check_ge "router forward bytes count every byte the server received" $((r_fwd + 
 check_eq "traffic in other namespaces leaves the initial one untouched" \
 	"$init_in" "$(counter - ipv4 in packets)"
 
-table=$(nsx $NS_R "$AFWCTL" status)
+table=$("$AFWCTL" -n $NS_R status)
 check_grep "afwctl status prints a table with the forward row" \
 	'^ipv4 +forward +[0-9]+ +[0-9]+$' "$table"
 check_grep "afwctl status names the module version" "afw module $AFW_VERSION" "$table"
 check "afwctl -j status is valid JSON with 6 counters" \
-	test "$(nsx $NS_R "$AFWCTL" -j status | jq '.counters | length')" = 6
+	test "$("$AFWCTL" -n $NS_R -j status | jq '.counters | length')" = 6
 
 exit $AFW_FAILED

@@ -12,6 +12,7 @@ check "insmod afw.ko" afw_load
 on_exit afw_unload
 ip netns add $NS_C
 nsx $NS_C ip link set lo up
+afw_activate $NS_C
 nsx $NS_C ping -q -c 3 -i 0.05 127.0.0.1 > /dev/null
 
 check "nobody can read status" "${nobody[@]}" "$AFWCTL" status
@@ -21,12 +22,15 @@ check_eq "nobody's reset-counters exits 1" 1 "$rc"
 check_grep "nobody is told that CAP_NET_ADMIN is needed" \
 	'^afwctl: reset-counters: permission denied: this needs CAP_NET_ADMIN' "$out"
 check_eq "the error is a single line" 1 "$(printf '%s\n' "$out" | wc -l)"
+out=$("${nobody[@]}" "$AFWCTL" config 2>&1)
+check_grep "the settings are the admin's to read: nobody is told so" \
+	'permission denied: this needs CAP_NET_ADMIN' "$out"
 
 before=$(counter $NS_C ipv4 in packets)
 check_ge "loopback pings were counted" 3 "$before"
 check "nobody's failed reset changed nothing" test "$(counter $NS_C ipv4 in packets)" -ge "$before"
 
-check "root resets the counters" nsx $NS_C "$AFWCTL" reset-counters
+check "root resets the counters" "$AFWCTL" -n $NS_C reset-counters
 check_eq "counters read zero after reset" 0 "$(counter $NS_C ipv4 in packets)"
 nsx $NS_C ping -q -c 2 -i 0.05 127.0.0.1 > /dev/null
 # Over loopback each echo request and each reply passes LOCAL_IN once.
@@ -37,7 +41,10 @@ check_eq "counting resumes from zero" 4 "$(counter $NS_C ipv4 in packets)"
 init_before=$(counter - ipv4 out packets)
 check "a user namespace's root resets its own netns" \
 	"${nobody[@]}" unshare --user --map-root-user --net \
-	sh -c "ip link set lo up && ping -q -c 2 127.0.0.1 >/dev/null && $AFWCTL reset-counters && \
+	sh -c "ip link set lo up && $AFWCTL config set enabled yes && \
+	       ping -q -c 2 127.0.0.1 >/dev/null && \
+	       test \"\$($AFWCTL -j status | jq '[.counters[].packets] | add')\" -ge 4 && \
+	       $AFWCTL reset-counters && \
 	       test \"\$($AFWCTL -j status | jq '[.counters[].packets] | add')\" = 0"
 check "the initial namespace's counters were not reset" \
 	test "$(counter - ipv4 out packets)" -ge "$init_before"

@@ -6,6 +6,11 @@
 
 probe=$AFW_SRC/tests/tools/nlprobe.py
 
+# Module parameters out of range are refused at load, not taken on trust.
+for bad in max_masks=0 max_masks=100000 max_flows=0 max_rules=4294967295; do
+	check_fails "insmod with $bad is refused" afw_load $bad
+	afw_unload
+done
 check "insmod afw.ko" afw_load
 on_exit afw_unload
 
@@ -38,6 +43,10 @@ probe_is "counters are reply-only" rule-counters-given '^error 22 reply-only att
 probe_is "a rule not marked nested" rule-not-nested '^error 22'
 probe_is "RULE_NEW without a rule" rule-missing '^error 22'
 probe_is "a flow without a verdict" flow-no-verdict '^error 22 afw: a flow needs a verdict'
+probe_is "RULE_NEW carrying a flow: each command takes its own attributes" \
+	rule-new-with-flow '^error 22 Unsupported attribute'
+probe_is "FLOW_DEL carrying a verdict says it takes the key only" \
+	flow-del-with-verdict "^error 22 deleting takes the flow's key only"
 probe_is "a queue range past 65535" config-queue-overflow '^error 22 afw: queue range goes past queue 65535'
 check_eq "none of them left a rule behind" 0 "$("$AFWCTL" -j rule list | jq length)"
 check_eq "nor a flow" 0 "$("$AFWCTL" -j flow list | jq length)"

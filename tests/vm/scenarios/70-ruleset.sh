@@ -19,23 +19,62 @@ prio 30 dir forward proto tcp dport 22 reject
 
 id 9 prio 5 family ipv6 dir in,forward proto udp from 2001:db8::/32 sport 1000-2000 dport 53 iif rc accept
 RULES
-check "load a rules file with comments and blank lines" nsx $NS_R "$AFWCTL" load $work/a.rules
-check_eq "it holds 4 rules" 4 "$(nsx $NS_R "$AFWCTL" -j rule list | jq length)"
+check "load a rules file with comments and blank lines" "$AFWCTL" -n $NS_R load $work/a.rules
+check_eq "it holds 4 rules" 4 "$("$AFWCTL" -n $NS_R -j rule list | jq length)"
 check_eq "a rule without id got the next id after the highest" "10" \
-	"$(nsx $NS_R "$AFWCTL" -j rule list | jq -r '.[] | select(.rule | test("dport 22")) | .id')"
-nsx $NS_R "$AFWCTL" save > $work/saved
-check "save output loads back" nsx $NS_R "$AFWCTL" load $work/saved
-check "and saves identically" diff -u $work/saved <(nsx $NS_R "$AFWCTL" save)
+	"$("$AFWCTL" -n $NS_R -j rule list | jq -r '.[] | select(.rule | test("dport 22")) | .id')"
+# -j rule list: every field on its own, for scripts.
+check_eq "rule list -j carries the fields of a rule" \
+	'9 5 "ipv6" ["in","forward"] "udp" "2001:db8::/32" null {"lo":1000,"hi":2000} {"lo":53,"hi":53} "rc" null null null "accept" 0 0' \
+	"$("$AFWCTL" -n $NS_R -j rule list | jq -c -r '.[] | select(.id == 9) |
+		[.id, .prio, .family, .dirs, .proto, .src, .dst, .sport, .dport, .iif, .oif, .uid, .gid,
+		 .action, .packets, .bytes] | map(tojson) | join(" ")')"
+check_eq "and the rule as text" "prio 5 family ipv6 dir in,forward proto udp from 2001:db8::/32 sport 1000-2000 dport 53 iif rc accept" \
+	"$("$AFWCTL" -n $NS_R -j rule list | jq -r '.[] | select(.id == 9) | .rule')"
+check_eq "a rule that sets little has nulls and all directions" \
+	'"ipv4" ["forward"] "192.0.2.2/32" null' \
+	"$("$AFWCTL" -n $NS_R -j rule list | jq -c -r '.[] | select(.id == 2) | [.family, .dirs, .src, .dst] | map(tojson) | join(" ")')"
+
+# save writes the settings too, and load restores them with the rules.
+"$AFWCTL" -n $NS_R config set unknown drop queue 2-5 fail open max_flows 777 flow_timeout 42
+"$AFWCTL" -n $NS_R save > $work/saved
+check_grep "save writes every setting" \
+	'^set unknown drop.set queue 2-5.set fail open.set max_flows 777.set tcp_timeout 86400.set udp_timeout 120.set flow_timeout 42.$' \
+	"$(grep '^set ' $work/saved | tr '\n' '.')"
+"$AFWCTL" -n $NS_R config set unknown accept queue 0 fail closed max_flows 65536 flow_timeout 300
+"$AFWCTL" -n $NS_R rule flush
+check "save output loads back" "$AFWCTL" -n $NS_R load $work/saved
+check "and saves identically: rules and settings" diff -u $work/saved <("$AFWCTL" -n $NS_R save)
+check_eq "the settings are back" "drop 2 4 open 777 42" \
+	"$("$AFWCTL" -n $NS_R -j config | jq -r '"\(.unknown) \(.queue_num) \(.queue_count) \(.fail) \(.max_flows) \(.flow_timeout)"')"
+"$AFWCTL" -n $NS_R config set unknown accept
+"$AFWCTL" -n $NS_R save > $work/saved
 
 printf 'id 1 accept\nid 2 proto tcp dport 80-70 drop\n' > $work/bad.rules
-out=$(nsx $NS_R "$AFWCTL" load $work/bad.rules 2>&1)
+out=$("$AFWCTL" -n $NS_R load $work/bad.rules 2>&1)
 check_eq "a bad file fails with exit 1" 1 $?
-check_grep "the error names file and line" "bad.rules:2: 'dport 80-70'" "$out"
-check "the rules in force are untouched" diff -u $work/saved <(nsx $NS_R "$AFWCTL" save)
+check_grep "the error names file, line, column and word" "bad.rules:2:22: 'dport 80-70'" "$out"
+check "the rules in force are untouched" diff -u $work/saved <("$AFWCTL" -n $NS_R save)
 printf 'id 3 drop\nid 3 accept\n' > $work/dup.rules
-out=$(nsx $NS_R "$AFWCTL" load $work/dup.rules 2>&1)
-check_grep "duplicate ids are refused by the kernel" "two rules of the new ruleset have the same id" "$out"
-check "and change nothing either" diff -u $work/saved <(nsx $NS_R "$AFWCTL" save)
+out=$("$AFWCTL" -n $NS_R load $work/dup.rules 2>&1)
+check_grep "duplicate ids are refused before anything is sent" "dup.rules:2:4: 'id 3': given on line 1 already" "$out"
+check "and change nothing either" diff -u $work/saved <("$AFWCTL" -n $NS_R save)
+# A ruleset only the kernel can judge: its settings must not go in either.
+printf 'set unknown drop\nid 3 dir out iif rc drop\n' > $work/refused.rules
+out=$("$AFWCTL" -n $NS_R load $work/refused.rules 2>&1)
+check_eq "a ruleset the kernel refuses fails with exit 1" 1 $?
+check_grep "with the kernel's reason" "no input interface" "$out"
+check "and neither its rules nor its settings are in force" diff -u $work/saved <("$AFWCTL" -n $NS_R save)
+# Refused at the commit itself (more masks than max_masks): the settings go
+# with the commit, so they never took effect, not even for a moment.
+{ echo 'set unknown drop'
+  for i in $(seq 1 130); do
+	echo "id $i from 0.0.0.0/$((1 + i % 32)) to 0.0.0.0/$((1 + i / 32)) accept"
+  done; } > $work/masks.rules
+out=$("$AFWCTL" -n $NS_R load $work/masks.rules 2>&1)
+check_grep "a ruleset refused at its commit says why, and that nothing changed" \
+	"max_masks.*nothing changed" "$(printf '%s' "$out" | tr '\n' ' ')"
+check "its settings are not in force either" diff -u $work/saved <("$AFWCTL" -n $NS_R save)
 
 probe=$AFW_SRC/tests/tools/nlprobe.py
 check_grep "a second socket cannot start a replace while one is open, and can after it closes" \
@@ -49,37 +88,36 @@ check_grep "commit without begin is refused" '^error 2 afw: no ruleset replace i
 # the accepts) would be lost, and the router would count it as dropped.
 printf 'id 1 prio 1 dir forward proto tcp dport 5201 accept\nid 2 prio 1 dir forward proto tcp sport 5201 accept\nid 3 prio 100 dir forward drop\n' > $work/x.rules
 printf 'id 7 prio 2 dir forward proto tcp sport 5201 accept\nid 8 prio 2 dir forward proto tcp dport 5201 accept\nid 9 prio 50 dir forward drop\n' > $work/y.rules
-nsx $NS_R "$AFWCTL" load $work/x.rules
-nsx $NS_S iperf3 -s -D -B $S4 > /dev/null
-wait_until 10 nsx $NS_S sh -c "ss -ltn | grep -q ':5201'"
-dropped=$(nsx $NS_R "$AFWCTL" -j status | jq .dropped)
+"$AFWCTL" -n $NS_R load $work/x.rules
+iperf_server $NS_S -B $S4
+dropped=$("$AFWCTL" -n $NS_R -j status | jq .dropped)
 # Not through nsx: $! must be iperf3 itself. It streams until stopped.
 ip netns exec $NS_C iperf3 -c $S4 -t 600 > /dev/null 2>&1 &
 client=$!
 wait_until 10 nsx $NS_C sh -c "ss -tn state established | grep -q ':5201'"
 swaps=0
 while [ $swaps -lt 20 ] && kill -0 $client 2>/dev/null; do
-	nsx $NS_R "$AFWCTL" load $work/y.rules && nsx $NS_R "$AFWCTL" load $work/x.rules || break
+	"$AFWCTL" -n $NS_R load $work/y.rules && "$AFWCTL" -n $NS_R load $work/x.rules || break
 	swaps=$((swaps + 2))
 done
 check "the stream is still running after $swaps swaps" kill -0 $client
 check_eq "20 swaps happened while it ran" 20 $swaps
 check_eq "the router dropped no packet across them" "$dropped" \
-	"$(nsx $NS_R "$AFWCTL" -j status | jq .dropped)"
+	"$("$AFWCTL" -n $NS_R -j status | jq .dropped)"
 kill $client
 wait $client 2>/dev/null
 check_fails "the catch-all drop does drop other forwarded traffic" nsx $NS_C ping -q -c 1 -W 1 $S4
-check_eq "and counts it" $((dropped + 1)) "$(nsx $NS_R "$AFWCTL" -j status | jq .dropped)"
+check_eq "and counts it" $((dropped + 1)) "$("$AFWCTL" -n $NS_R -j status | jq .dropped)"
 
 # Scale: 100k distinct rules load in one transaction and classify traffic.
 nbig=${AFW_SCALE_RULES:-100000}
 awk -v n=$nbig 'BEGIN { for (i = 0; i < n; i++)
 	printf "prio 100 family ipv4 dir forward proto udp from 203.0.%d.%d/32 dport %d drop\n", i / 256 % 256, i % 256, 1000 + i / 65536 }' > $work/big.rules
 start=$(date +%s%N)
-check "load $nbig rules" nsx $NS_R "$AFWCTL" load $work/big.rules
+check "load $nbig rules" "$AFWCTL" -n $NS_R load $work/big.rules
 echo "load of $nbig rules took $(( ($(date +%s%N) - start) / 1000000 )) ms" >&2
-check_eq "$nbig rules are listed" $nbig "$(nsx $NS_R "$AFWCTL" -j rule list | jq length)"
+check_eq "$nbig rules are listed" $nbig "$("$AFWCTL" -n $NS_R -j rule list | jq length)"
 check "traffic still flows with $nbig rules" nsx $NS_C ping -q -c 3 -i 0.1 $S4
-check "flush them" nsx $NS_R "$AFWCTL" rule flush
+check "flush them" "$AFWCTL" -n $NS_R rule flush
 
 exit $AFW_FAILED

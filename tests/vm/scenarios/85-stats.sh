@@ -17,18 +17,22 @@ on_exit afw_unload
 NS_Q=$NSP-q
 ip netns add $NS_Q
 nsx $NS_Q ip link set lo up
+q() { "$AFWCTL" -n $NS_Q -j stats | jq -r "$1"; }
 nsx $NS_Q ping -q -c 3 -i 0.05 127.0.0.1 > /dev/null
-q() { nsx $NS_Q "$AFWCTL" -j stats | jq -r "$1"; }
+check_eq "before anything is configured, afw has no hooks here: nothing counted" 0 \
+	"$(q .decided.unknown.accept)"
+check "a setting that changes nothing configures the namespace" afw_activate $NS_Q
+nsx $NS_Q ping -q -c 3 -i 0.05 127.0.0.1 > /dev/null
 # Each echo request and each reply pass LOCAL_OUT and LOCAL_IN once.
-check_eq "with nothing configured, 3 loopback pings are 12 unknown accepts" 12 \
+check_eq "with nothing else configured, 3 loopback pings are 12 unknown accepts" 12 \
 	"$(q .decided.unknown.accept)"
 check_eq "every packet the hooks counted is explained by stats" \
-	"$(nsx $NS_Q "$AFWCTL" -j status | jq '[.counters[].packets] | add')" \
+	"$("$AFWCTL" -n $NS_Q -j status | jq '[.counters[].packets] | add')" \
 	"$(q '([.decided[][]] | add) + .malformed')"
 check_eq "an empty namespace has no rules, masks or flows" "0 0 0" \
 	"$(q '"\(.rules) \(.masks) \(.flows)"')"
 check_eq "max_masks is the module's bound" 128 "$(q .max_masks)"
-out=$(nsx $NS_Q "$AFWCTL" stats now 2>&1)
+out=$("$AFWCTL" -n $NS_Q stats now 2>&1)
 check_eq "stats with an argument exits 2" 2 $?
 check_grep "and names the argument" "stats: unexpected argument 'now'" "$out"
 check "nobody can read stats" nsx $NS_Q "${nobody[@]}" "$AFWCTL" stats
@@ -38,24 +42,25 @@ check_eq "and nobody's attempt changed nothing" 12 "$(q .decided.unknown.accept)
 
 # Eviction and refusal. The bucket array is sized at the first insert, so
 # max_flows is set before it: an insert's bounded scan then sees every flow.
-check "max_flows 1" nsx $NS_Q "$AFWCTL" config set max_flows 1
+check "max_flows 1" "$AFWCTL" -n $NS_Q config set max_flows 1
 check_eq "max_flows gauge follows the setting" 1 "$(q .max_flows)"
-nsx $NS_Q "$AFWCTL" flow add proto udp from 192.0.2.9 to 192.0.2.10 sport 1000 dport 53 accept
-nsx $NS_Q "$AFWCTL" flow add proto udp from 192.0.2.9 to 192.0.2.10 sport 1001 dport 53 accept
+"$AFWCTL" -n $NS_Q flow add proto udp from 192.0.2.9 to 192.0.2.10 sport 1000 dport 53 accept
+"$AFWCTL" -n $NS_Q flow add proto udp from 192.0.2.9 to 192.0.2.10 sport 1001 dport 53 accept
 check_eq "a never-used flow was evicted for the new one" 1 "$(q .flow_events.evicted)"
 check_eq "flows gauge: 1 of 1" "1 1" "$(q '"\(.flows) \(.max_flows)"')"
-nsx $NS_Q "$AFWCTL" flow flush
-nsx $NS_Q "$AFWCTL" flow add proto icmp from 127.0.0.1 to 127.0.0.1 accept
-# One loopback ping is 4 packets: the flow is established.
+"$AFWCTL" -n $NS_Q flow flush
+"$AFWCTL" -n $NS_Q flow add proto icmp from 127.0.0.1 to 127.0.0.1 accept
+# One loopback ping is 4 packets, each both ways at once on a flow from
+# 127.0.0.1 to itself: the flow is assured.
 nsx $NS_Q ping -q -c 1 127.0.0.1 > /dev/null
 check_eq "the loopback ping went by the flow" 4 "$(q .decided.flow.accept)"
-out=$(nsx $NS_Q "$AFWCTL" flow add proto udp from 192.0.2.9 to 192.0.2.10 sport 1002 dport 53 accept 2>&1)
-check_grep "a table full of established flows refuses" "full of established flows" "$out"
+out=$("$AFWCTL" -n $NS_Q flow add proto udp from 192.0.2.9 to 192.0.2.10 sport 1002 dport 53 accept 2>&1)
+check_grep "a table full of assured flows refuses" "full of assured flows" "$out"
 check_eq "the refusal is counted" 1 "$(q .flow_events.refused)"
 check_eq "and nothing more was evicted" 1 "$(q .flow_events.evicted)"
 check_eq "three inserts took" 3 "$(q .flow_events.inserted)"
 check_grep "the table shows the flow events" \
-	'^flow events +inserted 3, expired 0, closed 0, evicted 1, refused 1$' "$(nsx $NS_Q "$AFWCTL" stats)"
+	'^flow events +inserted 3, expired 0, closed 0, evicted 1, refused 1$' "$("$AFWCTL" -n $NS_Q stats)"
 
 check_grep "a well-formed STATS_GET is answered" '^ok' "$(python3 "$probe" stats)"
 check_grep "STATS_GET carrying its reply attribute gets EINVAL and says why" \
@@ -64,8 +69,8 @@ check_grep "STATS_GET carrying an attribute beyond the policy gets EINVAL" \
 	'^error 22' "$(python3 "$probe" stats-unknown-attr)"
 
 topo_routed || not_ok "routed topology comes up" "ping across the router failed"
-r() { nsx $NS_R "$AFWCTL" "$@"; }
-st() { nsx $NS_R "$AFWCTL" -j stats | jq -r "$1"; }
+r() { "$AFWCTL" -n $NS_R "$@"; }
+st() { "$AFWCTL" -n $NS_R -j stats | jq -r "$1"; }
 pings() { nsx $NS_C ping -q -c "$1" -i 0.2 -W 1 $S4 > /dev/null 2>&1; }
 r reset-counters
 gen=$(st .ruleset_gen)
@@ -127,16 +132,18 @@ r flow flush
 
 # Flow table events, by cause.
 r flow add proto udp from $C4 to $S4 sport 999 dport 53 accept timeout 1
-wait_until 10 test "$(st .flow_events.expired)" = 1
+# st_is KEY VALUE: a condition for wait_until, read afresh each time.
+st_is() { [ "$(st "$1")" = "$2" ]; }
+wait_until 10 st_is .flow_events.expired 1
 check_eq "an idle flow expires" 1 "$(st .flow_events.expired)"
 nsx $NS_S python3 $AFW_SRC/tests/tools/tcpecho.py server $S4 5201 &
 on_exit "kill $!"
-wait_until 10 nsx $NS_S sh -c "ss -ltn | grep -q ':5201'"
+wait_listen $NS_S tcp :5201
 r flow add proto tcp from $C4 to $S4 sport 40000 dport 5201 accept timeout 60
 check "a TCP exchange ends with FIN" \
 	nsx $NS_C timeout 30 python3 $AFW_SRC/tests/tools/tcpecho.py client $S4 5201 40000 0
 # The FIN cut its life to 10 s; the collector then removes it.
-wait_until 20 test "$(st .flow_events.closed)" = 1
+wait_until 20 st_is .flow_events.closed 1
 check_eq "a flow that saw a FIN is counted as closed" 1 "$(st .flow_events.closed)"
 check_eq "not as expired" 1 "$(st .flow_events.expired)"
 check_eq "flows gauge back to 0" 0 "$(st .flows)"

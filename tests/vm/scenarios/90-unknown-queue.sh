@@ -9,47 +9,78 @@ check "insmod afw.ko" afw_load
 on_exit afw_unload
 topo_routed || not_ok "routed topology comes up" "ping across the router failed"
 ping_ok() { nsx $NS_C ping -q -c 1 -W 2 $S4 > /dev/null 2>&1; }
-cfg() { nsx $NS_R "$AFWCTL" -j config | jq -r ".$1"; }
+cfg() { "$AFWCTL" -n $NS_R -j config | jq -r ".$1"; }
 
 check_eq "the default for unknown flows is accept" accept "$(cfg unknown)"
 check_eq "the default fail mode is closed" closed "$(cfg fail)"
 check_grep "config prints every setting" \
-	'^unknown accept.queue 0.fail closed.max_flows [0-9]+.flow_timeout 300$' \
-	"$(nsx $NS_R "$AFWCTL" config | tr '\n' '.' | sed 's/\.$//')"
+	'^unknown accept.queue 0.fail closed.max_flows [0-9]+.tcp_timeout 86400.udp_timeout 120.flow_timeout 300.enabled yes$' \
+	"$("$AFWCTL" -n $NS_R config | tr '\n' '.' | sed 's/\.$//')"
 
-check "unknown drop" nsx $NS_R "$AFWCTL" config set unknown drop
+check "unknown drop" "$AFWCTL" -n $NS_R config set unknown drop
 check_fails "forwarded pings are dropped" ping_ok
 check "an accept rule still lets pings through" \
-	nsx $NS_R "$AFWCTL" rule add dir forward proto icmp accept
+	"$AFWCTL" -n $NS_R rule add dir forward proto icmp accept
 check "pings pass by the rule" ping_ok
-nsx $NS_R "$AFWCTL" rule flush
+"$AFWCTL" -n $NS_R rule flush
 
-queued=$(nsx $NS_R "$AFWCTL" -j status | jq .queued)
-check "unknown queue to 3, fail closed" nsx $NS_R "$AFWCTL" config set unknown queue queue 3 fail closed
+queued=$("$AFWCTL" -n $NS_R -j status | jq .queued)
+check "unknown queue to 3, fail closed" "$AFWCTL" -n $NS_R config set unknown queue queue 3 fail closed
 check_fails "with no analyzer on queue 3, fail-closed drops" ping_ok
-check_ge "the packet was handed to NFQUEUE" $((queued + 1)) "$(nsx $NS_R "$AFWCTL" -j status | jq .queued)"
-check "fail open" nsx $NS_R "$AFWCTL" config set fail open
+check_ge "the packet was handed to NFQUEUE" $((queued + 1)) "$("$AFWCTL" -n $NS_R -j status | jq .queued)"
+check "fail open" "$AFWCTL" -n $NS_R config set fail open
 check "with no analyzer, fail-open lets it through" ping_ok
 check_eq "config shows fail open" open "$(cfg fail)"
 
-check "queue range 4-7" nsx $NS_R "$AFWCTL" config set queue 4-7 fail closed
+check "queue range 4-7" "$AFWCTL" -n $NS_R config set queue 4-7 fail closed
 check_eq "queue_num 4" 4 "$(cfg queue_num)"
 check_eq "queue_count 4" 4 "$(cfg queue_count)"
 check_fails "fail-closed over a range drops too" ping_ok
 
-nsx $NS_R "$AFWCTL" config set unknown accept
+# status says where unknown flows go and which queues nobody serves: their
+# packets are dropped there, out of sight of every afw counter.
+status_err() { "$AFWCTL" -n $NS_R status 2>&1 > /dev/null; }
+check_grep "status: unknown flows go to queues 4-7, fail closed" \
+	'^unknown flows: queue 4-7, fail closed$' "$("$AFWCTL" -n $NS_R status 2> /dev/null)"
+check_grep "status warns: no listener on 4-7, packets dropped, start afwd -q 4-7" \
+	'no listener on queue 4,5,6,7: .* dropped \(fail closed\).* start afwd with -q 4-7' \
+	"$(status_err)"
+check_eq "status -j: four unserved queues" 4 "$("$AFWCTL" -n $NS_R -j status | jq .unserved_queues)"
+work=$(mktemp -d)
+on_exit rm -rf "$work"
+printf 'default allow\n' > $work/policy.conf
+chmod 755 $work
+chmod 644 $work/policy.conf
+nsx $NS_R "$AFW_SRC/build/afwd" -q 5 --module off -p $work/policy.conf --ctl $work/afwd.sock \
+	2> $work/afwd.log &
+on_exit pkill -f "build/afwd -q 5"
+check "afwd serves queue 5" wait_until 10 grep -q 'afwd: ready' $work/afwd.log
+check_grep "status: queue 5 listens" '^unknown flows: queue 4-7, fail closed; listening: 5 ' \
+	"$("$AFWCTL" -n $NS_R status 2> /dev/null)"
+check_grep "and the warning names 4, 6 and 7 only" 'no listener on queue 4,6,7:' "$(status_err)"
+check_eq "status -j: queue 5 has a listener, 4 none" "true false 3" \
+	"$("$AFWCTL" -n $NS_R -j status | jq -r '"\(.queues[1].listener) \(.queues[0].listener) \(.unserved_queues)"')"
+pkill -f "build/afwd -q 5"
+check "fail open: the warning says packets pass unjudged" sh -c \
+	"$AFWCTL -n $NS_R config set fail open &&
+	 $AFWCTL -n $NS_R status 2>&1 >/dev/null | grep -q 'passed unjudged (fail open)'"
+"$AFWCTL" -n $NS_R config set fail closed
+
+"$AFWCTL" -n $NS_R config set unknown accept
 check "a queue rule sends matching packets to the analyzer" \
-	nsx $NS_R "$AFWCTL" rule add dir forward proto icmp queue
+	"$AFWCTL" -n $NS_R rule add dir forward proto icmp queue
 check_fails "and with no analyzer, fail-closed drops them" ping_ok
-nsx $NS_R "$AFWCTL" rule flush
+"$AFWCTL" -n $NS_R rule flush
 check "unknown accept: pings pass again" ping_ok
 
-out=$(nsx $NS_R "$AFWCTL" config set unknown sometimes 2>&1)
+out=$("$AFWCTL" -n $NS_R config set unknown sometimes 2>&1)
 check_grep "a bad value names itself" "'unknown sometimes': accept, drop or queue" "$out"
-out=$(nsx $NS_R "$AFWCTL" config set queue 65535-65536 2>&1)
+out=$("$AFWCTL" -n $NS_R config set queue 65535-65536 2>&1)
 check_grep "a queue range past 65535 is refused" "queue 65535-65536" "$out"
 nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all)
-check "nobody may read the config" nsx $NS_R "${nobody[@]}" "$AFWCTL" config
+# The settings tell what a host lets through, as the rules do: the admin's.
+out=$(nsx $NS_R "${nobody[@]}" "$AFWCTL" config 2>&1)
+check_grep "nobody may not read the config" "permission denied" "$out"
 out=$(nsx $NS_R "${nobody[@]}" "$AFWCTL" config set unknown drop 2>&1)
 check_grep "nobody may not change it" "permission denied" "$out"
 out=$(nsx $NS_R "${nobody[@]}" "$AFWCTL" flow add proto icmp from $C4 to $S4 drop 2>&1)

@@ -86,11 +86,11 @@ check_fanout() {
 	check_ge "$1: more than one queue was used" 2 "$(awk '{ print $8 }' <<< "$r")"
 }
 
-queued() { nsx $NS_R "$AFWCTL" -j status | jq .queued; }
+queued() { "$AFWCTL" -n $NS_R -j status | jq .queued; }
 
 # Forwarded: the router queues both directions at FORWARD.
 check "router: unknown queue 0-3, fail closed" \
-	nsx $NS_R "$AFWCTL" config set unknown queue queue 0-3 fail closed
+	"$AFWCTL" -n $NS_R config set unknown queue queue 0-3 fail closed
 check "a listener binds queues 0-3 in the router" listener_start $NS_R "$logdir/forward.log"
 check_eq "forwarded IPv4 flows complete through the listener" "tcp 32/32 udp 32/32" \
 	"$(flows $S4 41000 32)"
@@ -98,12 +98,12 @@ check_eq "forwarded IPv6 flows complete through the listener" "tcp 16/16 udp 16/
 	"$(flows $S6 41100 16)"
 check_fanout "forward" "$logdir/forward.log" "^(tcp|udp)$" 96
 check "the listener ends cleanly on SIGTERM" listener_stop
-nsx $NS_R "$AFWCTL" config set unknown accept
+"$AFWCTL" -n $NS_R config set unknown accept
 
 # Local: the server queues what it receives at LOCAL_IN and what it sends at
 # LOCAL_OUT.
 check "server: unknown queue 0-3, fail closed" \
-	nsx $NS_S "$AFWCTL" config set unknown queue queue 0-3 fail closed
+	"$AFWCTL" -n $NS_S config set unknown queue queue 0-3 fail closed
 check "a listener binds queues 0-3 in the server" listener_start $NS_S "$logdir/local.log"
 check_eq "local IPv4 flows complete through the listener" "tcp 32/32 udp 32/32" \
 	"$(flows $S4 42000 32)"
@@ -111,12 +111,12 @@ check_eq "local IPv6 flows complete through the listener" "tcp 16/16 udp 16/16" 
 	"$(flows $S6 42100 16)"
 check_fanout "in/out" "$logdir/local.log" "^(tcp|udp)$" 96
 listener_stop
-nsx $NS_S "$AFWCTL" config set unknown accept
+"$AFWCTL" -n $NS_S config set unknown accept
 
 # Fail modes on the router, IPv4 only: IPv6 neighbour discovery to the
 # router is queued too, and would itself fail closed.
 check "router: unknown queue 0-3, fail open" \
-	nsx $NS_R "$AFWCTL" config set unknown queue fail open
+	"$AFWCTL" -n $NS_R config set unknown queue fail open
 check "a listener binds again" listener_start $NS_R "$logdir/open.log"
 check_eq "fail-open with a listener: flows complete" "tcp 4/4 udp 4/4" "$(flows $S4 43000 4)"
 check_eq "fail-open with a listener: the listener saw every flow" "flows 8" \
@@ -125,7 +125,7 @@ check "the listener is killed" listener_stop
 before=$(queued)
 check_eq "fail-open without a listener: flows complete" "tcp 4/4 udp 4/4" "$(flows $S4 43100 4)"
 check_ge "and afw still handed them to NFQUEUE" $((before + 16)) "$(queued)"
-check "fail closed" nsx $NS_R "$AFWCTL" config set fail closed
+check "fail closed" "$AFWCTL" -n $NS_R config set fail closed
 check_eq "fail-closed without a listener: flows are dropped" "tcp 0/1 udp 0/1" \
 	"$(flows $S4 43200 1)"
 check "a listener binds after the kill" listener_start $NS_R "$logdir/again.log"
@@ -133,7 +133,7 @@ check_eq "with the listener back, flows complete again" "tcp 4/4 udp 4/4" "$(flo
 check_eq "and the listener saw every flow" "flows 8 split 0 oneway 0" \
 	"$(fanout "$logdir/again.log" "^(tcp|udp)$" | cut -d' ' -f1-6)"
 listener_stop
-check "fail open" nsx $NS_R "$AFWCTL" config set fail open
+check "fail open" "$AFWCTL" -n $NS_R config set fail open
 check "a listener that drops binds" listener_start $NS_R "$logdir/drop.log" --verdict drop
 check_eq "fail-open does not override a listener's drop" "tcp 0/1 udp 0/1" "$(flows $S4 43400 1)"
 check_grep "the dropping listener saw the flows" "^[0-3] tcp $C4 43400 $S4 7000$" \
@@ -142,8 +142,8 @@ listener_stop
 
 # A queue rule fans out like the unknown policy, even when no rule and no
 # flow needs the ports for itself.
-nsx $NS_R "$AFWCTL" config set unknown accept queue 0-3 fail closed
-check "a queue rule for forwarded TCP" nsx $NS_R "$AFWCTL" rule add dir forward proto tcp queue
+"$AFWCTL" -n $NS_R config set unknown accept queue 0-3 fail closed
+check "a queue rule for forwarded TCP" "$AFWCTL" -n $NS_R rule add dir forward proto tcp queue
 check "a listener binds for the rule" listener_start $NS_R "$logdir/rule.log"
 check_eq "queued TCP flows complete" "tcp 32/32 udp 32/32" "$(flows $S4 44000 32)"
 check_fanout "queue rule" "$logdir/rule.log" "^tcp$" 32
@@ -156,14 +156,41 @@ check "a listener binds for long connections" listener_start $NS_R "$logdir/rule
 all_connected() {
 	[ "$(awk '$4 ~ /^4500[0-3]$/ { print $4 }' "$logdir/rule-flow.log" | sort -u | wc -l)" = 4 ]
 }
+# The connections echo until stopped, so that however slow the guest, they
+# all run across the flow entry's arrival: ones that had ended before it
+# would pass the checks below without testing anything.
+sports="45000 45001 45002 45003"
 pids=()
-for sport in 45000 45001 45002 45003; do
-	nsx $NS_C python3 "$AFW_SRC/tests/tools/tcpecho.py" client $S4 7000 $sport 6 &
+for sport in $sports; do
+	# Not through nsx: $! must be the client itself, which SIGTERM ends
+	# cleanly (exit 0 when every line came back).
+	ip netns exec $NS_C python3 "$AFW_SRC/tests/tools/tcpecho.py" client $S4 7000 $sport 600 \
+		"$logdir/echoed-$sport" &
 	pids+=($!)
 done
+# echoed SPORT: lines the connection from SPORT has had back so far.
+echoed() { cat "$logdir/echoed-$1" 2> /dev/null || echo 0; }
 check "four long connections start" wait_until 30 all_connected
-check "an unrelated flow entry is added meanwhile" nsx $NS_R "$AFWCTL" flow add \
+running=0
+for pid in "${pids[@]}"; do
+	kill -0 "$pid" 2> /dev/null && running=$((running + 1))
+done
+check_eq "all four run when the flow entry is added" 4 "$running"
+declare -A before
+for sport in $sports; do
+	before[$sport]=$(echoed $sport)
+done
+check "an unrelated flow entry is added meanwhile" "$AFWCTL" -n $NS_R flow add \
 	proto udp from 192.0.2.99 sport 9 to 198.51.100.99 dport 9 accept
+# echo_on: every connection has had two more lines back since then.
+echo_on() {
+	local sport
+	for sport in $sports; do
+		[ "$(echoed $sport)" -ge $((before[$sport] + 2)) ] || return 1
+	done
+}
+check "each goes on echoing after it" wait_until 30 echo_on
+kill -TERM "${pids[@]}" 2> /dev/null
 failed=0
 for pid in "${pids[@]}"; do
 	wait "$pid" || failed=$((failed + 1))
@@ -172,7 +199,7 @@ check_eq "the long connections all complete" 0 "$failed"
 check_eq "and each stayed on one queue, both ways" "flows 4 split 0 oneway 0" \
 	"$(fanout "$logdir/rule-flow.log" "^tcp$" | cut -d' ' -f1-6)"
 listener_stop
-nsx $NS_R "$AFWCTL" flow flush
-nsx $NS_R "$AFWCTL" rule flush
+"$AFWCTL" -n $NS_R flow flush
+"$AFWCTL" -n $NS_R rule flush
 
 exit $AFW_FAILED

@@ -7,8 +7,12 @@
 . "$AFW_SRC/tests/vm/lib.sh"
 AFWD=$AFW_SRC/build/afwd
 work=$(mktemp -d)
+# afwd reads the policy here as the user afw once it runs.
+chmod 755 $work
 on_exit rm -rf "$work"
 bytes=${AFW_AFWD_BYTES:-200000000}
+# Every packet of an inspected flow crosses afwd: a tenth of the above.
+inspect_bytes=$((bytes / 10))
 
 check "insmod afw.ko" afw_load
 on_exit afw_unload
@@ -19,7 +23,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=afw-test \
 	-keyout $work/key.pem -out $work/cert.pem 2> /dev/null
 nsx $NS_S python3 "$AFW_SRC/tests/tools/tlsserver.py" $S4 443 $work/cert.pem $work/key.pem \
 	$work/server.log &
-wait_until 10 nsx $NS_S sh -c "ss -ltn | grep -q ':443 '"
+wait_listen $NS_S tcp :443
 fetch() {
 	nsx $NS_C curl -sS --max-time "${3:-5}" --resolve "$1:443:$S4" --cacert $work/cert.pem \
 		-o "${4:--}" -w "${5:-}" "https://$1/${2:-}"
@@ -34,17 +38,22 @@ prio 20 host *.rej.test reject
 prio 30 host inspect.test inspect
 POLICY
 check "the router queues unknown TCP to 443 to queues 0-1, fail closed" \
-	nsx $NS_R "$AFWCTL" config set unknown queue queue 0-1 fail closed
+	"$AFWCTL" -n $NS_R config set unknown queue queue 0-1 fail closed
 # Only the test's TLS flows are unknown; ping and the rest pass by rule.
 # Both directions: afwd installs an allow once it sees the server's ACK.
-nsx $NS_R "$AFWCTL" rule add prio 100 proto tcp dport 443 queue
-nsx $NS_R "$AFWCTL" rule add prio 101 proto tcp sport 443 queue
-nsx $NS_R "$AFWCTL" config set unknown accept
+"$AFWCTL" -n $NS_R rule add prio 100 proto tcp dport 443 queue
+"$AFWCTL" -n $NS_R rule add prio 101 proto tcp sport 443 queue
+"$AFWCTL" -n $NS_R config set unknown accept
 
+# ready_after N: the log says "ready" more than N times.
+ready_after() { [ "$(grep -c 'afwd: ready' $work/afwd.log)" -gt "$1" ]; }
 start_afwd() {
+	local n
+	n=$(grep -c 'afwd: ready' $work/afwd.log 2> /dev/null)
 	nsx $NS_R "$AFWD" -q 0-1 --module on -p $work/policy.conf --ctl $work/afwd.sock -j \
 		2>> $work/afwd.log &
-	wait_until 10 test -S $work/afwd.sock
+	# The socket comes before the queues are ready: wait for afwd to say so.
+	wait_until 10 ready_after "${n:-0}"
 }
 check "afwd starts on queues 0-1 with the module" start_afwd
 on_exit pkill -f "$AFWD -q 0-1"
@@ -52,16 +61,18 @@ check_grep "and says flows go to the module" "decided flows go to the afw module
 	"$(cat $work/afwd.log)"
 check_grep "and that its queues wait with io_uring" "queues wait with io_uring" \
 	"$(cat $work/afwd.log)"
+check_grep "and that a full queue fails closed, as the module's fail setting says" \
+	"a full queue fails closed \\(the module's fail setting\\)" "$(cat $work/afwd.log)"
 
 check_eq "curl to an allowed name gets the page" ok "$(fetch allowed.test)"
 check_eq "the server completed its handshake" 1 "$(handshakes allowed.test)"
-flows=$(nsx $NS_R "$AFWCTL" -j flow list)
+flows=$("$AFWCTL" -n $NS_R -j flow list)
 check_eq "the decided flow is in afwctl flow list, as accept" accept \
 	"$(jq -r --arg c $C4 '.[] | select(.src == $c or .dst == $c) | select(.dport == 443 or .sport == 443) | .verdict' <<< "$flows" | head -n 1)"
 check_eq "curl to a denied name fails" "" "$(fetch denied.test 2> /dev/null)"
 check_eq "the server never completed a handshake for it" 0 "$(handshakes denied.test)"
 check_grep "the denied flow is installed as drop" '"verdict": *"drop"' \
-	"$(nsx $NS_R "$AFWCTL" -j flow list)"
+	"$("$AFWCTL" -n $NS_R -j flow list)"
 out=$(fetch x.rej.test 2>&1)
 check_grep "a rejected name gets a reset from the module" "reset" "$out"
 check_eq "and no handshake" 0 "$(handshakes x.rej.test)"
@@ -76,38 +87,64 @@ p1=$(afwd_stat packets)
 check_eq "a $bytes-byte transfer over an allowed TLS flow completes" "$bytes" "$got"
 check "and afwd saw at most 20 of its packets (saw $((p1 - p0)))" test $((p1 - p0)) -le 20
 check_ge "the module counted the flow's packets itself" 1000 \
-	"$(nsx $NS_R "$AFWCTL" -j flow list | jq '[.[] | .packets] | max')"
+	"$("$AFWCTL" -n $NS_R -j flow list | jq '[.[] | .packets] | max')"
 stats=$("$AFWD" --stats --ctl $work/afwd.sock)
 check_eq "no flow was refused by the module" 0 "$(jq '[.queues[].install_failed] | add' <<< "$stats")"
 
 # An inspected flow: installed as inspect, so the module keeps queueing
 # every packet of it, and afwd reads them in batches and answers each.
 p0=$(afwd_stat packets)
-got=$(fetch inspect.test "bytes/20000000" 300 /dev/null '%{size_download}')
+got=$(fetch inspect.test "bytes/$inspect_bytes" 300 /dev/null '%{size_download}')
 p1=$(afwd_stat packets)
-check_eq "a 20 MB transfer over an inspected flow completes" 20000000 "$got"
-check_ge "and afwd saw its packets (more than 500; saw $((p1 - p0)))" 500 $((p1 - p0))
+check_eq "a $inspect_bytes-byte transfer over an inspected flow completes" "$inspect_bytes" "$got"
+# One packet (GSO: up to 64 KiB) per 40 kB at the least, 500 for 20 MB.
+check_ge "and afwd saw its packets (at least $((inspect_bytes / 40000)); saw $((p1 - p0)))" \
+	$((inspect_bytes / 40000)) $((p1 - p0))
 check_grep "the inspected flow is installed as inspect" '"verdict": *"inspect"' \
-	"$(nsx $NS_R "$AFWCTL" -j flow list)"
+	"$("$AFWCTL" -n $NS_R -j flow list)"
 # queue, portid, waiting, copy mode, copy range, dropped (full), dropped
 # (send failed), last id: for each of the two queues.
 check_eq "nothing is left waiting in queues 0-1, and nothing was dropped" "0 0 0 0 0 0" \
 	"$(nsx $NS_R awk '$1 <= 1 { printf "%s%s %s %s", (NR > 1 ? " " : ""), $3, $6, $7 }' \
 		/proc/net/netfilter/nfnetlink_queue)"
 
+# A new connection on a decided 5-tuple, through the module: a connection
+# to the allowed name, acknowledged and installed, reset; then a new one
+# from the same port (new ISN) to the denied name. The module hands its SYN
+# to afwd again, which judges the new hello: the server never parses it.
+# The client writes its own segments (tcpcraft.py), so its kernel's resets
+# for them go; the crafted ones carry the mark 0x100.
+parsed() { grep -c "^sni $1\$" $work/server.log 2> /dev/null; }
+check "the client drops its own kernel's resets to 443" \
+	nsx $NS_C iptables -A OUTPUT -p tcp --dport 443 --tcp-flags RST RST \
+	-m mark ! --mark 0x100/0x100 -j DROP
+a0=$(parsed allowed.test) d0=$(parsed denied.test) r0=$("$AFWCTL" -n $NS_R -j stats |
+	jq .flow_events.restarted)
+ip netns exec $NS_C python3 "$AFW_SRC/tests/tools/tcpcraft.py" --wait 2 reuse \
+	--fake allowed.test --real denied.test c0 $C4 $S4 > $work/reuse.log 2>&1
+check_eq "reuse: the first connection's allowed name was parsed" $((a0 + 1)) "$(parsed allowed.test)"
+check_eq "reuse: the second connection's denied name never was" "$d0" "$(parsed denied.test)"
+check_ge "the module ended the decided flow for the new SYN" $((r0 + 1)) \
+	"$("$AFWCTL" -n $NS_R -j stats | jq .flow_events.restarted)"
+nsx $NS_C iptables -F OUTPUT
+
 # afwd stopped: the module's fail mode decides.
 pkill -KILL -f "$AFWD -q 0-1"
 sleep 0.5
-nsx $NS_R "$AFWCTL" flow flush
+"$AFWCTL" -n $NS_R flow flush
 check_eq "with afwd killed and fail closed, curl fails" "" "$(fetch allowed.test "" 3 2> /dev/null)"
-nsx $NS_R "$AFWCTL" config set fail open
+"$AFWCTL" -n $NS_R config set fail open
 check_eq "fail open: curl passes without afwd" ok "$(fetch allowed.test)"
-nsx $NS_R "$AFWCTL" config set fail closed
-nsx $NS_R "$AFWCTL" flow flush
+"$AFWCTL" -n $NS_R config set fail closed
+"$AFWCTL" -n $NS_R flow flush
+"$AFWCTL" -n $NS_R config set fail open
 check "a restarted afwd" start_afwd
+check_grep "takes the module's fail open for its queues: one setting" \
+	"a full queue fails open \\(the module's fail setting\\)" "$(tail -n 3 $work/afwd.log)"
+"$AFWCTL" -n $NS_R config set fail closed
 check_eq "decides again: allowed passes" ok "$(fetch allowed.test)"
 check_eq "and denied fails" "" "$(fetch denied.test "" 3 2> /dev/null)"
 pkill -TERM -f "$AFWD -q 0-1"
-nsx $NS_R "$AFWCTL" rule flush
-nsx $NS_R "$AFWCTL" flow flush
+"$AFWCTL" -n $NS_R rule flush
+"$AFWCTL" -n $NS_R flow flush
 exit $AFW_FAILED

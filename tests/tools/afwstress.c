@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * afwstress: the load generators of the stress scenario that a shell loop
+ * would run too slowly under emulation.
+ *
+ *   afwstress flows SECONDS [SEED [PER_SECOND]]
+ *	FLOW_NEW and FLOW_DEL for SECONDS in the namespace it runs in, as fast
+ *	as the module answers or at most PER_SECOND requests a second. Keys come from a pool of a few thousand
+ *	(IPv4 and IPv6, TCP, UDP, ICMP), so that deletes find flows and adds
+ *	replace them; one in 500 requests flushes. When the module goes away
+ *	(rmmod) it reopens the family until it is back. Prints
+ *	"flows: added N deleted N ...".
+ *   afwstress echo ADDR PORT
+ *	TCP and UDP echo server on ADDR PORT, until killed.
+ *   afwstress conns ADDR PORT SECONDS [PER_SECOND]
+ *	Short connections to an echo server for SECONDS, at most PER_SECOND
+ *	TCP connections (and as many UDP exchanges) a second: each connection
+ *	sends one line, waits up to 1 s for its echo and closes (one in four
+ *	with a reset); each UDP exchange sends one datagram and waits up to
+ *	0.5 s. Prints "conns: tcp OK/N udp OK/N". Failures are counted, not
+ *	fatal: the firewall under test may drop some on purpose.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/afw.h>
+
+#include "afwnl.h"
+#include "flow.h"
+
+static double afws_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Sleeps so that the @n-th event since @start is not before n / @rate seconds. */
+static void afws_pace(double start, uint64_t n, double rate)
+{
+	double ahead;
+
+	if (rate <= 0)
+		return;
+	ahead = start + n / rate - afws_now();
+	if (ahead > 0)
+		usleep((useconds_t)(ahead * 1e6));
+}
+
+static uint64_t afws_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* ------------------------------------------------------------------ */
+/* flows */
+
+/* Key number @k of the pool: family, protocol, addresses and ports from its bits. */
+static void afws_flow_key(uint32_t k, struct afw_flow_spec *f)
+{
+	static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP };
+
+	memset(f, 0, sizeof(*f));
+	f->family = k & 1 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4;
+	f->proto = protos[(k >> 1) % 3];
+	if (f->family == AFW_FAMILY_IPV6 && f->proto == IPPROTO_ICMP)
+		f->proto = IPPROTO_ICMPV6;
+	if (f->family == AFW_FAMILY_IPV4) {
+		/* The scenario's client and server subnets, so packets meet these flows. */
+		f->src[0] = 192; f->src[2] = 2; f->src[3] = (uint8_t)(2 + (k >> 3) % 4);
+		f->dst[0] = 198; f->dst[1] = 51; f->dst[2] = 100; f->dst[3] = 2;
+	} else {
+		f->src[0] = 0x20; f->src[1] = 0x01; f->src[2] = 0x0d; f->src[3] = 0xb8;
+		memcpy(f->dst, f->src, 16);
+		f->src[5] = 1; f->src[15] = (uint8_t)(2 + (k >> 3) % 4);
+		f->dst[5] = 2; f->dst[15] = 2;
+	}
+	if (f->proto == IPPROTO_TCP || f->proto == IPPROTO_UDP) {
+		f->sport = (uint16_t)(32768 + (k >> 5) % 2048);
+		f->dport = (uint16_t)(7000 + (k >> 16) % 4);
+	}
+}
+
+static int afws_reopen(struct afw_nl *nl, bool *open, double deadline)
+{
+	int ret;
+
+	if (*open)
+		afw_nl_close(nl);
+	*open = false;
+	while (afws_now() < deadline) {
+		ret = afw_nl_open(nl);
+		if (!ret) {
+			*open = true;
+			return 0;
+		}
+		usleep(20000);
+	}
+	return -ETIMEDOUT;
+}
+
+static int afws_flows(int argc, char **argv)
+{
+	uint64_t added = 0, deleted = 0, missing = 0, refused = 0, failed = 0, flushes = 0;
+	uint64_t reopens = 0, seed;
+	struct afw_flow_spec fs;
+	double start = afws_now(), deadline, rate;
+	struct afw_nl *nl;
+	bool open = false;
+	uint64_t n = 0;
+	uint32_t k;
+	int ret;
+
+	if (argc < 1)
+		return 2;
+	deadline = start + strtod(argv[0], NULL);
+	seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (uint64_t)getpid();
+	rate = argc > 2 ? strtod(argv[2], NULL) : 0;
+	nl = malloc(sizeof(*nl));
+	if (!nl)
+		return 2;
+	while (afws_now() < deadline) {
+		if (!open) {
+			if (afws_reopen(nl, &open, deadline))
+				break;
+			reopens++;
+		}
+		afws_pace(start, n++, rate);
+		k = (uint32_t)afws_rand(&seed) % (1U << 18);
+		afws_flow_key(k, &fs);
+		if (afws_rand(&seed) % 500 == 0) {
+			ret = afw_flow_flush(nl);
+			flushes += !ret;
+		} else if (afws_rand(&seed) % 3) {
+			/*
+			 * Port 7000 (the echo servers) and ICMP are the scenario's own
+			 * traffic and stay accepted; the other ports get any verdict.
+			 */
+			fs.verdict = (fs.dport == 7000 || !fs.dport) ? AFW_VERDICT_ACCEPT :
+				     (uint8_t)(afws_rand(&seed) % (AFW_VERDICT_MAX + 1));
+			fs.timeout = 1 + (uint32_t)(afws_rand(&seed) % 30);
+			ret = afw_flow_add(nl, &fs);
+			if (!ret)
+				added++;
+			else if (ret == -ENOSPC)
+				refused++;
+		} else {
+			ret = afw_flow_del(nl, &fs);
+			if (!ret)
+				deleted++;
+			else if (ret == -ENOENT && nl->ext_msg[0])
+				missing++;	/* "no such flow": the family answered */
+		}
+		if (ret && ret != -ENOSPC && !(ret == -ENOENT && nl->ext_msg[0])) {
+			/* The module went away, or came back under a new family id. */
+			failed++;
+			if (afws_reopen(nl, &open, deadline))
+				break;
+			reopens++;
+		}
+	}
+	if (open)
+		afw_nl_close(nl);
+	free(nl);
+	printf("flows: added %" PRIu64 " deleted %" PRIu64 " missing %" PRIu64 " refused %" PRIu64
+	       " flushes %" PRIu64 " failed %" PRIu64 " reopens %" PRIu64 "\n",
+	       added, deleted, missing, refused, flushes, failed, reopens);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* echo and conns */
+
+static int afws_addr(const char *addr, const char *port, struct sockaddr_storage *ss,
+		     socklen_t *len)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, addr, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons((uint16_t)atoi(port));
+		*len = sizeof(*a4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((uint16_t)atoi(port));
+		*len = sizeof(*a6);
+		return 0;
+	}
+	fprintf(stderr, "afwstress: bad address %s\n", addr);
+	return -1;
+}
+
+#define AFWS_CLIENTS 256
+
+static int afws_echo(int argc, char **argv)
+{
+	struct pollfd pfd[AFWS_CLIENTS + 2];
+	struct sockaddr_storage ss, peer;
+	socklen_t len, plen;
+	unsigned int n = 2, i, oldest = 2;
+	char buf[2048];
+	ssize_t got;
+	int one = 1, fd;
+
+	if (argc < 2 || afws_addr(argv[0], argv[1], &ss, &len))
+		return 2;
+	pfd[0].fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	pfd[1].fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	if (pfd[0].fd < 0 || pfd[1].fd < 0)
+		return 1;
+	setsockopt(pfd[0].fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(pfd[0].fd, (struct sockaddr *)&ss, len) || listen(pfd[0].fd, 512) ||
+	    bind(pfd[1].fd, (struct sockaddr *)&ss, len)) {
+		perror("afwstress: echo");
+		return 1;
+	}
+	pfd[0].events = pfd[1].events = POLLIN;
+	for (;;) {
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		if (pfd[1].revents & POLLIN) {
+			plen = sizeof(peer);
+			got = recvfrom(pfd[1].fd, buf, sizeof(buf), 0, (struct sockaddr *)&peer, &plen);
+			if (got > 0)
+				sendto(pfd[1].fd, buf, (size_t)got, 0, (struct sockaddr *)&peer, plen);
+		}
+		for (i = 2; i < n; i++) {
+			if (!pfd[i].revents)
+				continue;
+			got = read(pfd[i].fd, buf, sizeof(buf));
+			if (got > 0 && write(pfd[i].fd, buf, (size_t)got) == got)
+				continue;
+			if (got < 0 && errno == EAGAIN)
+				continue;
+			close(pfd[i].fd);
+			pfd[i--] = pfd[--n];
+		}
+		if (pfd[0].revents & POLLIN) {
+			fd = accept4(pfd[0].fd, NULL, NULL, SOCK_NONBLOCK);
+			if (fd < 0)
+				continue;
+			/* Clients whose end vanished under a drop rule are let go, oldest first. */
+			if (n == AFWS_CLIENTS + 2) {
+				oldest = 2 + (oldest - 2 + 1) % AFWS_CLIENTS;
+				close(pfd[oldest].fd);
+				pfd[oldest].fd = fd;
+				continue;
+			}
+			pfd[n].fd = fd;
+			pfd[n].events = POLLIN;
+			n++;
+		}
+	}
+}
+
+static bool afws_wait(int fd, short events, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	return poll(&p, 1, ms) == 1 && (p.revents & events);
+}
+
+static bool afws_tcp_once(const struct sockaddr_storage *ss, socklen_t len, bool reset)
+{
+	static const char line[] = "afwstress short connection\n";
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	char buf[64];
+	bool ok = false;
+	int fd, err = 0;
+	socklen_t elen = sizeof(err);
+
+	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return false;
+	if (connect(fd, (const struct sockaddr *)ss, len) && errno != EINPROGRESS)
+		goto out;
+	if (!afws_wait(fd, POLLOUT, 1000) ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) || err)
+		goto out;
+	if (write(fd, line, sizeof(line) - 1) != sizeof(line) - 1)
+		goto out;
+	ok = afws_wait(fd, POLLIN, 1000) && read(fd, buf, sizeof(buf)) == sizeof(line) - 1;
+out:
+	if (reset)
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(fd);
+	return ok;
+}
+
+static bool afws_udp_once(const struct sockaddr_storage *ss, socklen_t len)
+{
+	static const char msg[] = "afwstress datagram";
+	char buf[64];
+	bool ok = false;
+	int fd;
+
+	fd = socket(ss->ss_family, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return false;
+	if (!connect(fd, (const struct sockaddr *)ss, len) &&
+	    send(fd, msg, sizeof(msg), 0) == sizeof(msg))
+		ok = afws_wait(fd, POLLIN, 500) && recv(fd, buf, sizeof(buf), 0) == sizeof(msg);
+	close(fd);
+	return ok;
+}
+
+static int afws_conns(int argc, char **argv)
+{
+	uint64_t tcp = 0, tcp_ok = 0, udp = 0, udp_ok = 0;
+	struct sockaddr_storage ss;
+	double start = afws_now(), deadline, rate;
+	socklen_t len;
+
+	if (argc < 3 || afws_addr(argv[0], argv[1], &ss, &len))
+		return 2;
+	deadline = start + strtod(argv[2], NULL);
+	rate = argc > 3 ? strtod(argv[3], NULL) : 0;
+	while (afws_now() < deadline) {
+		afws_pace(start, tcp, rate);
+		tcp_ok += afws_tcp_once(&ss, len, tcp % 4 == 3);
+		tcp++;
+		udp_ok += afws_udp_once(&ss, len);
+		udp++;
+	}
+	printf("conns: tcp %" PRIu64 "/%" PRIu64 " udp %" PRIu64 "/%" PRIu64 "\n",
+	       tcp_ok, tcp, udp_ok, udp);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "flows"))
+		return afws_flows(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "echo"))
+		return afws_echo(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "conns"))
+		return afws_conns(argc - 2, argv + 2);
+	fprintf(stderr, "usage: afwstress flows SECONDS [SEED [PER_SECOND]]\n"
+			"       afwstress echo ADDR PORT\n"
+			"       afwstress conns ADDR PORT SECONDS [PER_SECOND]\n");
+	return 2;
+}

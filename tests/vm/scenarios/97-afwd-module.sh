@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# afwd and the module over time: a reload revokes an installed flow (and
+# gives it back); a flow the module refuses keeps passing, answered by afwd,
+# until an install takes; the module unloaded and loaded again under traffic,
+# after which afwd installs its flows again; an afwd started before the
+# module uses it once it appears. Long-lived TLS connections (tlsping.py)
+# say, every 0.2 s, whether they still pass.
+. "$AFW_SRC/tests/vm/lib.sh"
+AFWD=$AFW_SRC/build/afwd
+work=$(mktemp -d)
+# afwd reads the policy here as the user afw once it runs.
+chmod 755 $work
+on_exit rm -rf "$work"
+apid=
+on_exit 'kill $apid'
+
+check "insmod afw.ko" afw_load
+on_exit afw_unload
+topo_routed || not_ok "routed topology comes up" "ping across the router failed"
+
+names="allowed.test denied.test long.test long2.test third.test"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=afw-test \
+	-addext "subjectAltName=$(printf 'DNS:%s,' $names | sed 's/,$//')" \
+	-keyout $work/key.pem -out $work/cert.pem 2> /dev/null
+nsx $NS_S python3 "$AFW_SRC/tests/tools/tlsserver.py" $S4 443 $work/cert.pem $work/key.pem \
+	$work/server.log &
+wait_listen $NS_S tcp :443
+fetch() {
+	nsx $NS_C curl -sS --max-time "${2:-5}" --resolve "$1:443:$S4" --cacert $work/cert.pem \
+		"https://$1/"
+}
+stats() { "$AFWD" --stats --ctl $work/run/afwd.sock; }
+stat_sum() { stats | jq "[.queues[].$1] | add"; }
+# The module's verdict for the flow with client port $1, or nothing.
+flow_verdict() {
+	"$AFWCTL" -n $NS_R -j flow list |
+		jq -r --argjson p "$1" '.[] | select(.sport == $p or .dport == $p) | .verdict'
+}
+# ping NAME: a long-lived connection to NAME; its log is $work/NAME.log.
+ping_start() {
+	: > $work/$1.log
+	# Not through nsx: $! must be the client itself, to stop it later.
+	ip netns exec $NS_C python3 "$AFW_SRC/tests/tools/tlsping.py" $S4 443 $1 $work/cert.pem \
+		$work/$1.log &
+	eval "ping_$(echo $1 | tr -cd a-z0-9)=$!"
+}
+pongs() { grep -c '^pong' $work/$1.log; }
+pongs_ge() { [ "$(pongs $1)" -ge "$2" ]; }
+# passing NAME: pongs still come, now.
+passing() { local n; n=$(pongs $1); wait_until 3 pongs_ge $1 $((n + 3)); }
+port_of() { sed -n 's/^port //p' $work/$1.log; }
+
+cat > $work/policy.conf << 'POLICY'
+default deny
+prio 10 host allowed.test,long.test,long2.test,third.test app tls allow
+POLICY
+# Both directions: afwd installs an allow once it sees the server's ACK.
+configure() {
+	"$AFWCTL" -n $NS_R config set unknown queue queue 0 fail closed &&
+	"$AFWCTL" -n $NS_R rule add prio 100 proto tcp dport 443 queue > /dev/null &&
+	"$AFWCTL" -n $NS_R rule add prio 101 proto tcp sport 443 queue > /dev/null &&
+	"$AFWCTL" -n $NS_R config set unknown accept
+}
+check "the router queues TCP to 443 to queue 0" configure
+start_afwd() {
+	: > $work/afwd.log
+	ip netns exec $NS_R "$AFWD" -q 0 -p $work/policy.conf --ctl $work/run/afwd.sock -j "$@" \
+		2> $work/afwd.log &
+	apid=$!
+	wait_until 10 grep -q 'afwd: ready' $work/afwd.log
+}
+stop_afwd() { kill $apid; wait $apid 2> /dev/null; apid=; }
+reload() { "$AFWD" --reload --ctl $work/run/afwd.sock; }
+
+# --- A reload revokes an installed flow, and a second one gives it back.
+check "afwd starts with the module" start_afwd --module on
+ping_start long.test
+check "a long-lived connection to long.test passes" wait_until 20 pongs_ge long.test 5
+lport=$(port_of long.test)
+check_eq "and is installed in the module, as accept" accept "$(flow_verdict $lport)"
+cp $work/policy.conf $work/allow.conf
+{ echo "prio 1 host long.test deny"; cat $work/allow.conf; } > $work/policy.conf
+check_grep "a reload that denies long.test changes one recorded flow" \
+	"^ok .*; 1 recorded flow changed verdict" "$(reload)"
+check_eq "the module now drops that flow" drop "$(flow_verdict $lport)"
+sleep 1
+check_fails "and the connection stops passing" passing long.test
+cp $work/allow.conf $work/policy.conf
+check_grep "a reload that allows it again changes it back" \
+	"^ok .*; 1 recorded flow changed verdict" "$(reload)"
+check_eq "the module accepts it again" accept "$(flow_verdict $lport)"
+check "and the same connection passes again" wait_until 20 passing long.test
+check_eq "the flow was never decided twice" 1 \
+	"$(grep -c "\"sport\":$lport,.*\"verdict\"" $work/afwd.log)"
+
+# --- The module refuses an install: afwd answers the flow until one takes.
+ping_start long2.test
+wait_until 20 pongs_ge long2.test 5
+"$AFWCTL" -n $NS_R config set max_flows 2
+f0=$(stat_sum install_failed)
+a0=$(stat_sum answered)
+ping_start third.test
+check "with the table full of assured flows, a third connection still passes" \
+	wait_until 60 pongs_ge third.test 10
+tport=$(port_of third.test)
+check_eq "it is not in the module" "" "$(flow_verdict $tport)"
+check_ge "afwd counts the refused install" $((f0 + 1)) "$(stat_sum install_failed)"
+check_ge "and answers its packets itself" $((a0 + 10)) "$(stat_sum answered)"
+check_grep "the log says why, once" "the module refused 1 flow.*table is full" \
+	"$(cat $work/afwd.log)"
+check_ge "it keeps trying, with a backoff" 2 "$(stat_sum install_retries)"
+"$AFWCTL" -n $NS_R config set max_flows 65536
+verdict_is() { [ "$(flow_verdict $1)" = "$2" ]; }
+check "once there is room, a retry installs it (within 10 s)" \
+	wait_until 15 verdict_is $tport accept
+check_eq "as accept" accept "$(flow_verdict $tport)"
+a1=$(stat_sum answered)
+sleep 2
+check "and afwd no longer sees its packets" test "$(stat_sum answered)" -le $((a1 + 2))
+check "the connection passed throughout" passing third.test
+kill $ping_thirdtest $ping_long2test 2> /dev/null
+
+# --- The module unloaded and loaded again under traffic.
+while :; do fetch allowed.test 2 > /dev/null 2>&1; sleep 0.2; done &
+traffic=$!
+on_exit "kill $traffic"
+sleep 1
+check "rmmod afw while afwd runs and flows pass" rmmod afw
+check "afwd notices, once" wait_until 10 grep -q 'afw module went away' $work/afwd.log
+check_eq "afwd says module: false" false "$(stats | jq .module)"
+sleep 1
+check "insmod afw.ko again" afw_load
+check "and the router's configuration" configure
+check "afwd notices it is back" wait_until 10 grep -q 'afw module is there' $work/afwd.log
+check "the long-lived flow is installed again, as accept" \
+	wait_until 10 verdict_is $lport accept
+check "and passes" wait_until 20 passing long.test
+check_eq "without being decided again" 1 \
+	"$(grep -c "\"sport\":$lport,.*\"verdict\"" $work/afwd.log)"
+kill $traffic
+wait $traffic 2> /dev/null
+check_eq "a new allowed connection passes" ok "$(fetch allowed.test)"
+check_grep "and is installed in the new module" accept \
+	"$("$AFWCTL" -n $NS_R -j flow list | jq -r '.[] | select(.dport == 443) | .verdict')"
+check_eq "a denied name fails" "" "$(fetch denied.test 3 2> /dev/null)"
+check_eq "the module went and came back once" "1 1" \
+	"$(stats | jq -r '"\([.queues[].module_gone] | add) \([.queues[].module_back] | add)"')"
+check_eq "and afwd said so once each, no error on the way" "1 1 0" \
+	"$(grep -c 'module went away' $work/afwd.log) $(grep -c 'module is there' $work/afwd.log) \
+$(grep -c 'No such file or directory' $work/afwd.log)"
+
+# --- Records given up for room: a reload flushes the module's flows.
+stop_afwd
+kill $ping_longtest 2> /dev/null
+"$AFWCTL" -n $NS_R flow flush
+check "afwd starts with one record per queue" start_afwd --module on --max-records 1
+ping_start long.test
+wait_until 20 pongs_ge long.test 5
+lport=$(port_of long.test)
+fetch allowed.test > /dev/null
+check_eq "long.test's record was given up for allowed.test's" 1 "$(stats | jq '.queues[0].records')"
+check_grep "a reload flushes the module's flows when a record was given up" \
+	"flows without a record were flushed" "$(reload)"
+check_eq "the recorded flow is installed again" 1 \
+	"$("$AFWCTL" -n $NS_R -j flow list |
+		jq --argjson p $lport '[.[] | select(.sport != $p and .dport != $p)] | length')"
+# The unrecorded one is gone from the module; its packets come to afwd,
+# which answers them as it decided them while it remembers that, and
+# judges the flow as joined mid-stream once it does not (docs/afwd.md).
+unrecorded_out() {
+	local v
+	v=$(flow_verdict $lport)
+	[ -z "$v" ] || { [ "$v" != accept ] &&
+		grep -q "\"sport\":$lport,.*joined mid-stream" $work/afwd.log; }
+}
+check "the unrecorded flow left the module (or came back judged mid-stream)" unrecorded_out
+kill $ping_longtest 2> /dev/null
+stop_afwd
+
+# --- An afwd started before the module uses it when it appears.
+check "rmmod afw" rmmod afw
+check "afwd starts without the module" start_afwd
+check_grep "and says it marks for now, and will use the module" \
+	"afw module not used: .*should the module appear, they go to it too" "$(cat $work/afwd.log)"
+check "insmod afw.ko" afw_load
+configure
+check "afwd notices the module" wait_until 10 grep -q 'afw module is there' $work/afwd.log
+check_eq "an allowed connection passes" ok "$(fetch allowed.test)"
+check_grep "and is installed in the module" accept \
+	"$("$AFWCTL" -n $NS_R -j flow list | jq -r '.[] | select(.dport == 443) | .verdict')"
+check_eq "a denied name fails" "" "$(fetch denied.test 3 2> /dev/null)"
+check_grep "and is installed as drop" drop \
+	"$("$AFWCTL" -n $NS_R -j flow list | jq -r '.[] | select(.dport == 443) | .verdict')"
+stop_afwd
+"$AFWCTL" -n $NS_R rule flush
+"$AFWCTL" -n $NS_R flow flush
+exit $AFW_FAILED

@@ -1,0 +1,316 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Everything at once, for AFW_STRESS_SECONDS (default 60): iperf3 streams
+# and short TCP and UDP connections through the router and to its own
+# sockets, IPv4 and IPv6; two writers changing the router's rules (rule
+# add/del, and whole rulesets replaced by afwctl load); FLOW_NEW/FLOW_DEL
+# churn; afwd killed (SIGKILL) and restarted; namespaces created with rules
+# and flows and deleted; and the module itself removed and loaded again
+# under all of that. The suite then checks the kernel log for splats (and,
+# at its end, kmemleak). The counts of what was done go to the log, to
+# stress-summary.txt and into the result line; docs/reliability.md keeps
+# the figures of long runs (make stress-long).
+. "$AFW_SRC/tests/vm/lib.sh"
+AFWD=$AFW_SRC/build/afwd
+STRESS=$AFW_SRC/build/tools/afwstress
+secs=${AFW_STRESS_SECONDS:-60}
+# AFW_STRESS_LOADS picks the loads (all by default), e.g. "traffic,flows,reload"
+# to hunt races of the unload with packets alone.
+loads=" ${AFW_STRESS_LOADS:-traffic rules flows afwd netns reload} "
+loads=${loads//,/ }
+has() { [[ "$loads" == *" $1 "* ]]; }
+work=$(mktemp -d)
+on_exit rm -rf "$work"
+# What a loop leaves (iperf3's last report, afwd's log) stays for a look.
+keep=$AFW_LOGDIR/stress
+mkdir -p $keep
+stamp() { echo "stress: $* at $(date +%T)" >&2; }
+stamp "setup starts"
+
+check "afwstress is built" test -x "$STRESS"
+check "insmod afw.ko" afw_load
+on_exit afw_unload
+topo_routed || not_ok "routed topology comes up" "ping across the router failed"
+stamp "topology up"
+
+# Servers: iperf3 on the server (forwarded) and on the router (local), echo
+# servers for the short connections in both places.
+for p in 5201 5202 5203; do
+	iperf_server $NS_S -p $p
+done
+iperf_server $NS_R -p 5204
+for a in $S4 $S6; do nsx $NS_S "$STRESS" echo $a 7000 & done
+for a in $R4C $R6C; do nsx $NS_R "$STRESS" echo $a 7000 & done
+wait_listen $NS_S tcp "$S4:7000"
+wait_listen $NS_R tcp "$R4C:7000"
+
+cat > $work/policy.conf << 'POLICY'
+default allow
+prio 10 dport 7001 deny
+POLICY
+
+# Two rulesets for afwctl load: one small, one with many masks, both
+# letting the iperf3 ports and ICMP through by rule.
+{
+	echo "id 1 prio 0 proto tcp dport 5201-5204 accept"
+	echo "id 2 prio 0 proto icmp accept"
+	echo "id 3 prio 0 proto icmpv6 accept"
+	echo "id 4 prio 5 dir forward proto udp dport 9000-9100 drop"
+	echo "id 5 prio 5 dir in proto tcp dport 9999 reject"
+} > $work/rules-a
+{
+	cat $work/rules-a
+	for i in $(seq 10 209); do
+		echo "id $i prio $((i % 9 + 1)) family ipv4 proto udp from 10.$((i % 7)).0.0/$((16 + i % 9)) dport $((20000 + i)) drop"
+	done
+	echo "id 300 prio 3 family ipv6 from 2001:db8:1::/64 to 2001:db8:2::/64 proto udp dport 5201 accept"
+	echo "id 301 prio 3 dir forward iif rc oif rs proto udp accept"
+} > $work/rules-b
+
+# The router's configuration, again after each insmod: unknown flows go
+# to afwd on queue 0, and pass while no afwd listens.
+configure_router() {
+	"$AFWCTL" -n $NS_R config set unknown queue queue 0 fail open max_flows 4096 &&
+		"$AFWCTL" -n $NS_R load $work/rules-a
+}
+check "the router queues unknown flows to afwd, fail-open" configure_router
+
+# Loops stop at the deadline; EPOCHSECONDS costs no fork, and holds in the
+# loops that run in a shell of their own inside the router's namespace. A
+# loop that has not yet done its thing once goes on, alone with the other
+# laggards, for up to AFW_STRESS_GRACE seconds more (default 300): on the
+# debug kernel, sharing two CPUs with other guests, the traffic can starve
+# the writers for the whole of a short run, and a load that never ran
+# tested nothing.
+deadline=$(( EPOCHSECONDS + secs ))
+hard=$(( deadline + ${AFW_STRESS_GRACE:-300} ))
+# going DONE: whether a loop that has done DONE things goes on.
+going() { (( EPOCHSECONDS < deadline || ($1 == 0 && EPOCHSECONDS < hard) )); }
+export AFWCTL work deadline hard
+# count NAME DONE [TRIED]: what a loop achieved, for the summary.
+count() {
+	echo "$2" > "$work/$1.count"
+	echo "stress: $1: $2 done of ${3:-$2} tried" >&2
+}
+
+# iperf_loop NAME ADDR PORT [IPERF3 OPTIONS]: streams from the client until
+# the deadline, 5 s each; counts the runs and the bytes received.
+iperf_loop() {
+	local name=$1 addr=$2 port=$3 runs=0 bytes=0 t b
+	shift 3
+	while going $bytes; do
+		t=$(( deadline - EPOCHSECONDS ))
+		(( t > 5 )) && t=5
+		(( t < 2 )) && t=2
+		timeout $((t + 20)) ip netns exec $NS_C iperf3 -c $addr -p $port -t $t \
+			--connect-timeout 3000 -J "$@" > $work/$name.json 2> $work/$name.err
+		# iperf3 killed mid-run, or failing, may print two documents, or none.
+		b=$(jq -s 'map(.end.sum_received.bytes // .end.sum.bytes // 0) | add // 0 | floor' \
+			$work/$name.json 2> /dev/null)
+		[[ "$b" =~ ^[0-9]+$ ]] || b=0
+		[ "$b" -gt 0 ] || cat $work/$name.json $work/$name.err > $keep/$name-failed.json
+		bytes=$(( bytes + b ))
+		runs=$(( runs + 1 ))
+		sleep 0.2
+	done
+	echo "$runs $bytes" > $work/$name.count
+	echo "stress: iperf3 $name: $runs runs, $bytes bytes" >&2
+}
+
+# started NAME: a writer's first success, which the first reload waits for
+# (a writer starved by an early rmmod on a slow kernel would count nothing).
+started() {
+	[ -e "$work/$1.started" ] || : > "$work/$1.started"
+}
+
+# Writer 1, inside the router's namespace: single rules added and deleted by id.
+writer_rules() {
+	local n=0 i=0
+	while going $n; do
+		"$AFWCTL" rule add id $((1000 + i % 40)) prio $((i % 7)) \
+			dir forward proto udp dport $((9200 + i % 300)) drop > /dev/null 2>&1 &&
+			n=$((n + 1)) && started rules-single
+		"$AFWCTL" rule add id $((2000 + i % 40)) family ipv6 \
+			from 2001:db8:$((i % 3))::/48 proto tcp dport 9999 reject > /dev/null 2>&1 && n=$((n + 1))
+		"$AFWCTL" rule del $((1000 + (i + 20) % 40)) > /dev/null 2>&1 && n=$((n + 1))
+		"$AFWCTL" rule del $((2000 + (i + 20) % 40)) > /dev/null 2>&1 && n=$((n + 1))
+		i=$((i + 1))
+	done
+	count rules-single $n $((4 * i))
+}
+
+# Writer 2, inside the router's namespace: whole rulesets replaced, back and forth.
+writer_load() {
+	local n=0 i=0 f
+	while going $n; do
+		f=$work/rules-a
+		[ $((i % 2)) = 1 ] && f=$work/rules-b
+		"$AFWCTL" load $f > /dev/null 2>&1 && n=$((n + 1)) && started rules-load
+		i=$((i + 1))
+	done
+	count rules-load $n $i
+}
+export -f writer_rules writer_load count started going
+
+# afwd: started, left to decide flows for 1-3 s, killed with SIGKILL.
+afwd_loop() {
+	local n=0 pid
+	while (( EPOCHSECONDS < deadline - 1 )); do
+		rm -f $work/afwd.sock
+		ip netns exec $NS_R "$AFWD" -q 0 --module on -p $work/policy.conf \
+			--ctl $work/afwd.sock 2>> $keep/afwd.log &
+		pid=$!
+		sleep $(( 1 + RANDOM % 3 ))
+		kill -9 $pid 2> /dev/null && n=$((n + 1))
+		wait $pid 2> /dev/null
+	done
+	count afwd $n
+}
+
+# Namespaces that get a configuration, rules, a flow and traffic, then go.
+netns_loop() {
+	local n=0 ns
+	while (( EPOCHSECONDS < deadline - 1 )); do
+		ns=$NSP-x$((n % 4))
+		ip netns add $ns || break
+		nsx $ns sh -c '
+			ip link set lo up
+			"$AFWCTL" config set unknown drop
+			"$AFWCTL" rule add proto icmp accept
+			"$AFWCTL" rule add proto icmpv6 accept
+			"$AFWCTL" flow add proto udp from 127.0.0.1 to 127.0.0.1 sport 1 dport 2 accept
+			ping -q -c 20 -i 0.01 127.0.0.1
+			ping -6 -q -c 20 -i 0.01 ::1' > /dev/null 2>&1
+		ip netns del $ns
+		n=$((n + 1))
+	done
+	count netns $n
+}
+
+# rmmod_watched: rmmod afw; its complaints go to rmmod-errors.txt and,
+# when it takes 10 s or more, where it waits to rmmod-stack.txt.
+rmmod_watched() {
+	local p i=0
+	rmmod afw 2>> $keep/rmmod-errors.txt &
+	p=$!
+	while kill -0 $p 2> /dev/null; do
+		sleep 0.2
+		i=$((i + 1))
+		[ $i = 50 ] && cat /proc/$p/stack > $keep/rmmod-stack.txt 2> /dev/null
+	done
+	wait $p
+}
+
+# rmmod and insmod every 1 to AFW_STRESS_RELOAD_GAP (default 15) seconds; a
+# module busy with a dump is retried. Both wait for namespaces being torn
+# down (pernet_ops_rwsem), so they take seconds under this load: the gap
+# leaves the module loaded most of the time, for the loads above, and no
+# reload starts that would likely outlast the deadline.
+reload_loop() {
+	local n=0 tries t0 t1 took=0 rm=0 rmmax=0 ins=0 insmax=0 gap=${AFW_STRESS_RELOAD_GAP:-15}
+	if has rules; then
+		while (( EPOCHSECONDS < hard )) &&
+		      ! [ -e $work/rules-single.started -a -e $work/rules-load.started ]; do
+			sleep 0.2
+		done
+	fi
+	while :; do
+		sleep $(( 1 + RANDOM % gap ))
+		(( deadline - EPOCHSECONDS > 2 * took + 4 )) ||
+			(( n == 0 && EPOCHSECONDS < hard )) || break
+		tries=0 t0=$EPOCHSECONDS
+		until rmmod_watched; do
+			tries=$((tries + 1))
+			[ $tries -lt 50 ] || break
+			sleep 0.1
+		done
+		afw_loaded && continue
+		t1=$EPOCHSECONDS
+		afw_load || { echo "stress: insmod failed" >&2; break; }
+		configure_router > /dev/null 2>&1
+		took=$(( EPOCHSECONDS - t0 ))
+		(( rm += t1 - t0, ins += EPOCHSECONDS - t1 ))
+		(( t1 - t0 > rmmax )) && rmmax=$(( t1 - t0 ))
+		(( EPOCHSECONDS - t1 > insmax )) && insmax=$(( EPOCHSECONDS - t1 ))
+		n=$((n + 1))
+	done
+	count reloads $n
+	echo "stress: rmmod took ${rm}s in all, ${rmmax}s at most;" \
+	     "insmod and configuring ${ins}s in all, ${insmax}s at most" >&2
+}
+
+rx_packets() {
+	nsx $NS_R sh -c 'cat /sys/class/net/rc/statistics/rx_packets /sys/class/net/rs/statistics/rx_packets' |
+		awk '{ s += $1 } END { print s }'
+}
+
+p0=$(rx_packets)
+stamp "$secs s of stress start"
+stamp "loads: $loads"
+pids=()
+if has traffic; then
+	iperf_loop tcp4 $S4 5201 -P 2 -b 10M & pids+=($!)
+	iperf_loop tcp6 $S6 5202 -b 10M & pids+=($!)
+	iperf_loop udp4 $S4 5203 -u -b 2M & pids+=($!)
+	iperf_loop local6 $R6C 5204 -R -b 10M & pids+=($!)
+	for a in $S4 $S6 $R4C $R6C; do
+		nsx $NS_C "$STRESS" conns $a 7000 $secs 15 > $work/conns-$a.out 2>&1 & pids+=($!)
+	done
+fi
+if has flows; then
+	nsx $NS_R "$STRESS" flows $secs $RANDOM 200 > $work/flows.out 2>&1 & pids+=($!)
+fi
+if has rules; then
+	nsx $NS_R bash -c writer_rules & pids+=($!)
+	nsx $NS_R bash -c writer_load & pids+=($!)
+fi
+has afwd && { afwd_loop & pids+=($!); }
+has netns && { netns_loop & pids+=($!); }
+has reload && { reload_loop & pids+=($!); }
+for p in "${pids[@]}"; do
+	wait $p
+done
+stamp "every load has stopped"
+elapsed=$(( secs + EPOCHSECONDS - deadline ))
+packets=$(( $(rx_packets) - p0 ))
+
+afw_loaded || afw_load
+check "afwctl status answers after the stress" "$AFWCTL" -n $NS_R status
+
+num() { cat "$work/$1.count" 2> /dev/null || echo 0; }
+rules=$(( $(num rules-single) + $(num rules-load) ))
+flows=$(sed -n 's/^flows: added \([0-9]*\).*/\1/p' $work/flows.out 2> /dev/null)
+flowdel=$(sed -n 's/^flows: .* deleted \([0-9]*\).*/\1/p' $work/flows.out 2> /dev/null)
+conns=0 iperf_runs=0 iperf_bytes=0
+if has traffic; then
+	for a in $S4 $S6 $R4C $R6C; do
+		c=$(sed -n 's/^conns: tcp \([0-9]*\)\/.* udp \([0-9]*\)\/.*/\1 \2/p' $work/conns-$a.out)
+		check_ge "short TCP and UDP exchanges with $a succeeded" 1 \
+			"$(awk '{ print $1 + $2 }' <<< "$c")"
+		conns=$(( conns + $(awk '{ print $1 + $2 }' <<< "${c:-0 0}") ))
+	done
+	for s in tcp4 tcp6 udp4 local6; do
+		read -r r b < $work/$s.count
+		check_ge "iperf3 $s moved data" 1 "$b"
+		iperf_runs=$(( iperf_runs + r )) iperf_bytes=$(( iperf_bytes + b ))
+	done
+	check_ge "packets crossed the router" 1000 $packets
+fi
+has rules && check_ge "rules were changed" 1 $rules
+has rules && check_ge "rulesets were replaced" 1 "$(num rules-load)"
+has flows && check_ge "flows were added" 1 "${flows:-0}"
+has afwd && check_ge "afwd was killed and restarted" 1 "$(num afwd)"
+has netns && check_ge "namespaces came and went" 1 "$(num netns)"
+has reload && check_ge "the module was reloaded" 1 "$(num reloads)"
+
+summary="duration_s=$elapsed rules_changed=$rules rulesets_loaded=$(num rules-load)"
+summary+=" flows_added=${flows:-0} flows_deleted=${flowdel:-0} afwd_restarts=$(num afwd)"
+summary+=" netns_cycles=$(num netns) module_reloads=$(num reloads) router_packets=$packets"
+summary+=" iperf_runs=$iperf_runs iperf_bytes=$iperf_bytes short_exchanges=$conns"
+echo "$summary" | tee "$AFW_LOGDIR/stress-summary.txt" >&2
+cat $work/flows.out $work/conns-*.out >&2 2> /dev/null
+check "the stress ran its ${secs}s: $summary" test "$elapsed" -ge "$secs"
+
+stamp "checks done; the module and the namespaces go next"
+exit $AFW_FAILED
