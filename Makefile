@@ -33,26 +33,31 @@ AFW_CFLAGS := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 
 B := build
 LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c userspace/lib/rule.c \
-	userspace/lib/flow.c userspace/lib/stats.c userspace/lib/words.c
+	userspace/lib/flow.c userspace/lib/stats.c userspace/lib/words.c userspace/lib/conf.c \
+	userspace/lib/nfqueue.c
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
-	userspace/afwctl/flow.c userspace/afwctl/stats.c
+	userspace/afwctl/flow.c userspace/afwctl/stats.c userspace/afwctl/switch.c
 # afwd's protocol parsers, a library of their own so tests and fuzzers link them.
 AFWD_LIB_SRCS := userspace/afwd/tls.c userspace/afwd/ja4.c userspace/afwd/http.c \
 	userspace/afwd/pkt.c userspace/afwd/reasm.c userspace/afwd/pcap.c \
 	userspace/afwd/quic.c userspace/afwd/policy.c userspace/afwd/policy_match.c \
 	userspace/afwd/hostname.c userspace/afwd/pace.c userspace/afwd/engine.c \
-	userspace/afwd/h2.c userspace/afwd/tcp.c
+	userspace/afwd/h2.c userspace/afwd/tcp.c userspace/afwd/escape.c userspace/afwd/ledger.c \
+	userspace/afwd/dns.c userspace/afwd/settings.c
 AFWD_SRCS := userspace/afwd/afwd.c userspace/afwd/worker.c userspace/afwd/queue.c \
 	userspace/afwd/kernel.c userspace/afwd/report.c \
-	userspace/afwd/offline.c userspace/afwd/ctl.c
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
+	userspace/afwd/offline.c userspace/afwd/ctl.c userspace/afwd/log.c userspace/afwd/conntrack.c \
+	userspace/afwd/privs.c
+UNIT_SRCS := $(filter-out tests/unit/test_classify.c,$(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS)) $(B)/tests/test_classify
 HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h) \
 	$(wildcard userspace/afwd/*.h tests/unit/*.h)
 
-.PHONY: all module userspace unit fuzz install install-module install-userspace \
-	dkms-install dkms-remove check vm-demo up deps clean pkgcheck bench-parse
+.PHONY: all module userspace unit tools fuzz install install-module install-userspace \
+	uninstall uninstall-module uninstall-userspace \
+	dkms-install dkms-remove check vm-demo up deps clean pkgcheck bench-parse deb \
+	stress stress-long nlfuzz-long fuzz-long checkpatch
 
 all: module userspace
 
@@ -80,6 +85,9 @@ pkgcheck:
 	@$(PKG_CONFIG) --exists libnghttp2 || { \
 		echo "afw: libnghttp2 not found by pkg-config; install libnghttp2-dev (or run 'make deps')" >&2; \
 		exit 1; }
+	@$(PKG_CONFIG) --exists libcap || { \
+		echo "afw: libcap not found by pkg-config; install libcap-dev (or run 'make deps')" >&2; \
+		exit 1; }
 
 NFQ_CFLAGS = $(shell $(PKG_CONFIG) --cflags libnetfilter_queue)
 NFQ_LIBS = $(shell $(PKG_CONFIG) --libs libnetfilter_queue)
@@ -91,11 +99,13 @@ URING_CFLAGS = $(shell $(PKG_CONFIG) --cflags liburing)
 URING_LIBS = $(shell $(PKG_CONFIG) --libs liburing)
 NGHTTP2_CFLAGS = $(shell $(PKG_CONFIG) --cflags libnghttp2)
 NGHTTP2_LIBS = $(shell $(PKG_CONFIG) --libs libnghttp2)
+CAP_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcap)
+CAP_LIBS = $(shell $(PKG_CONFIG) --libs libcap)
 
 $(B)/%.o: %.c $(HDRS) | pkgcheck
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) $(NFQ_CFLAGS) $(CRYPTO_CFLAGS) $(URING_CFLAGS) \
-		$(NGHTTP2_CFLAGS) -c -o $@ $<
+		$(NGHTTP2_CFLAGS) $(CAP_CFLAGS) -c -o $@ $<
 
 $(B)/libafw.a: $(LIB_SRCS:%.c=$(B)/%.o)
 	rm -f $@
@@ -110,7 +120,7 @@ $(B)/afwctl: $(AFWCTL_SRCS:%.c=$(B)/%.o) $(B)/libafw.a
 
 $(B)/afwd: $(AFWD_SRCS:%.c=$(B)/%.o) $(B)/libafwd.a $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(NFQ_LIBS) $(MNL_LIBS) $(CRYPTO_LIBS) \
-		$(URING_LIBS) $(NGHTTP2_LIBS)
+		$(URING_LIBS) $(NGHTTP2_LIBS) $(CAP_LIBS)
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafwd.a $(B)/libafw.a
 	@mkdir -p $(dir $@)
@@ -118,18 +128,56 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafwd.a $(B)/libafw.a
 
 unit: $(UNIT_BINS)
 
-# libFuzzer targets: each fuzzer is built from its source and the parsers' sources,
-# all instrumented, with clang.
+# The module's classifier and its selftest, built for the host from the
+# module's own files (tests/unit/kernel/ stands in for the kernel's API),
+# under ASan and UBSan.
+CLASSIFY_SRCS := module/classify.c module/classify.h module/rule.c module/rule.h \
+	module/selftest.c module/counters.h module/tuple.h include/uapi/linux/afw.h
+
+$(B)/tests/test_classify: tests/unit/test_classify.c $(CLASSIFY_SRCS) $(wildcard tests/unit/kernel/*.h tests/unit/kernel/linux/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -g -O1 -Wall -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-Itests/unit/kernel -Itests/unit -Iinclude -o $@ $<
+
+# Test programs the VM suite runs: the netlink fuzzer and the stress load.
+TOOL_BINS := $(B)/tools/nlfuzz $(B)/tools/afwstress
+
+$(B)/tools/nlfuzz: $(B)/tests/fuzz/nlfuzz.o $(B)/libafw.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
+
+$(B)/tools/afwstress: $(B)/tests/tools/afwstress.o $(B)/libafw.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
+
+tools: $(TOOL_BINS)
+
+# libFuzzer targets: each fuzzer is built from its source and the parsers,
+# all instrumented, with clang. The parsers are compiled once, for every
+# target (fuzzer-no-link: the coverage hooks without libFuzzer's main).
 FUZZ_CC ?= clang
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Itests/unit
+FUZZ_SAN := -g -O1 -fno-sanitize-recover=all -Itests/unit
+FUZZ_FLAGS := $(FUZZ_SAN) -fsanitize=fuzzer,address,undefined
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_OBJ := $(B)/fuzz/obj
+FUZZ_AFWD_OBJS := $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(AFWD_LIB_SRCS) userspace/lib/words.c)
+FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(LIB_SRCS))
 
-$(B)/fuzz/%: tests/fuzz/%.c $(AFWD_LIB_SRCS) $(HDRS)
+$(FUZZ_OBJ)/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer-no-link,address,undefined $(AFW_CFLAGS) \
+		$(CRYPTO_CFLAGS) $(NGHTTP2_CFLAGS) $(MNL_CFLAGS) -c -o $@ $<
+
+$(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_AFWD_OBJS) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(AFW_CFLAGS) $(CRYPTO_CFLAGS) $(NGHTTP2_CFLAGS) -o $@ $< \
-		$(AFWD_LIB_SRCS) userspace/lib/words.c \
-		$(CRYPTO_LIBS) $(NGHTTP2_LIBS)
+		$(FUZZ_AFWD_OBJS) $(CRYPTO_LIBS) $(NGHTTP2_LIBS)
+
+# The configuration file parser is afwctl's, with the netlink library.
+$(B)/fuzz/fuzz_conf: tests/fuzz/fuzz_conf.c $(FUZZ_LIB_OBJS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) -o $@ $< $(FUZZ_LIB_OBJS) $(MNL_LIBS)
 
 fuzz: $(FUZZ_BINS)
 
@@ -154,7 +202,16 @@ install-module: module
 	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 
 SYSTEMDUNITDIR ?= /lib/systemd/system
+SYSUSERSDIR ?= /usr/lib/sysusers.d
 SYSCONFDIR ?= /etc
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+
+# What install-userspace puts in place, the admin's files in /etc aside;
+# uninstall-userspace removes exactly these.
+USERSPACE_FILES := $(SBINDIR)/afwctl $(SBINDIR)/afwd $(MANDIR)/man8/afwctl.8 \
+	$(MANDIR)/man8/afwd.8 $(MANDIR)/man5/afwd-policy.5 $(SYSTEMDUNITDIR)/afwd.service \
+	$(SYSTEMDUNITDIR)/afw.service $(BASHCOMPDIR)/afwctl $(BASHCOMPDIR)/afwd \
+	$(SYSUSERSDIR)/afw.conf
 
 install-userspace: userspace
 	install -D -m 0755 $(B)/afwctl $(DESTDIR)$(SBINDIR)/afwctl
@@ -164,9 +221,38 @@ install-userspace: userspace
 	install -D -m 0644 docs/afwd-policy.5 $(DESTDIR)$(MANDIR)/man5/afwd-policy.5
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
 	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/afwd.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/afwd.service
-	@# A policy the admin has written is never overwritten.
-	@if [ ! -e $(DESTDIR)$(SYSCONFDIR)/afw/policy.conf ]; then \
-		install -D -m 0644 dist/policy.conf $(DESTDIR)$(SYSCONFDIR)/afw/policy.conf; fi
+	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/afw.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/afw.service
+	install -D -m 0644 dist/bash-completion/afwctl $(DESTDIR)$(BASHCOMPDIR)/afwctl
+	install -D -m 0644 dist/bash-completion/afwd $(DESTDIR)$(BASHCOMPDIR)/afwd
+	install -D -m 0644 dist/afw.sysusers $(DESTDIR)$(SYSUSERSDIR)/afw.conf
+	@# afwd runs as afw once set up. A staged install (DESTDIR) leaves that
+	@# to the package, whose systemd-sysusers reads the file above.
+	@if [ -z "$(DESTDIR)" ] && ! getent passwd afw > /dev/null; then \
+		if command -v systemd-sysusers > /dev/null; then \
+			systemd-sysusers $(SYSUSERSDIR)/afw.conf; \
+		else \
+			useradd --system --user-group --no-create-home --home-dir /nonexistent \
+				--shell /usr/sbin/nologin --comment "afw verdict daemon" afw; \
+		fi; \
+	fi
+	@# What the admin has written is never overwritten.
+	@for f in policy.conf afw.conf; do \
+		if [ ! -e $(DESTDIR)$(SYSCONFDIR)/afw/$$f ]; then \
+			echo "install -D -m 0644 dist/$$f $(DESTDIR)$(SYSCONFDIR)/afw/$$f"; \
+			install -D -m 0644 dist/$$f $(DESTDIR)$(SYSCONFDIR)/afw/$$f || exit 1; \
+		fi; done
+
+# The configuration in /etc/afw stays: it is the admin's.
+uninstall: uninstall-userspace uninstall-module
+
+uninstall-userspace:
+	rm -f $(addprefix $(DESTDIR),$(USERSPACE_FILES))
+
+# Where modules_install put it (Debian's kernels say updates/, others extra/);
+# dkms's build in updates/dkms is dkms-remove's.
+uninstall-module:
+	rm -f $(foreach d,extra updates,$(DESTDIR)/lib/modules/$(KVER)/$(d)/afw.ko*)
+	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 
 # dkms builds from a copy of the kernel sources under /usr/src.
 DKMS_SRC := $(DESTDIR)/usr/src/afw-$(VERSION)
@@ -185,13 +271,52 @@ dkms-remove:
 	dkms remove -m afw -v $(VERSION) --all
 	rm -rf $(DKMS_SRC)
 
+# Debian packages afw and afw-dkms (debian/), built in a copy of the tree
+# so that nothing of the build lands here; the .debs go to build/deb/.
+deb:
+	rm -rf $(B)/deb
+	mkdir -p $(B)/deb/afw-$(VERSION)
+	tar --exclude=./build --exclude=./.git --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		-cf - . | tar -xf - -C $(B)/deb/afw-$(VERSION)
+	cd $(B)/deb/afw-$(VERSION) && dpkg-buildpackage -b -us -uc > ../build.log 2>&1 || \
+		{ tail -n 30 ../build.log >&2; echo "afw: make deb failed; see $(B)/deb/build.log" >&2; exit 1; }
+	@ls $(B)/deb/*.deb
+
 # A sub-make, so that headers installed by "make deps check" on a fresh
 # machine are seen: this make read KDIR before they existed.
-# STAGES limits tests/run (unit fuzz build host vm), e.g. make check STAGES=unit.
+# STAGES limits tests/run (build unit fuzz host vm), e.g. make check STAGES=unit.
 check:
-	$(MAKE) all unit
+	$(MAKE) all unit tools
 	tests/run $(STAGES)
 
+# Long runs, outside "make check"; docs/reliability.md says what they
+# cover and keeps their figures. Each boots the debug kernel (or fuzzes on
+# every CPU) for an hour or more.
+STRESS_SECONDS ?= 3600
+STRESS_CPUS ?= 2
+NLFUZZ_MESSAGES ?= 1000000
+
+stress stress-long: userspace tools
+	AFW_SCENARIOS=tests/vm/scenarios/98-stress.sh AFW_VM_CPUS=$(STRESS_CPUS) \
+	AFW_VM_TIMEOUT=$$(( $(STRESS_SECONDS) + 3600 )) \
+	AFW_VM_ENV="AFW_STRESS_SECONDS=$(STRESS_SECONDS) AFW_SCENARIO_TIMEOUT=$$(( $(STRESS_SECONDS) + 1800 ))" \
+		tests/vm/run.sh debug-6.1
+
+nlfuzz-long: userspace tools
+	AFW_SCENARIOS=tests/vm/scenarios/97-nlfuzz.sh AFW_VM_TIMEOUT=21600 \
+	AFW_VM_ENV="AFW_NLFUZZ_MESSAGES=$(NLFUZZ_MESSAGES) AFW_SCENARIO_TIMEOUT=19800" \
+		tests/vm/run.sh debug-6.1
+
+fuzz-long:
+	tests/fuzz/long.sh
+
+checkpatch:
+	tests/checkpatch.sh
+
+# make vm-demo: a root shell in a VM with afw loaded. make vm-demo CMD='afwctl
+# status' runs CMD there instead and fails when CMD fails; demo.sh exits with
+# CMD's own status (CMD, given on the command line, reaches it in its
+# environment).
 vm-demo:
 	$(MAKE) all
 	tests/vm/demo.sh
