@@ -19,11 +19,13 @@ secs=${AFW_BENCH_SECONDS:-3}
 bytes=${AFW_BENCH_BYTES:-160000000}
 reps=${AFW_BENCH_REPEAT:-3}
 conns=${AFW_BENCH_CONNECTS:-50}
-# afwd settings for the transfer, IO:GATHER (--io, --gather); the last one
-# is afwd's default and the one compared with the final baseline.
-settings=${AFW_BENCH_TRANSFER:-poll:0 uring:0 auto:4000}
+# afwd settings for the transfer, IO:GATHER (--io, --gather), or "default"
+# (neither option given); the last one is compared with the final baseline.
+settings=${AFW_BENCH_TRANSFER:-poll:0 uring:4000 default}
 AFWD=$AFW_SRC/build/afwd
 work=$(mktemp -d)
+# afwd reads the policy here as the user afw once it runs.
+chmod 755 $work
 afwd_pid=
 
 say() { echo "$*" >> "$res"; }
@@ -50,24 +52,27 @@ curl_tls() {
 		-o /dev/null -w "$2" "https://bench.test/$1"
 }
 
+# The namespace afw filters in and afwd runs in: the router's, but for the
+# pair mode's client.
+fw_ns=$NS_R
 # Every unknown flow goes to afwd, and afwd allows only the benchmark's own.
 afw_setup() {
 	afw_load || return 1
-	nsx $NS_R "$AFWCTL" config set unknown queue queue 0-1 fail closed
+	nsx $fw_ns "$AFWCTL" config set unknown queue queue 0-1 fail closed
 }
 # afwd_start ACTION [OPTION...]: afwd with the module, giving the TLS flows
-# ACTION.
+# and iperf3's ACTION.
 afwd_start() {
 	local action=$1
 	shift
 	{
 		echo "default deny"
 		echo "prio 10 host bench.test app tls $action"
-		echo "prio 20 app unknown dport 5201 allow"
+		echo "prio 20 app unknown dport 5201 $action"
 	} > $work/policy.conf
 	rm -f $work/afwd.sock
 	# ip netns exec execs afwd, so $! is afwd itself.
-	ip netns exec $NS_R ${AFW_BENCH_WRAP:-} "$AFWD" -q 0-1 --module on -p $work/policy.conf \
+	ip netns exec $fw_ns ${AFW_BENCH_WRAP:-} "$AFWD" -q 0-1 --module on -p $work/policy.conf \
 		--ctl $work/afwd.sock "$@" 2>> $work/afwd.log &
 	afwd_pid=$!
 	wait_until 10 test -S $work/afwd.sock
@@ -77,7 +82,44 @@ afwd_stop() {
 	kill "$afwd_pid"
 	wait "$afwd_pid" 2> /dev/null
 	afwd_pid=
-	nsx $NS_R "$AFWCTL" flow flush
+	nsx $fw_ns "$AFWCTL" flow flush
+}
+# iperf_mbps NS ADDR: iperf3 for $secs from NS to the server at ADDR, in
+# Mbit/s received, or "fail".
+iperf_mbps() {
+	nsx "$1" iperf3 -c "$2" -t "$secs" -J > $work/ip.json
+	jq '.end.sum_received.bits_per_second / 1e6' $work/ip.json 2> /dev/null |
+		awk '{ printf "%.1f\n", $1; ok = 1 } END { if (!ok) print "fail" }'
+}
+# transfer_opts SETTING: afwd's options for a setting of $settings, in
+# opts, and its name, in opts_name.
+transfer_opts() {
+	if [ "$1" = default ]; then
+		opts=() opts_name="afwd's defaults"
+	else
+		opts=(--io "${1%%:*}" --gather "${1#*:}")
+		opts_name="--io ${1%%:*} --gather ${1#*:}"
+	fi
+}
+# afwd_measured CMD...: CMD's output, afwd's counters before and after it
+# kept for counted.
+afwd_measured() {
+	local c0 out
+	c0=$(afwd_counters)
+	out=$("$@")
+	printf '%s|%s\n' "$c0" "$(afwd_counters)" > $work/counts
+	echo "$out"
+}
+# counted WHAT: afwd's counters over the last afwd_measured, as over WHAT.
+counted() {
+	local a b
+	IFS='|' read -r a b < $work/counts
+	awk -v a="$a" -v b="$b" -v what="$1" 'BEGIN { split(a, x); split(b, y)
+		p = y[1] - x[1]; s = y[2] - x[2]; b = y[3] - x[3]; q = y[4] - x[4]
+		w = y[5] - x[5]
+		printf "  afwd over %s: %d packets, %d syscalls, %d batches," \
+			" %d polls (%d gathering); %.3f syscalls/packet, %.2f packets/batch\n",
+			what, p, s, b, q, w, p ? s / p : 0, b ? p / b : 0 }' >> "$res"
 }
 on_exit afwd_stop
 # afwd_counters: "packets syscalls batches polls waits", summed over the
@@ -173,11 +215,6 @@ bulk_mode() {
 				END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 					printf "median %s\n", m }'
 	}
-	iperf_mbps() {
-		nsx $NS_C iperf3 -c $S4 -t "$secs" -J > $work/ip.json
-		jq '.end.sum_received.bits_per_second / 1e6' $work/ip.json 2> /dev/null |
-			awk '{ printf "%.1f\n", $1; ok = 1 } END { if (!ok) print "fail" }'
-	}
 
 	mb=$(tls_mbps 16000000)
 	say "warm-up: $mb Mbit/s; TLS downloads of $n bytes, $reps of each;" \
@@ -186,7 +223,7 @@ bulk_mode() {
 	base=$(tls_median)
 	say "no firewall, TLS:            $base Mbit/s"
 	base=${base##* }
-	ip0=$(iperf_mbps)
+	ip0=$(iperf_mbps $NS_C $S4)
 	say "no firewall, iperf3:         $ip0 Mbit/s"
 
 	afw_setup || { say "afw did not load"; exit 1; }
@@ -199,7 +236,7 @@ bulk_mode() {
 	say "  ratio $(ratio "$ana" "$base"); afwd packets during them:" \
 		"$(awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x); split(b, y)
 			print y[1] - x[1] }')"
-	ipa=$(iperf_mbps)
+	ipa=$(iperf_mbps $NS_C $S4)
 	say "analyzed, iperf3:            $ipa Mbit/s  ratio $(ratio "$ipa" "$ip0")"
 	say "  flows installed: $(nsx $NS_R "$AFWCTL" -j flow list |
 		jq -c '[.[] | .verdict] | group_by(.) | map({(.[0]): length}) | add')"
@@ -207,21 +244,19 @@ bulk_mode() {
 
 	# Transfer mode, once per setting of afwd's --io and --gather (and,
 	# for experiments, a command to run afwd under, e.g. "nice -n 5").
+	local opts opts_name ipt
 	for g in $settings; do
-		afwd_start inspect --io "${g%%:*}" --gather "${g#*:}" ||
-			{ say "afwd did not start"; exit 1; }
-		c0=$(afwd_counters)
-		d=$(tls_median)
-		c1=$(afwd_counters)
-		say "transfer (inspect), --io ${g%%:*} --gather ${g#*:}${AFW_BENCH_WRAP:+ under $AFW_BENCH_WRAP}: $d Mbit/s"
+		transfer_opts "$g"
+		afwd_start inspect "${opts[@]}" || { say "afwd did not start"; exit 1; }
+		d=$(afwd_measured tls_median)
+		say "transfer (inspect), $opts_name${AFW_BENCH_WRAP:+ under $AFW_BENCH_WRAP}: $d Mbit/s"
 		d=${d##* }
 		say "  ratio $(ratio "$d" "$base")"
-		awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x); split(b, y)
-			p = y[1] - x[1]; s = y[2] - x[2]; b = y[3] - x[3]; q = y[4] - x[4]
-			w = y[5] - x[5]
-			printf "  afwd over the transfer: %d packets, %d syscalls, %d batches," \
-				" %d polls (%d gathering); %.3f syscalls/packet, %.2f packets/batch\n",
-				p, s, b, q, w, p ? s / p : 0, b ? p / b : 0 }' >> "$res"
+		counted "the TLS downloads"
+		# The fastest path there is: iperf3, every packet through afwd.
+		ipt=$(afwd_measured iperf_mbps $NS_C $S4)
+		say "  iperf3, inspected: $ipt Mbit/s  ratio $(ratio "$ipt" "$ip0")"
+		counted "iperf3"
 		say "  flows installed: $(nsx $NS_R "$AFWCTL" -j flow list |
 			jq -c '[.[] | .verdict] | group_by(.) | map({(.[0]): length}) | add')"
 		afwd_stop
@@ -236,8 +271,48 @@ bulk_mode() {
 		" (analyzed ratio $(ratio "$ana" "$base2"), transfer ratio $(ratio "$d" "$base2"))"
 }
 
+# The fastest path: client and server on one veth pair, no router, afw and
+# afwd on the client's side (LOCAL_OUT and LOCAL_IN), iperf3 with no
+# firewall, then inspected under each of $settings.
+pair_mode() {
+	local a=$NSP-a b=$NSP-b base t opts opts_name g
+	ip netns add $a && ip netns add $b || { say "pair: namespaces"; exit 1; }
+	on_exit ip netns del $a
+	on_exit ip netns del $b
+	ip link add pa netns $a type veth peer name pb netns $b
+	ip -n $a -b - <<-EOF
+		link set lo up
+		addr add 10.9.0.1/24 dev pa
+		link set pa up
+	EOF
+	ip -n $b -b - <<-EOF
+		link set lo up
+		addr add 10.9.0.2/24 dev pb
+		link set pb up
+	EOF
+	wait_until 10 nsx $a ping -q -c1 -W1 10.9.0.2 > /dev/null || { say "pair: no ping"; exit 1; }
+	iperf_server $b -B 10.9.0.2 || { say "pair: no iperf3 server"; exit 1; }
+	iperf_mbps $a 10.9.0.2 > /dev/null	# warm-up
+	base=$(iperf_mbps $a 10.9.0.2)
+	say "pair, no firewall, iperf3 ${secs}s: $base Mbit/s"
+	fw_ns=$a
+	afw_setup || { say "afw did not load"; exit 1; }
+	for g in $settings; do
+		transfer_opts "$g"
+		afwd_start inspect "${opts[@]}" || { say "afwd did not start"; exit 1; }
+		t=$(afwd_measured iperf_mbps $a 10.9.0.2)
+		say "pair, iperf3 inspected, $opts_name: $t Mbit/s  ratio $(ratio "$t" "$base")"
+		counted "iperf3"
+		afwd_stop
+	done
+	afw_unload
+	t=$(iperf_mbps $a 10.9.0.2)
+	say "pair, no firewall again: $t Mbit/s  ratio $(ratio "$t" "$base")"
+}
+
 case "$mode" in
 bulk) bulk_mode ;;
+pair) pair_mode ;;
 connect) connect_mode ;;
 *) say "unknown AFW_BENCH_MODE $mode"; exit 1 ;;
 esac

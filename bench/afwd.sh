@@ -6,8 +6,9 @@
 #   bulk     -icount with sleep=off, so ratios repeat: TLS downloads (and
 #            iperf3) with no firewall, with every new flow decided by afwd
 #            then left to the kernel (analyzed), and with every packet
-#            through afwd (transfer, "inspect"), with afwd's system calls
-#            per queued packet over the transfer;
+#            through afwd (transfer, "inspect": the TLS downloads, then
+#            iperf3, the fastest path), with afwd's system calls per queued
+#            packet over each;
 #   connect  -icount with idle time passing in real time, which connects and
 #            handshakes wait on: TLS connect and handshake times of new
 #            connections, with and without afw+afwd.
@@ -17,21 +18,16 @@
 # AFW_BENCH_BYTES (default 160 MB): bytes per TLS download, each measured
 # AFW_BENCH_REPEAT (default 3) times; AFW_BENCH_SECONDS (default 3): iperf3;
 # AFW_BENCH_CONNECTS (default 50): connections per connect measurement;
-# AFW_BENCH_TRANSFER (default "poll:0 uring:0 auto:4000"): the transfer's
-# afwd settings, IO:GATHER for --io and --gather, the last being afwd's
-# defaults; AFW_BENCH_MODES (default "bulk connect"): the boots to make.
+# AFW_BENCH_TRANSFER (default "poll:0 uring:4000 default"): the transfer's
+# afwd settings, IO:GATHER for --io and --gather, or "default" for neither;
+# AFW_BENCH_MODES (default "bulk pair connect"): the boots to make.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 label=${1:-6.1}
-read -r _ img kdir kver < <("$src/tests/vm/kernels.sh" | awk -v l="$label" '$1 == l')
-[ -n "${img:-}" ] || { echo "bench: no kernel labelled $label" >&2; exit 1; }
-make -s -C "$src" userspace
-"$src/tests/kbuild.sh" "$label" "$kdir"
-out=$src/build/bench/afwd-$label
-mkdir -p "$out"
-"$src/tests/vm/mkinitramfs.sh" "$kver" "$out/initrd.gz"
+. "$src/bench/prepare.sh"
+bench_prepare "$label" "afwd-$label"
 failed=0
-for mode in ${AFW_BENCH_MODES:-bulk connect}; do
+for mode in ${AFW_BENCH_MODES:-bulk pair connect}; do
 	# A failed boot must not leave an older run's figures to be printed.
 	rm -f "$out/$mode/afwd-$mode.txt"
 	clock=--icount
@@ -43,7 +39,7 @@ for mode in ${AFW_BENCH_MODES:-bulk connect}; do
 		-e "AFW_BENCH_BYTES=${AFW_BENCH_BYTES:-160000000}" \
 		-e "AFW_BENCH_REPEAT=${AFW_BENCH_REPEAT:-3}" \
 		-e "AFW_BENCH_CONNECTS=${AFW_BENCH_CONNECTS:-50}" \
-		-e "AFW_BENCH_TRANSFER=${AFW_BENCH_TRANSFER:-poll:0 uring:0 auto:4000}" \
+		-e "AFW_BENCH_TRANSFER=${AFW_BENCH_TRANSFER:-poll:0 uring:4000 default}" \
 		-e "AFW_BENCH_WRAP=${AFW_BENCH_WRAP:-}" ||
 		{ echo "bench: the $mode boot failed; see $out/$mode" >&2; failed=1; }
 	echo "== $mode ($(cat "$out/$mode/wall_s" 2> /dev/null || echo ?) s wall)"

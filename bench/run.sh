@@ -14,13 +14,8 @@
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 label=${1:-6.1}
-read -r _ img kdir kver < <("$src/tests/vm/kernels.sh" | awk -v l="$label" '$1 == l')
-[ -n "${img:-}" ] || { echo "bench: no kernel labelled $label" >&2; exit 1; }
-make -s -C "$src" userspace
-"$src/tests/kbuild.sh" "$label" "$kdir"
-out=$src/build/bench/$label
-mkdir -p "$out"
-"$src/tests/vm/mkinitramfs.sh" "$kver" "$out/initrd.gz"
+. "$src/bench/prepare.sh"
+bench_prepare "$label" "$label"
 "$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out/vm" -c 1 -m 3072 --icount \
 	-t 14400 -j "$src/bench/guest.sh" -e "AFW_KO=$src/build/kmod/$label/afw.ko" \
 	-e "AFW_BENCH_SECONDS=${AFW_BENCH_SECONDS:-10}"
