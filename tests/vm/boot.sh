@@ -15,6 +15,8 @@
 # --icount-idle does the same while the guest runs, but lets an idle guest's
 # clock follow the host's: without it, idle time costs nothing, which makes
 # latencies that wait on timers or wake-ups (connects, handshakes) meaningless.
+# AFW_VM_QEMU_ACCEL replaces TCG's -accel argument (tests/vm/int3.sh passes
+# tcg,thread=single).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,8 +57,8 @@ rm -f "$out/rc" "$out/console.log"
 	done
 } > "$out/job.env"
 
-accel=(-accel tcg -cpu max)
-if [ -z "$icount" ] && [ "$("$here/accel.sh" "$kernel")" = kvm ]; then
+accel=(-accel "${AFW_VM_QEMU_ACCEL:-tcg}" -cpu max)
+if [ -z "$icount" ] && [ -z "${AFW_VM_QEMU_ACCEL:-}" ] && [ "$("$here/accel.sh" "$kernel")" = kvm ]; then
 	accel=(-accel kvm -cpu host)
 fi
 [ -n "$icount" ] && accel=(-accel tcg -cpu max -icount "$icount")
