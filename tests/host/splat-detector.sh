@@ -31,4 +31,9 @@ check "guest output on the console is not a kernel splat" console_splat_free "$t
 printf '[    1.5] BUG: KASAN: wild-memory-access in do_raw_spin_lock\nafw-vm: booted 6.1.192 in 75s\n' > "$tmp"
 check "a splat before the job started is not afw's" console_splat_free "$tmp"
 check "but it is reported as a boot splat" boot_splats "$tmp" > /dev/null
+# A quiet kernel prints nothing before the marker: a splat after it is the
+# job's, never a boot splat.
+printf 'afw-vm: booted 6.12.0 in 3.3s\n[   26.7] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n' > "$tmp"
+check_fails "a splat after a first-line marker is the job's" console_splat_free "$tmp" > /dev/null
+check_fails "and not a boot splat" boot_splats "$tmp" > /dev/null
 exit $AFW_FAILED

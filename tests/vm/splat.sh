@@ -24,7 +24,9 @@ console_splat_free() {
 }
 
 # boot_splats FILE: kernel splats on the console before the job started.
+# "0,": with a quiet kernel the marker is the first line, and a range from
+# line 1 would look for its end from line 2 on and take the whole log.
 boot_splats() {
-	sed -n '1,/^afw-vm: booted/p' "$1" | grep -E '^\[ *[0-9]+\.[0-9]+\] ' |
+	sed -n '0,/^afw-vm: booted/p' "$1" | grep -E '^\[ *[0-9]+\.[0-9]+\] ' |
 		grep -E -- "$AFW_SPLAT_RE"
 }
