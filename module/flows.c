@@ -369,13 +369,25 @@ static bool afw_flows_evict(struct afw_flows *fl)
 	return true;
 }
 
-/* Takes one place in the table for a new flow, evicting to make room. */
+/*
+ * Takes one place in the table for a new flow, evicting to make room. The
+ * victim leaves the list before it leaves the table, and whoever removes it
+ * from the table meanwhile frees it after a grace period: the read-side
+ * section keeps it alive until this CPU is done with it, also for
+ * FLOW_NEW, which comes here from process context.
+ */
 static bool afw_flows_reserve(struct afw_flows *fl, u32 max)
 {
-	if (atomic_inc_return(&fl->count) <= max || afw_flows_evict(fl))
+	bool room;
+
+	if (atomic_inc_return(&fl->count) <= max)
 		return true;
-	atomic_dec(&fl->count);
-	return false;
+	rcu_read_lock();
+	room = afw_flows_evict(fl);
+	rcu_read_unlock();
+	if (!room)
+		atomic_dec(&fl->count);
+	return room;
 }
 
 static u32 afw_flow_default_timeout(const struct afw_config *cfg, u8 proto)
@@ -514,6 +526,22 @@ static void afw_flow_batch_free(struct work_struct *work)
 	kvfree(b);
 }
 
+/*
+ * Resumes a walk. When the table was resized while the walk was stopped,
+ * the walk starts over from the new table's first bucket; kernels before
+ * the fix that clears it there keep the entry the walk stopped at, which
+ * may have been freed since, and step from it. Not there, nor here.
+ */
+static int afw_flows_walk_start(struct rhashtable_iter *iter)
+	__acquires(RCU)
+{
+	int ret = rhashtable_walk_start_check(iter);
+
+	if (ret == -EAGAIN)
+		iter->p = NULL;
+	return ret;
+}
+
 /* One walk over the table, a slice at a time; returns the flows it took. */
 static unsigned long afw_flows_sweep(struct afw_flows *fl,
 				     bool (*keep)(const struct afw_flow *f, const void *ctx),
@@ -531,7 +559,7 @@ static unsigned long afw_flows_sweep(struct afw_flows *fl,
 			b = kvmalloc(sizeof(*b), GFP_KERNEL);
 		if (b)
 			b->n = 0;
-		rhashtable_walk_start(&iter);
+		afw_flows_walk_start(&iter);
 		while (!b || b->n < AFW_FLOW_FLUSH_SLICE) {
 			f = rhashtable_walk_next(&iter);
 			if (!f) {
@@ -597,6 +625,13 @@ void afw_flows_prune_rules(struct afw_net *an, bool (*rule_keeps)(u32 rule_id, c
 {
 	struct afw_flows_prune_ctx p = { .rule_keeps = rule_keeps, .ctx = ctx };
 
+	/*
+	 * The new rules are published, but a packet that matched an accept
+	 * rule of the old ones may still be about to insert that rule's flow;
+	 * after a grace period every such flow is in the table, to be found.
+	 * Without the wait, a flow of a deleted rule could live on for a day.
+	 */
+	synchronize_net();
 	if (atomic_read(&an->flows.rule_flows))
 		afw_flows_remove_all(&an->flows, afw_flow_keep_rule, &p);
 }
@@ -619,7 +654,7 @@ static void afw_flows_gc(struct work_struct *work)
 		rhashtable_walk_enter(&fl->ht, &fl->gc_iter);
 		fl->gc_walking = true;
 	}
-	rhashtable_walk_start(&fl->gc_iter);
+	afw_flows_walk_start(&fl->gc_iter);
 	while (scanned < AFW_FLOW_GC_BUDGET) {
 		f = rhashtable_walk_next(&fl->gc_iter);
 		if (!f) {
@@ -697,7 +732,7 @@ int afw_flows_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	struct afw_flow *f;
 
 	afw_flows_dump_seq(cb, &an->flows);
-	if (rhashtable_walk_start_check(iter) == -EAGAIN) {
+	if (afw_flows_walk_start(iter) == -EAGAIN) {
 		cb->args[1]++;
 		afw_flows_dump_seq(cb, &an->flows);
 	}

@@ -183,6 +183,7 @@ int afw_ruleset_del(struct afw_net *an, u32 id, struct netlink_ext_ack *extack)
 {
 	struct afw_ruleset *cur = afw_ruleset_locked(an), *rs;
 	u32 i, n = cur ? cur->nrules : 0;
+	bool accept;
 
 	lockdep_assert_held(&an->lock);
 	for (i = 0; i < n && cur->rules[i]->id != id; i++)
@@ -191,6 +192,8 @@ int afw_ruleset_del(struct afw_net *an, u32 id, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG_MOD(extack, "no rule with this id");
 		return -ENOENT;
 	}
+	/* Only accept rules install flows; the snapshot goes on publishing. */
+	accept = cur->rules[i]->action == AFW_ACTION_ACCEPT;
 	if (n == 1) {
 		afw_ruleset_publish(an, NULL);
 		goto out;
@@ -200,7 +203,8 @@ int afw_ruleset_del(struct afw_net *an, u32 id, struct netlink_ext_ack *extack)
 		return PTR_ERR(rs);
 	afw_ruleset_publish(an, rs);
 out:
-	afw_flows_prune_rules(an, afw_rule_keeps_not, &id);
+	if (accept)
+		afw_flows_prune_rules(an, afw_rule_keeps_not, &id);
 	return 0;
 }
 
