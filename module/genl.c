@@ -8,7 +8,9 @@
  * piece of afw state belongs to a single network namespace, so a container's
  * own root may manage its firewall without gaining any power over the host
  * or over other containers. Memory that such a user makes the module allocate
- * is charged to its memory cgroup.
+ * from process context is charged to its memory cgroup. Flows, which packets
+ * allocate in softirq, cannot be: so only CAP_NET_ADMIN over the initial user
+ * namespace may raise a namespace's max_flows above the module's max_flows.
  */
 
 #include <linux/in.h>
@@ -655,7 +657,12 @@ static int afw_rule_flush(struct sk_buff *skb, struct genl_info *info)
  * The settings now in force, changed as @nest says: a new copy to publish,
  * or an error. Needs afw_net.lock.
  */
-static struct afw_config *afw_config_from_attrs(struct afw_net *an, const struct nlattr *nest,
+/*
+ * The settings of @nest over those in force. @skb is the request, whose
+ * sender's rights bound max_flows (see the top of this file).
+ */
+static struct afw_config *afw_config_from_attrs(struct afw_net *an, const struct sk_buff *skb,
+						const struct nlattr *nest,
 						struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[AFW_CFG_A_MAX + 1];
@@ -680,6 +687,14 @@ static struct afw_config *afw_config_from_attrs(struct afw_net *an, const struct
 		c->fail_open = nla_get_u8(tb[AFW_CFG_A_FAIL_OPEN]);
 	if (tb[AFW_CFG_A_MAX_FLOWS])
 		c->max_flows = nla_get_u32(tb[AFW_CFG_A_MAX_FLOWS]);
+	if (c->max_flows > afw_config_locked(an)->max_flows &&
+	    c->max_flows > READ_ONCE(afw_default_max_flows) &&
+	    !netlink_capable(skb, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "max_flows above the module's max_flows needs CAP_NET_ADMIN in the initial user namespace");
+		kfree(c);
+		return ERR_PTR(-EPERM);
+	}
 	if (tb[AFW_CFG_A_FLOW_TIMEOUT])
 		c->flow_timeout = nla_get_u32(tb[AFW_CFG_A_FLOW_TIMEOUT]);
 	if (tb[AFW_CFG_A_TCP_TIMEOUT])
@@ -744,7 +759,8 @@ static int afw_ruleset_replace(struct sk_buff *skb, struct genl_info *info)
 		 * published only once the rules are: all or nothing.
 		 */
 		if (info->attrs[AFW_A_CONFIG]) {
-			cfg = afw_config_from_attrs(an, info->attrs[AFW_A_CONFIG], info->extack);
+			cfg = afw_config_from_attrs(an, skb, info->attrs[AFW_A_CONFIG],
+						    info->extack);
 			ret = PTR_ERR_OR_ZERO(cfg);
 			if (ret) {
 				cfg = NULL;
@@ -1003,7 +1019,7 @@ static int afw_config_set(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, AFW_A_CONFIG))
 		return -EINVAL;
 	mutex_lock(&an->lock);
-	c = afw_config_from_attrs(an, info->attrs[AFW_A_CONFIG], info->extack);
+	c = afw_config_from_attrs(an, skb, info->attrs[AFW_A_CONFIG], info->extack);
 	ret = PTR_ERR_OR_ZERO(c);
 	if (ret)
 		goto out;

@@ -49,4 +49,18 @@ check "a user namespace's root resets its own netns" \
 check "the initial namespace's counters were not reset" \
 	test "$(counter - ipv4 out packets)" -ge "$init_before"
 
+# Flows are allocated by packets, in softirq, where no memory cgroup pays
+# for them: a user namespace's root may lower its max_flows, or raise it up
+# to the module's max_flows (65536), but not past that; the host's root may.
+out=$("${nobody[@]}" unshare --user --map-root-user --net sh -c "
+	$AFWCTL config set max_flows 1000 && $AFWCTL config set max_flows 65536 || exit 10
+	$AFWCTL config set max_flows 65537 2>&1 && exit 11
+	test \"\$($AFWCTL -j config | jq .max_flows)\" = 65536 || exit 12")
+check_eq "a user namespace's root sets max_flows up to the module's, not past it" 0 $?
+check_grep "and is told why" \
+	"max_flows above the module's max_flows needs CAP_NET_ADMIN in the initial user namespace" "$out"
+check "the host's root raises a namespace's max_flows past it" \
+	"$AFWCTL" -n $NS_C config set max_flows 100000
+check_eq "and it holds" 100000 "$("$AFWCTL" -n $NS_C -j config | jq .max_flows)"
+
 exit $AFW_FAILED
