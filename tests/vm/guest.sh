@@ -52,11 +52,11 @@ fi
 hold_nf_keys() {
 	nft -f - <<-'EOF'
 	table inet afw-vm-keys {
-		chain pre { type filter hook prerouting priority 0; }
-		chain in { type filter hook input priority 0; }
-		chain fwd { type filter hook forward priority 0; }
-		chain out { type filter hook output priority 0; }
-		chain post { type filter hook postrouting priority 0; }
+		chain keep_pre { type filter hook prerouting priority 0; }
+		chain keep_in { type filter hook input priority 0; }
+		chain keep_fwd { type filter hook forward priority 0; }
+		chain keep_out { type filter hook output priority 0; }
+		chain keep_post { type filter hook postrouting priority 0; }
 	}
 	EOF
 }

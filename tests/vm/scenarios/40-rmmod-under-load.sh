@@ -33,21 +33,30 @@ acked() {
 }
 moving() { local a; a=$(acked); [ "${a:-0}" -gt "$1" ]; }
 
+# The rules before the stream: its connections start under them, so their
+# first packets install the rule's flows, which let the server's answers
+# back. A connection that began before the drop could stall for good: an
+# iperf3 control connection waiting on the server sends nothing the rule
+# could see, and the server's packets have no flow to pass by.
+check "the router drops what its rule does not accept" router_rules
 # Not through nsx: $! must be iperf3 itself. It streams until stopped, so
 # that however slow the guest runs, every step below meets it running; a
 # stream of fixed length could end before the first rmmod and pass.
 ip netns exec $NS_C iperf3 -c $S4 -t 600 > /dev/null 2>&1 &
 client=$!
-check "the router drops what its rule does not accept" router_rules
-wait_until 10 forwarded_over 100
+wait_until 20 forwarded_over 100
 check "the stream runs in a flow of its rule" wait_until 10 rule_flows
-check "the stream is running before rmmod" kill -0 $client
+before=$(acked)
+check "the stream moves data before rmmod" wait_until 10 moving "${before:-0}"
 check "rmmod while a TCP stream runs" rmmod afw
 check "insmod again while the stream runs" afw_load
+# Now the stream meets the rules mid-way: the client's data passes the
+# rule and installs the flow, which lets the server's ACKs back.
 check "the same rules again" router_rules
-wait_until 10 forwarded_over 100
+wait_until 20 forwarded_over 100
 check "the stream runs in a flow of the new module's rule" wait_until 10 rule_flows
-check "the stream is running before the second rmmod" kill -0 $client
+before=$(acked)
+check "the stream moves data before the second rmmod" wait_until 10 moving "${before:-0}"
 check "rmmod a second time while it runs" rmmod afw
 before=$(acked)
 check "the stream still moves data afterwards" wait_until 10 moving "${before:-0}"
