@@ -84,11 +84,16 @@ int afwctl_usage_err(const char *fmt, ...)
 
 int afwctl_fail(const char *what, int err, const struct afw_nl *nl)
 {
-	if (err == -EPERM || err == -EACCES) {
+	/*
+	 * The kernel's own words first: an EPERM with a message is a refusal
+	 * of one value (max_flows), not the family's rights check, which
+	 * comes without one.
+	 */
+	if (nl && nl->ext_msg[0]) {
+		fprintf(stderr, "afwctl: %s: %s (%s)\n", what, nl->ext_msg, strerror(-err));
+	} else if (err == -EPERM || err == -EACCES) {
 		fprintf(stderr, "afwctl: %s: permission denied: this needs CAP_NET_ADMIN "
 			"in the current network namespace (run it as root)\n", what);
-	} else if (nl && nl->ext_msg[0]) {
-		fprintf(stderr, "afwctl: %s: %s (%s)\n", what, nl->ext_msg, strerror(-err));
 	} else {
 		fprintf(stderr, "afwctl: %s: %s\n", what, strerror(-err));
 	}
