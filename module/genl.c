@@ -655,11 +655,8 @@ static int afw_rule_flush(struct sk_buff *skb, struct genl_info *info)
 
 /*
  * The settings now in force, changed as @nest says: a new copy to publish,
- * or an error. Needs afw_net.lock.
- */
-/*
- * The settings of @nest over those in force. @skb is the request, whose
- * sender's rights bound max_flows (see the top of this file).
+ * or an error. Needs afw_net.lock. @skb is the request, whose sender's
+ * rights bound max_flows (see the top of this file).
  */
 static struct afw_config *afw_config_from_attrs(struct afw_net *an, const struct sk_buff *skb,
 						const struct nlattr *nest,

@@ -192,7 +192,7 @@ int afw_ruleset_del(struct afw_net *an, u32 id, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG_MOD(extack, "no rule with this id");
 		return -ENOENT;
 	}
-	/* Only accept rules install flows; the snapshot goes on publishing. */
+	/* Only accept rules install flows. Read now: publishing frees @cur. */
 	accept = cur->rules[i]->action == AFW_ACTION_ACCEPT;
 	if (n == 1) {
 		afw_ruleset_publish(an, NULL);
