@@ -28,7 +28,9 @@
  * the family still answers at the end. With --expect eperm (a user without
  * CAP_NET_ADMIN over the namespace) no admin command may succeed, while the
  * reading ones must; with --expect admin, every admin command must have
- * succeeded at least once and none may be refused with EPERM; with
+ * succeeded at least once and none may be refused with EPERM (but for
+ * settings that raise max_flows past the module's bound, which only an admin
+ * of the initial user namespace may do); with
  * --check-flush (for a fuzzer alone in its namespace), after a flush the
  * namespace must report no rules and no flows. Exit 0 when all
  * holds, 1 otherwise, 2 on a usage or setup error.
@@ -283,6 +285,7 @@ struct nlf_req {
 	uint8_t cmd;		/* index into the per-command counters */
 	bool admin;		/* an admin command the kernel will see as such */
 	bool valid;
+	bool big_flows;		/* its settings raise max_flows past the bound */
 };
 
 struct nlf_cmd_stats {
@@ -301,6 +304,9 @@ struct nlf {
 	uint16_t family;
 	enum nlf_expect expect;
 	bool check_flush, dry;
+	/* The module's max_flows; past it only an admin of the initial userns. */
+	uint32_t flows_bound;
+	bool init_userns;
 	uint64_t count, trace_from;
 	uint64_t digest;		/* FNV-1a of every message, nlmsg_type aside */
 	unsigned int seconds, nsocks;
@@ -928,6 +934,44 @@ static unsigned int nlf_cmd_index(unsigned int cmd)
 	return cmd <= AFW_CMD_MAX ? cmd : AFW_CMD_MAX + 1;
 }
 
+/*
+ * The last attribute of @type in @len bytes at @p, as the kernel's parser
+ * keeps it, or NULL; stops at the first attribute that does not fit.
+ */
+static const struct nlattr *nlf_last_attr(const uint8_t *p, size_t len, uint16_t type)
+{
+	const struct nlattr *a, *last = NULL;
+	size_t off = 0;
+
+	while (len - off >= NLA_HDRLEN) {
+		a = (const struct nlattr *)(p + off);
+		if (a->nla_len < NLA_HDRLEN || a->nla_len > len - off)
+			break;
+		if ((a->nla_type & NLA_TYPE_MASK) == type)
+			last = a;
+		off += NLA_ALIGN(a->nla_len);
+		if (off > len)
+			break;
+	}
+	return last;
+}
+
+/* Whether the settings of a request raise max_flows past f->flows_bound. */
+static bool nlf_big_flows(const struct nlf *f, const uint8_t *p, size_t len)
+{
+	const struct nlattr *cfg = nlf_last_attr(p, len, AFW_A_CONFIG), *mf;
+	uint32_t v;
+
+	if (!cfg)
+		return false;
+	mf = nlf_last_attr((const uint8_t *)cfg + NLA_HDRLEN, cfg->nla_len - NLA_HDRLEN,
+			   AFW_CFG_A_MAX_FLOWS);
+	if (!mf || mf->nla_len < NLA_HDRLEN + sizeof(v))
+		return false;
+	memcpy(&v, (const uint8_t *)mf + NLA_HDRLEN, sizeof(v));
+	return v > f->flows_bound;
+}
+
 /* Remembers what the kernel should make of the request now in f->msg. */
 static void nlf_remember(struct nlf *f)
 {
@@ -942,6 +986,8 @@ static void nlf_remember(struct nlf *f)
 	/* Only a request the kernel hands to the family is judged by its rights. */
 	q->valid = whole && (nlh->nlmsg_flags & NLM_F_REQUEST) && nlh->nlmsg_type == f->family;
 	q->admin = q->valid && nlf_cmd_admin(g->cmd);
+	q->big_flows = q->admin && nlf_big_flows(f, f->msg + NLMSG_HDRLEN + GENL_HDRLEN,
+						 nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN);
 	f->cmd[q->cmd].sent++;
 	if (f->len > 64 * 1024)
 		f->oversized++;
@@ -1049,7 +1095,8 @@ static void nlf_result(struct nlf *f, uint32_t seq, int error, bool data)
 		f->cmd[q->cmd].err++;
 		if (error < 0 && -error <= NLF_MAX_ERRNO)
 			f->err_by_errno[-error]++;
-		if (f->expect == EXPECT_ADMIN && q->valid && error == -EPERM)
+		if (f->expect == EXPECT_ADMIN && q->valid && error == -EPERM &&
+		    (f->init_userns || !q->big_flows))
 			nlf_violation(f, "%s refused with EPERM to an admin of the namespace",
 				      nlf_cmd_names[q->cmd]);
 		return;
@@ -1438,6 +1485,32 @@ static double nlf_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * What the kernel's max_flows check will make of this process: the module's
+ * bound (65536 unless the parameter says otherwise), and whether we are in
+ * the initial user namespace, whose admin may go past it.
+ */
+static void nlf_rights(struct nlf *f)
+{
+	unsigned long lo, hi, n;
+	FILE *fp;
+
+	f->flows_bound = 65536;
+	fp = fopen("/sys/module/afw/parameters/max_flows", "r");
+	if (fp) {
+		if (fscanf(fp, "%lu", &n) == 1 && n <= UINT32_MAX)
+			f->flows_bound = (uint32_t)n;
+		fclose(fp);
+	}
+	f->init_userns = false;
+	fp = fopen("/proc/self/uid_map", "r");
+	if (fp) {
+		f->init_userns = fscanf(fp, "%lu %lu %lu", &lo, &hi, &n) == 3 && !lo && !hi &&
+				 n == 4294967295UL;
+		fclose(fp);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1503,6 +1576,7 @@ int main(int argc, char **argv)
 	f->seq = 0x40000000 + (uint32_t)(nlf_rand(&f->rng) >> 34);
 
 	f->digest = 0xcbf29ce484222325ULL;
+	nlf_rights(f);
 	if (f->dry) {
 		f->family = 0x20;
 	} else {
