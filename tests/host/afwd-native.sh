@@ -78,6 +78,19 @@ check_grep "the decision log names the allowed flow, its SNI and rule" \
 	'"proto":"tls".*"sni":"allowed.test".*"verdict":"allow","reason":"tls, policy line 2"' "$log"
 check_grep "and the denied flow, by the default" '"sni":"denied.test".*"verdict":"deny","reason":"tls, default' "$log"
 check_grep "and offers the client's ALPN and a JA4" '"alpn":\["h2","http/1.1"\].*"ja4":"t13d' "$log"
+
+# afwd --flows: what it decided, by what, for whom. Without the module the
+# verdicts are conntrack marks.
+flows=$("$afwd" --flows --ctl $work/afwd.sock)
+check_grep "afwd --flows lists the allowed flow, client to server, with its host and line" \
+	"^{\"queue\":0,\"family\":\"ipv4\",\"proto\":6,\"src\":\"$CA\",\"sport\":[0-9]*,\"dst\":\"$SA\",\"dport\":443,\"decision\":\"allow\",\"where\":\"mark\",\"app\":\"tls\",\"by\":\"$work/policy.conf:2\",\"host\":\"allowed.test\"}\$" \
+	"$flows"
+check_grep "and the denied one, by the default line" \
+	"\"decision\":\"deny\",.*\"by\":\"$work/policy.conf:1 default\",\"host\":\"denied.test\"}" "$flows"
+check_grep "and the rejected one, by its line" \
+	"\"decision\":\"reject\",.*\"by\":\"$work/policy.conf:3\",\"host\":\"x.rej.test\"}" "$flows"
+check_eq "every line of it is JSON" "$(echo "$flows" | wc -l)" \
+	"$(echo "$flows" | jq -c . 2> /dev/null | wc -l)"
 check_grep "the allowed ClientHello arrived in several segments" \
 	'"sni":"allowed.test".*"packets":([5-9]|[1-9][0-9])' "$log"
 stats=$("$afwd" --stats --ctl $work/afwd.sock)

@@ -36,6 +36,7 @@ static void afw_usage(FILE *out)
 		"       afwd --check FILE              validate a policy file\n"
 		"       afwd --pcap FILE [-p FILE] [-j] decide the flows of a capture\n"
 		"       afwd --stats | --reload        ask the running daemon\n"
+		"       afwd --flows                   the flows it decided, as JSON lines\n"
 		"\n"
 		"  -p, --policy FILE      policy file (default " AFW_DEFAULT_POLICY ")\n"
 		"  -q, --queue N[-M]      NFQUEUE numbers, one thread each (default 0);\n"
@@ -162,6 +163,35 @@ static void afw_daemon_resync(struct afw_daemon *d)
 		afw_worker_wake(&d->workers[i]);
 		while (atomic_load(&d->workers[i].resync_done) < gen)
 			nanosleep(&ms, NULL);
+	}
+}
+
+/*
+ * Every worker lists the flows of its ledger (afw_ctl_flow_json()), at its
+ * next local work, after its packets; their lines go to @out in queue order.
+ */
+static void afw_daemon_flows(struct afw_daemon *d, FILE *out)
+{
+	uint64_t gen = atomic_fetch_add(&d->flows_gen, 1) + 1;
+	struct timespec ms = { 0, 1000000 };
+	struct afw_worker *w;
+	unsigned int i;
+
+	for (i = 0; i < d->nworkers; i++) {
+		w = &d->workers[i];
+		if (!w->started)
+			continue;
+		afw_worker_wake(w);
+		while (atomic_load(&w->flows_done) < gen)
+			nanosleep(&ms, NULL);
+		pthread_mutex_lock(&w->lock);
+		if (w->flows_text)
+			fwrite(w->flows_text, 1, w->flows_len, out);
+		else
+			fprintf(out, "{\"queue\":%u,\"error\":\"out of memory\"}\n", w->qnum);
+		free(w->flows_text);
+		w->flows_text = NULL;
+		pthread_mutex_unlock(&w->lock);
 	}
 }
 
@@ -400,7 +430,7 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
 			break;
 		if (pfd[1].revents & POLLIN)
-			afw_ctl_serve(lfd, &d, afw_daemon_reload);
+			afw_ctl_serve(lfd, &d, afw_daemon_reload, afw_daemon_flows);
 		if (!(pfd[0].revents & POLLIN))
 			continue;
 		if (read(sfd, &si, sizeof(si)) != sizeof(si))
@@ -450,8 +480,8 @@ enum {
 	AFW_OPT_CHECK = 256, AFW_OPT_PCAP, AFW_OPT_FAIL_OPEN, AFW_OPT_MODULE, AFW_OPT_FLOW_TIMEOUT,
 	AFW_OPT_MARK_BASE, AFW_OPT_MAX_FLOWS, AFW_OPT_MAX_BYTES, AFW_OPT_MAX_PACKETS,
 	AFW_OPT_MAX_TIME, AFW_OPT_QUEUE_MAXLEN, AFW_OPT_GATHER, AFW_OPT_IO, AFW_OPT_CTL,
-	AFW_OPT_STATS, AFW_OPT_RELOAD, AFW_OPT_MAX_MEMORY, AFW_OPT_MAX_DECIDED, AFW_OPT_USER,
-	AFW_OPT_MAX_RECORDS,
+	AFW_OPT_STATS, AFW_OPT_RELOAD, AFW_OPT_FLOWS, AFW_OPT_MAX_MEMORY, AFW_OPT_MAX_DECIDED,
+	AFW_OPT_USER, AFW_OPT_MAX_RECORDS,
 	AFW_OPT_VERSION,
 };
 
@@ -480,6 +510,7 @@ int main(int argc, char **argv)
 		{ "ctl", required_argument, NULL, AFW_OPT_CTL },
 		{ "stats", no_argument, NULL, AFW_OPT_STATS },
 		{ "reload", no_argument, NULL, AFW_OPT_RELOAD },
+		{ "flows", no_argument, NULL, AFW_OPT_FLOWS },
 		{ "user", required_argument, NULL, AFW_OPT_USER },
 		{ "max-records", required_argument, NULL, AFW_OPT_MAX_RECORDS },
 		{ "version", no_argument, NULL, AFW_OPT_VERSION },
@@ -629,6 +660,9 @@ int main(int argc, char **argv)
 			break;
 		case AFW_OPT_RELOAD:
 			ask = "reload";
+			break;
+		case AFW_OPT_FLOWS:
+			ask = "flows";
 			break;
 		case AFW_OPT_USER:
 			cfg.user = optarg;

@@ -4,6 +4,7 @@
  * never by a worker, so they cannot delay a packet.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -16,7 +17,9 @@
 #include <sys/un.h>
 
 #include "ctl.h"
+#include "escape.h"
 #include "privs.h"
+#include "report.h"
 
 /* True when a daemon answers at @sa: its socket is not stale. */
 static bool afw_ctl_alive(const struct sockaddr_un *sa)
@@ -156,8 +159,63 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 		(unsigned long long)(d->log ? afw_log_dropped(d->log) : 0));
 }
 
+static const char *afw_ctl_where(const struct afw_lrec *rec)
+{
+	switch (afw_lrec_state(rec)) {
+	case AFW_LREC_SENT:
+		return "module";
+	case AFW_LREC_WAIT:
+		return "waiting";
+	default:
+		return "mark";
+	}
+}
+
+void afw_ctl_flow_json(FILE *out, const struct afw_worker *w, const struct afw_lrec *rec,
+		       const struct afw_policy *pol)
+{
+	const char *path = w->d->cfg->policy_path;
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], by[512];
+	struct afw_policy_match m;
+	struct afw_facts facts;
+	struct afw_flow_spec f;
+	int fam;
+
+	afw_ledger_flow(rec, &f);
+	afw_ledger_facts(rec, &facts);
+	fam = f.family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
+	inet_ntop(fam, f.src, src, sizeof(src));
+	inet_ntop(fam, f.dst, dst, sizeof(dst));
+	if (!afw_lrec_judged(rec)) {
+		snprintf(by, sizeof(by), "reader: %s", afw_reason_name(facts.reason));
+	} else {
+		afw_policy_match(pol, &facts, &m);
+		if (m.unnamed)
+			snprintf(by, sizeof(by), "%s: reason %s, which no rule names", path,
+				 afw_reason_name(facts.reason));
+		else
+			snprintf(by, sizeof(by), "%s:%u%s", path, m.line,
+				 m.is_default ? " default" : "");
+	}
+	fprintf(out, "{\"queue\":%u,\"family\":\"%s\",\"proto\":%u,\"src\":\"%s\",\"sport\":%u,"
+		"\"dst\":\"%s\",\"dport\":%u,\"decision\":\"%s\",\"where\":\"%s\",\"app\":\"%s\"",
+		w->qnum, fam == AF_INET6 ? "ipv6" : "ipv4", f.proto, src, f.sport, dst, f.dport,
+		afw_decision_name(afw_lrec_decision(rec)), afw_ctl_where(rec),
+		afw_app_name(facts.app));
+	if (facts.reason != AFW_REASON_NONE)
+		fprintf(out, ",\"reason\":\"%s\"", afw_reason_name(facts.reason));
+	if (facts.ech)
+		fputs(",\"ech\":true", out);
+	fputs(",\"by\":", out);
+	afw_json_string(out, by);
+	fputs(",\"host\":", out);
+	afw_json_bytes(out, facts.host.ptr, facts.host.len);
+	fputs("}\n", out);
+}
+
 void afw_ctl_serve(int lfd, struct afw_daemon *d,
-		   int (*reload)(struct afw_daemon *d, char *msg, size_t len))
+		   int (*reload)(struct afw_daemon *d, char *msg, size_t len),
+		   void (*flows)(struct afw_daemon *d, FILE *out))
 {
 	char line[64] = "", msg[512];
 	struct pollfd pfd;
@@ -199,8 +257,10 @@ void afw_ctl_serve(int lfd, struct afw_daemon *d,
 		afw_ctl_stats_json(d, out);
 	else if (!strcmp(line, "reload"))
 		fprintf(out, "%s %s\n", reload(d, msg, sizeof(msg)) ? "error" : "ok", msg);
+	else if (!strcmp(line, "flows"))
+		flows(d, out);
 	else
-		fprintf(out, "error unknown request \"%.20s\": say stats or reload\n", line);
+		fprintf(out, "error unknown request \"%.20s\": say stats, reload or flows\n", line);
 	fclose(out);
 }
 

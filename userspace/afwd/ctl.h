@@ -22,9 +22,24 @@ int afw_ctl_listen(const char *path, uid_t uid, gid_t gid, char *err, size_t err
 /*
  * Serves one connection that is waiting on @lfd. @reload is called for
  * "reload" and fills @msg; returns 0 when the new policy is in force.
+ * @flows writes the listing "flows" asks for.
  */
 void afw_ctl_serve(int lfd, struct afw_daemon *d,
-		   int (*reload)(struct afw_daemon *d, char *msg, size_t len));
+		   int (*reload)(struct afw_daemon *d, char *msg, size_t len),
+		   void (*flows)(struct afw_daemon *d, FILE *out));
+
+/*
+ * One flow of a worker's ledger as a JSON line: the flow client to server,
+ * the decision and where it is in force, the facts a person looks for (the
+ * host, the app, the reason), and what decided it, judged by @pol (the
+ * policy in force, which a reload has judged every record by): "by" is
+ * "FILE:LINE" for a rule, "FILE:LINE default", or the reader that refused
+ * the flow. The first fields come in a fixed order: "queue", "family",
+ * "proto" (a number), "src", "sport", "dst", "dport"; afwctl flow list
+ * reads them to join these lines to the module's flows.
+ */
+void afw_ctl_flow_json(FILE *out, const struct afw_worker *w, const struct afw_lrec *rec,
+		       const struct afw_policy *pol);
 
 /* The daemon's counters as one JSON object. */
 void afw_ctl_stats_json(struct afw_daemon *d, FILE *out);

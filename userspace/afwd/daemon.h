@@ -87,12 +87,16 @@ struct afw_worker {
 	uint64_t resync_seen;		/* the last resync request it served */
 	atomic_uint_fast64_t resync_done;	/* the same, for the main thread */
 	atomic_bool lost;		/* its ledger dropped a record: for the main thread */
+	uint64_t flows_seen;		/* the last listing request it served */
+	atomic_uint_fast64_t flows_done;	/* the same, for the main thread */
+	char *flows_text;		/* its listing, under lock until the main thread takes it */
+	size_t flows_len;
 	uint64_t refusals;		/* since the last line that told of them */
 	uint64_t refusal_said;
 	struct afw_engine *engine;
 	struct afw_log_ring *log;	/* its own: never waits */
 	atomic_uint_fast64_t seen_gen;	/* the policy generation it last used */
-	pthread_mutex_t lock;		/* guards snap */
+	pthread_mutex_t lock;		/* guards snap and flows_text */
 	struct afw_worker_snapshot snap;
 };
 
@@ -108,6 +112,7 @@ struct afw_daemon {
 	atomic_bool module_up;		/* as the workers last saw it: said once per change */
 	atomic_uint_fast64_t resync_gen;	/* every worker installs every record again */
 	atomic_uint reload_changed;	/* verdicts changed by the reload under way */
+	atomic_uint_fast64_t flows_gen;	/* a listing of every worker's flows is asked for */
 	bool marks_lost;		/* flows marked before their record went: for good */
 	/* Readers load it once per batch; see afw_daemon_set_policy(). */
 	_Atomic(struct afw_policy *) policy;

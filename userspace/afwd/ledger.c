@@ -380,6 +380,11 @@ enum afw_lrec_state afw_lrec_state(const struct afw_lrec *r)
 	return (enum afw_lrec_state)r->state;
 }
 
+bool afw_lrec_judged(const struct afw_lrec *r)
+{
+	return r->judged;
+}
+
 unsigned int afw_lrec_tries(const struct afw_lrec *r)
 {
 	return r->tries;

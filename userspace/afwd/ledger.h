@@ -91,6 +91,8 @@ void afw_lrec_set_established(struct afw_lrec *r);
 void afw_ledger_facts(const struct afw_lrec *r, struct afw_facts *f);
 enum afw_decision afw_lrec_decision(const struct afw_lrec *r);
 enum afw_lrec_state afw_lrec_state(const struct afw_lrec *r);
+/* Decided by the policy; false for a flow a reader refused, which keeps its deny. */
+bool afw_lrec_judged(const struct afw_lrec *r);
 unsigned int afw_lrec_tries(const struct afw_lrec *r);
 uint64_t afw_lrec_retry_at(const struct afw_lrec *r);
 

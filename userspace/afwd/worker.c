@@ -32,6 +32,7 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink_queue.h>
 
+#include "ctl.h"
 #include "daemon.h"
 #include "escape.h"
 #include "pace.h"
@@ -409,6 +410,50 @@ static void afw_worker_kern_work(struct afw_worker *w, uint64_t now, bool readab
 	}
 }
 
+struct afw_worker_listing {
+	struct afw_worker *w;
+	const struct afw_policy *pol;
+	FILE *out;
+};
+
+static void afw_worker_list_one(struct afw_lrec *rec, void *data)
+{
+	struct afw_worker_listing *l = data;
+
+	afw_ctl_flow_json(l->out, l->w, rec, l->pol);
+}
+
+/*
+ * The main thread asked for the flows: the ledger as text, for it to take
+ * (afw_daemon_flows()). The ledger is this thread's alone, so it writes
+ * the text, and the lock covers only the hand-over.
+ */
+static void afw_worker_list_flows(struct afw_worker *w)
+{
+	uint64_t gen = atomic_load(&w->d->flows_gen);
+	struct afw_worker_listing l = { .w = w, .pol = atomic_load(&w->d->policy) };
+	char *text = NULL;
+	size_t len = 0;
+
+	if (gen == w->flows_seen)
+		return;
+	l.out = open_memstream(&text, &len);
+	if (l.out) {
+		afw_ledger_each(w->ledger, afw_worker_list_one, &l);
+		if (fclose(l.out)) {
+			free(text);
+			text = NULL;
+		}
+	}
+	pthread_mutex_lock(&w->lock);
+	free(w->flows_text);
+	w->flows_text = text;
+	w->flows_len = text ? len : 0;
+	pthread_mutex_unlock(&w->lock);
+	w->flows_seen = gen;
+	atomic_store(&w->flows_done, gen);
+}
+
 /* When the worker next has local work, whatever the packets. */
 static uint64_t afw_worker_next_deadline(const struct afw_worker *w)
 {
@@ -532,6 +577,7 @@ static void *afw_worker_main(void *arg)
 			(void)!read(w->wake_fd, &counter, sizeof(counter));
 		afw_engine_expire(w->engine, pol, now, false, afw_worker_expired, w);
 		afw_worker_kern_work(w, now, kern_bit >= 0 && ready & 1u << kern_bit);
+		afw_worker_list_flows(w);
 		/* The old policy may go once every worker has passed this point. */
 		atomic_store(&w->seen_gen, atomic_load(&d->policy_gen));
 		afw_worker_publish(w);
@@ -643,6 +689,8 @@ void afw_worker_close(struct afw_worker *w)
 	w->ledger = NULL;
 	afw_engine_free(w->engine);
 	w->engine = NULL;
+	free(w->flows_text);
+	w->flows_text = NULL;
 	if (w->wake_fd >= 0)
 		close(w->wake_fd);
 	w->wake_fd = -1;
