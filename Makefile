@@ -37,7 +37,8 @@ LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c us
 	userspace/lib/nfqueue.c
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
-	userspace/afwctl/flow.c userspace/afwctl/stats.c userspace/afwctl/switch.c
+	userspace/afwctl/flow.c userspace/afwctl/stats.c userspace/afwctl/switch.c \
+	userspace/afwctl/decided.c
 # afwd's protocol parsers, a library of their own so tests and fuzzers link them.
 AFWD_LIB_SRCS := userspace/afwd/tls.c userspace/afwd/ja4.c userspace/afwd/http.c \
 	userspace/afwd/pkt.c userspace/afwd/reasm.c userspace/afwd/pcap.c \
@@ -121,6 +122,11 @@ $(B)/afwctl: $(AFWCTL_SRCS:%.c=$(B)/%.o) $(B)/libafw.a
 $(B)/afwd: $(AFWD_SRCS:%.c=$(B)/%.o) $(B)/libafwd.a $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(NFQ_LIBS) $(MNL_LIBS) $(CRYPTO_LIBS) \
 		$(URING_LIBS) $(NGHTTP2_LIBS) $(CAP_LIBS)
+
+# afwctl's reading of afwd's answers is afwctl's own.
+$(B)/tests/test_decided: $(B)/tests/unit/test_decided.o $(B)/userspace/afwctl/decided.o $(B)/libafw.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafwd.a $(B)/libafw.a
 	@mkdir -p $(dir $@)

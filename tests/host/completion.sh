@@ -35,6 +35,7 @@ ip netns add $ns && trap 'ip netns del $ns' EXIT
 check_eq "namespaces after -n" "$ns" "$(words "afwctl -n afw-compl-")"
 check_eq "and after -n NAME, the commands again" "rule" "$(words "afwctl -n $ns ru")"
 check_eq "and their words" "add del flush list" "$(words "afwctl --netns $ns -j rule ")"
+check_eq "after --afwd SOCKET, the commands again" "flow" "$(words "afwctl --afwd /run/afw/afwd.sock fl")"
 check_eq "rule keywords" "prio proto" "$(words "afwctl rule add pr")"
 check_eq "a keyword already given is not offered again" "prio" "$(words "afwctl rule add proto tcp pr")"
 check_eq "protocols after proto" "tcp" "$(words "afwctl rule add proto t")"

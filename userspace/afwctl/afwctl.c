@@ -58,6 +58,8 @@ static void afwctl_usage(FILE *f)
 		   "  -j, --json     print JSON instead of tables\n"
 		   "  -n, --netns NS act in network namespace NS, as ip -n: a name from\n"
 		   "                 'ip netns', or a path such as /proc/PID/ns/net\n"
+		   "      --afwd SOCK where flow list asks afwd for host names (default\n"
+		   "                 " AFWCTL_AFWD_SOCK ", not asked with -n)\n"
 		   "  -h, --help     show this help\n"
 		   "  -V, --version  show afwctl's version\n"
 		   "Commands:\n");
@@ -178,12 +180,13 @@ int main(int argc, char **argv)
 		{ "netns", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "afwd", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct afwctl_req rq = { 0 };
 	const struct afwctl_cmd *cmd;
 	struct afw_nl *nl = NULL;
-	const char *netns = NULL;
+	const char *netns = NULL, *afwd = NULL;
 	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "+jn:hV", longopts, NULL)) != -1) {
@@ -193,6 +196,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			netns = optarg;
+			break;
+		case 'A':
+			afwd = optarg;
 			break;
 		case 'h':
 			afwctl_usage(stdout);
@@ -209,6 +215,8 @@ int main(int argc, char **argv)
 		afwctl_usage(stderr);
 		return 2;
 	}
+	/* The afwd of the initial namespace knows nothing of another's flows. */
+	rq.afwd = afwd ? afwd : netns ? NULL : AFWCTL_AFWD_SOCK;
 	cmd = afwctl_find(argv[optind]);
 	if (!cmd)
 		return 2;

@@ -25,7 +25,42 @@ struct afwctl_req {
 	struct afw_config cfg;		/* config set */
 	unsigned int has;		/* AFW_CFG_HAS_* for config set */
 	struct afw_conf conf;		/* load, check */
+	const char *afwd;		/* afwd's control socket; NULL: do not ask */
 };
+
+/* afwd's control socket, as afwd's --ctl defaults to it. */
+#define AFWCTL_AFWD_SOCK "/run/afw/afwd.sock"
+
+/* A flow afwd decided, as its control socket tells it (decided.c). */
+struct afwctl_decided {
+	uint8_t family, proto;
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport;
+	char *decision;			/* afwd's word: allow, deny, reject, inspect */
+	char *by;			/* JSON strings, quotes and escapes kept */
+	char *host;
+};
+
+struct afwctl_decided_set {
+	struct afwctl_decided *v;
+	size_t n, cap;
+};
+
+/*
+ * Asks the afwd at @path for the flows it decided; returns 0 or -errno
+ * (-EACCES: only root and the group afw may ask; -ENOENT or -ECONNREFUSED:
+ * no afwd there). Lines it cannot read are left out.
+ */
+int afwctl_decided_fetch(const char *path, struct afwctl_decided_set *set);
+/*
+ * One line of afwd's answer into @d (free its strings, as
+ * afwctl_decided_free() does); -1, @d empty, if it is not a line afwd writes.
+ */
+int afwctl_decided_parse(const char *line, struct afwctl_decided *d);
+/* afwd's record of @f, in either direction; NULL if none. */
+const struct afwctl_decided *afwctl_decided_find(const struct afwctl_decided_set *set,
+						 const struct afw_flow_spec *f);
+void afwctl_decided_free(struct afwctl_decided_set *set);
 
 /*
  * Rules as fetched from the kernel (free v when done), or a file's. The

@@ -42,7 +42,8 @@ static int afwctl_flows_push(const struct afw_flow_spec *f, void *data)
 	return 0;
 }
 
-static void afwctl_flow_json(const struct afw_flow_spec *f, bool first)
+static void afwctl_flow_json(const struct afw_flow_spec *f, const struct afwctl_decided *d,
+			     bool first)
 {
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pbuf[8], text[160];
 	int af = f->family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
@@ -63,6 +64,10 @@ static void afwctl_flow_json(const struct afw_flow_spec *f, bool first)
 	       f->state & AFW_FLOW_S_ASSURED ? "true" : "false",
 	       f->state & AFW_FLOW_S_CLOSING ? "true" : "false");
 	afwctl_json_str(stdout, text);
+	/* afwd's strings are JSON already: they go as they came. */
+	if (d)
+		printf(",\"decision\":%s,\"host\":%s,\"decided_by\":%s", d->decision, d->host,
+		       d->by);
 	printf("}");
 }
 
@@ -90,7 +95,18 @@ static const char *afwctl_flow_state(uint32_t state)
 	return "-";
 }
 
-static void afwctl_flow_row(const struct afw_flow_spec *f)
+/* A JSON string of afwd's without its quotes: its escapes keep the terminal safe. */
+static void afwctl_flow_text(const char *json)
+{
+	size_t len = strlen(json);
+
+	if (len > 2)
+		printf(" %.*s", (int)(len - 2), json + 1);
+	else
+		printf(" -");
+}
+
+static void afwctl_flow_row(const struct afw_flow_spec *f, const struct afwctl_decided *d)
 {
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pbuf[8], origin[24];
 	int af = f->family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
@@ -99,10 +115,36 @@ static void afwctl_flow_row(const struct afw_flow_spec *f)
 	inet_ntop(af, f->dst, dst, sizeof(dst));
 	afwctl_flow_origin(f, origin, sizeof(origin));
 	printf("%-6s %-39s %5u %-39s %5u %-7s %7" PRIu32 " %10" PRIu64 " %12" PRIu64
-	       " %-15s %s\n",
+	       " %-15s %-15s",
 	       afw_proto_name(f->proto, pbuf, sizeof(pbuf)), src, f->sport, dst, f->dport,
 	       afw_verdict_name(f->verdict), f->expires, f->packets, f->bytes,
 	       afwctl_flow_state(f->state), origin);
+	if (d) {
+		afwctl_flow_text(d->host);
+		afwctl_flow_text(d->by);
+	} else {
+		printf(" - -");
+	}
+	printf("\n");
+}
+
+/*
+ * afwd's record of the flows it decided, for their host and what decided
+ * them. No afwd there is no error: the module's flows are listed all the
+ * same; one that would not answer is said on stderr.
+ */
+static void afwctl_flow_decided(const struct afwctl_req *rq, struct afwctl_decided_set *set)
+{
+	int ret;
+
+	memset(set, 0, sizeof(*set));
+	if (!rq->afwd)
+		return;
+	ret = afwctl_decided_fetch(rq->afwd, set);
+	if (!ret || ret == -ENOENT || ret == -ECONNREFUSED)
+		return;
+	fprintf(stderr, "afwctl: note: flow list: no host names: afwd at %s: %s\n", rq->afwd,
+		ret == -EACCES ? "only root and the group afw may ask it" : strerror(-ret));
 }
 
 int afwctl_flow_parse(struct afwctl_req *rq, int argc, char **argv)
@@ -138,6 +180,7 @@ int afwctl_flow_parse(struct afwctl_req *rq, int argc, char **argv)
 static int afwctl_flow_list(struct afw_nl *nl, const struct afwctl_req *rq)
 {
 	struct afwctl_flows flows = { 0 };
+	struct afwctl_decided_set set;
 	int ret, tries = 0;
 	size_t i;
 
@@ -157,18 +200,20 @@ static int afwctl_flow_list(struct afw_nl *nl, const struct afwctl_req *rq)
 	if (ret == -EINTR)
 		fprintf(stderr, "afwctl: warning: flow list: the flow table changed while it was "
 			"listed (%d tries); a flow may be missing or listed twice\n", tries);
+	afwctl_flow_decided(rq, &set);
 	if (rq->json) {
 		printf("[");
 		for (i = 0; i < flows.n; i++)
-			afwctl_flow_json(&flows.v[i], i == 0);
+			afwctl_flow_json(&flows.v[i], afwctl_decided_find(&set, &flows.v[i]), i == 0);
 		printf("]\n");
 	} else {
-		printf("%-6s %-39s %5s %-39s %5s %-7s %7s %10s %12s %-15s %s\n", "proto",
+		printf("%-6s %-39s %5s %-39s %5s %-7s %7s %10s %12s %-15s %-15s %s %s\n", "proto",
 		       "source", "sport", "destination", "dport", "verdict", "expires", "packets",
-		       "bytes", "state", "origin");
+		       "bytes", "state", "origin", "host", "decided-by");
 		for (i = 0; i < flows.n; i++)
-			afwctl_flow_row(&flows.v[i]);
+			afwctl_flow_row(&flows.v[i], afwctl_decided_find(&set, &flows.v[i]));
 	}
+	afwctl_decided_free(&set);
 	free(flows.v);
 	return 0;
 }

@@ -79,6 +79,20 @@ check_eq "and no handshake" 0 "$(handshakes x.rej.test)"
 log=$(cat $work/afwd.log)
 check_grep "the decision log has the allowed flow, with its rule" \
 	'"sni":"allowed.test".*"verdict":"allow","reason":"tls, policy line 2"' "$log"
+# What the module keeps (the verdict) and what afwd knows (the host, the
+# line), side by side, as someone tracing a cut connection reads them.
+flows=$("$AFWCTL" -n $NS_R --afwd $work/afwd.sock -j flow list)
+check_eq "flow list names the allowed flow's host and policy line, from afwd" \
+	"accept allowed.test $work/policy.conf:2" \
+	"$(jq -r '.[] | select(.host == "allowed.test") | "\(.verdict) \(.host) \(.decided_by)"' <<< "$flows")"
+check_eq "and the denied flow's, by the default line" \
+	"drop denied.test $work/policy.conf:1 default" \
+	"$(jq -r '.[] | select(.host == "denied.test") | "\(.verdict) \(.host) \(.decided_by)"' <<< "$flows")"
+check_grep "the table shows them in its last two columns" \
+	" $C4 .* $S4 .*443 drop .* denied\.test $work/policy\.conf:1 default\$" \
+	"$("$AFWCTL" -n $NS_R --afwd $work/afwd.sock flow list)"
+check_eq "with -n and no --afwd, afwd is not asked" "" \
+	"$("$AFWCTL" -n $NS_R -j flow list | jq -r '.[] | .host // empty')"
 
 # A long transfer: after the first few packets, the flow is the kernel's.
 p0=$(afwd_stat packets)
