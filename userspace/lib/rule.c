@@ -69,50 +69,51 @@ int afw_action_parse(const char *w)
 	return -1;
 }
 
+/* Whether the @len bytes of @w are @lit's; the compiler makes a compare of words of it. */
+#define AFW_IS(w, len, lit) ((len) == sizeof(lit) - 1 && !memcmp((w), (lit), sizeof(lit) - 1))
+
 /*
  * A rule's word as a keyword (its AFW_KW_*), an action (AFW_KW_COUNT, with
- * @act set), or neither (-1). Chosen by the first letter: a loaded ruleset
- * runs to millions of rules, a dozen words each.
+ * @act set), or neither (-1). Chosen by length, then compared as integers:
+ * a loaded ruleset runs to millions of rules, a dozen words each.
  */
 static int afw_rule_word(const char *w, int *act)
 {
-	int k = -1;
+	size_t len = strlen(w);
 
 	*act = -1;
-	switch (w[0]) {
-	case 'i':
-		k = !strcmp(w, "id") ? AFW_KW_ID : !strcmp(w, "iif") ? AFW_KW_IIF : -1;
+	switch (len) {
+	case 2:
+		return AFW_IS(w, len, "id") ? AFW_KW_ID : AFW_IS(w, len, "to") ? AFW_KW_TO : -1;
+	case 3:
+		return AFW_IS(w, len, "dir") ? AFW_KW_DIR : AFW_IS(w, len, "iif") ? AFW_KW_IIF :
+		       AFW_IS(w, len, "oif") ? AFW_KW_OIF : AFW_IS(w, len, "uid") ? AFW_KW_UID :
+		       AFW_IS(w, len, "gid") ? AFW_KW_GID : -1;
+	case 4:
+		if (AFW_IS(w, len, "prio"))
+			return AFW_KW_PRIO;
+		if (AFW_IS(w, len, "from"))
+			return AFW_KW_FROM;
 		break;
-	case 'c':
-		k = !strcmp(w, "comment") ? AFW_KW_COMMENT : -1;
+	case 5:
+		if (AFW_IS(w, len, "proto"))
+			return AFW_KW_PROTO;
+		if (AFW_IS(w, len, "dport"))
+			return AFW_KW_DPORT;
+		if (AFW_IS(w, len, "sport"))
+			return AFW_KW_SPORT;
 		break;
-	case 'p':
-		k = !strcmp(w, "prio") ? AFW_KW_PRIO : !strcmp(w, "proto") ? AFW_KW_PROTO : -1;
+	case 6:
+		if (AFW_IS(w, len, "family"))
+			return AFW_KW_FAMILY;
 		break;
-	case 'f':
-		k = !strcmp(w, "from") ? AFW_KW_FROM : !strcmp(w, "family") ? AFW_KW_FAMILY : -1;
+	case 7:
+		if (AFW_IS(w, len, "comment"))
+			return AFW_KW_COMMENT;
 		break;
-	case 'd':
-		k = !strcmp(w, "dport") ? AFW_KW_DPORT : !strcmp(w, "dir") ? AFW_KW_DIR : -1;
-		break;
-	case 't':
-		k = !strcmp(w, "to") ? AFW_KW_TO : -1;
-		break;
-	case 's':
-		k = !strcmp(w, "sport") ? AFW_KW_SPORT : -1;
-		break;
-	case 'o':
-		k = !strcmp(w, "oif") ? AFW_KW_OIF : -1;
-		break;
-	case 'u':
-		k = !strcmp(w, "uid") ? AFW_KW_UID : -1;
-		break;
-	case 'g':
-		k = !strcmp(w, "gid") ? AFW_KW_GID : -1;
-		break;
+	default:
+		return -1;
 	}
-	if (k >= 0)
-		return k;
 	*act = afw_action_parse(w);
 	return *act >= 0 ? AFW_KW_COUNT : -1;
 }
@@ -159,21 +160,25 @@ static int afw_parse_ports(const char *s, uint8_t proto, uint16_t *lo, uint16_t 
 static int afw_parse_prefix(const char *s, uint8_t *family, uint8_t *addr, uint8_t *plen,
 			    const char *word, int wi, struct afw_perr *e)
 {
-	char buf[INET6_ADDRSTRLEN + 8], *slash;
+	char buf[INET6_ADDRSTRLEN + 8];
+	const char *slash = strchr(s, '/'), *a = s;
 	unsigned int bits, i;
 	uint8_t fam;
 	uint32_t len;
 
-	if (strlen(s) >= sizeof(buf))
-		return afw_perr_set(e, wi, "'%s %s': not an address or prefix", word, s);
-	strcpy(buf, s);
-	slash = strchr(buf, '/');
-	if (slash)
-		*slash++ = '\0';
+	/* The address alone, copied only when a prefix length follows it. */
+	if (slash) {
+		if ((size_t)(slash - s) >= sizeof(buf))
+			return afw_perr_set(e, wi, "'%s %s': not an address or prefix", word, s);
+		memcpy(buf, s, (size_t)(slash - s));
+		buf[slash - s] = '\0';
+		a = buf;
+		slash++;
+	}
 	memset(addr, 0, 16);
-	if (inet_pton(AF_INET, buf, addr) == 1)
+	if (inet_pton(AF_INET, a, addr) == 1)
 		fam = AFW_FAMILY_IPV4;
-	else if (inet_pton(AF_INET6, buf, addr) == 1)
+	else if (inet_pton(AF_INET6, a, addr) == 1)
 		fam = AFW_FAMILY_IPV6;
 	else
 		return afw_perr_set(e, wi, "'%s %s': not an IPv4 or IPv6 address", word, s);
@@ -198,6 +203,13 @@ static int afw_parse_dirs(const char *v, int wi, uint8_t *dirs, struct afw_perr 
 	char name[16];
 	size_t i, len;
 
+	/* One direction, the common case, whole. */
+	for (i = 0; i <= AFW_DIR_MAX; i++) {
+		if (!strcmp(v, afw_dir_names[i])) {
+			*dirs = (uint8_t)(1 << i);
+			return 0;
+		}
+	}
 	*dirs = 0;
 	/* Comma-separated; empty pieces ("in,,out") are skipped. */
 	for (tok = v; *tok; tok = *end ? end + 1 : end) {

@@ -188,17 +188,19 @@ static const unsigned char afw_byte_class[256] = {
 
 int afw_split_words(char *line, char **words, int max, char **at)
 {
+	unsigned char c;
 	char *p = line, *end;
 	int n = 0;
 
 	/*
 	 * A byte at a time, by table: words are a few bytes long, shorter
-	 * than what strspn and strcspn take to set up their vectors.
+	 * than what strspn and strcspn take to set up their vectors. A plain
+	 * word ended by a blank, the common case, takes one test of its end.
 	 */
 	for (;;) {
-		while (afw_byte_class[(unsigned char)*p] == 1)
+		while ((c = afw_byte_class[(unsigned char)*p]) == 1)
 			p++;
-		if (afw_byte_class[(unsigned char)*p] == 2) {
+		if (c == 2) {
 			*p = '\0';
 			return n;
 		}
@@ -206,7 +208,7 @@ int afw_split_words(char *line, char **words, int max, char **at)
 			*at = p;
 			return AFW_SPLIT_TOO_MANY;
 		}
-		if (*p == '"') {
+		if (c == 3) {
 			/* Blanks and '#' are the word's own up to the closing quote. */
 			end = strchr(p + 1, '"');
 			if (!end) {
@@ -223,17 +225,18 @@ int afw_split_words(char *line, char **words, int max, char **at)
 			continue;
 		}
 		words[n++] = p;
-		while (!afw_byte_class[(unsigned char)*p])
-			p++;
-		if (*p == '"') {
+		while (!(c = afw_byte_class[(unsigned char)*++p]))
+			;
+		if (c == 1) {
+			*p++ = '\0';
+			continue;
+		}
+		if (c == 3) {
 			*at = p;
 			return AFW_SPLIT_MID_QUOTE;
 		}
-		if (afw_byte_class[(unsigned char)*p] == 2) {
-			*p = '\0';
-			return n;
-		}
-		*p++ = '\0';
+		*p = '\0';
+		return n;
 	}
 }
 
