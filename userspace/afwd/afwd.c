@@ -129,21 +129,29 @@ void afw_daemon_say(struct afw_daemon *d, const char *fmt, ...)
 	}
 }
 
+/*
+ * Wakes @w and waits until its @done has reached @gen: the worker serves
+ * the main thread's requests at its local work, after its packets.
+ */
+static void afw_daemon_wait(struct afw_worker *w, atomic_uint_fast64_t *done, uint64_t gen)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	afw_worker_wake(w);
+	while (atomic_load(done) < gen)
+		nanosleep(&ms, NULL);
+}
+
 void afw_daemon_set_policy(struct afw_daemon *d, struct afw_policy *p)
 {
 	struct afw_policy *old = atomic_exchange(&d->policy, p);
 	uint64_t gen = atomic_fetch_add(&d->policy_gen, 1) + 1;
-	struct timespec ms = { 0, 1000000 };
 	unsigned int i;
 
 	/* A worker that has recorded gen has finished its batch with the old one. */
-	for (i = 0; i < d->nworkers; i++) {
-		if (!d->workers[i].started)
-			continue;
-		afw_worker_wake(&d->workers[i]);
-		while (atomic_load(&d->workers[i].seen_gen) < gen)
-			nanosleep(&ms, NULL);
-	}
+	for (i = 0; i < d->nworkers; i++)
+		if (d->workers[i].started)
+			afw_daemon_wait(&d->workers[i], &d->workers[i].seen_gen, gen);
 	afw_policy_free(old);
 }
 
@@ -154,16 +162,11 @@ void afw_daemon_set_policy(struct afw_daemon *d, struct afw_policy *p)
 static void afw_daemon_resync(struct afw_daemon *d)
 {
 	uint64_t gen = atomic_fetch_add(&d->resync_gen, 1) + 1;
-	struct timespec ms = { 0, 1000000 };
 	unsigned int i;
 
-	for (i = 0; i < d->nworkers; i++) {
-		if (!d->workers[i].started)
-			continue;
-		afw_worker_wake(&d->workers[i]);
-		while (atomic_load(&d->workers[i].resync_done) < gen)
-			nanosleep(&ms, NULL);
-	}
+	for (i = 0; i < d->nworkers; i++)
+		if (d->workers[i].started)
+			afw_daemon_wait(&d->workers[i], &d->workers[i].resync_done, gen);
 }
 
 /*
@@ -173,7 +176,6 @@ static void afw_daemon_resync(struct afw_daemon *d)
 static void afw_daemon_flows(struct afw_daemon *d, FILE *out)
 {
 	uint64_t gen = atomic_fetch_add(&d->flows_gen, 1) + 1;
-	struct timespec ms = { 0, 1000000 };
 	struct afw_worker *w;
 	unsigned int i;
 
@@ -181,9 +183,7 @@ static void afw_daemon_flows(struct afw_daemon *d, FILE *out)
 		w = &d->workers[i];
 		if (!w->started)
 			continue;
-		afw_worker_wake(w);
-		while (atomic_load(&w->flows_done) < gen)
-			nanosleep(&ms, NULL);
+		afw_daemon_wait(w, &w->flows_done, gen);
 		pthread_mutex_lock(&w->lock);
 		if (w->flows_text)
 			fwrite(w->flows_text, 1, w->flows_len, out);
