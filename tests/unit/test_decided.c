@@ -79,6 +79,10 @@ int main(void)
 	      refused("{\"queue\":1,\"family\":\"ipv4\",\"proto\":6,\"src\":\"192.0.2.1\","
 		      "\"sport\":65536,\"dst\":\"198.51.100.2\",\"dport\":443,"
 		      "\"decision\":\"allow\",\"by\":\"x\",\"host\":\"\"}"));
+	CHECK(failed, "a number as a string is refused",
+	      refused("{\"queue\":1,\"family\":\"ipv4\",\"proto\":\"6\",\"src\":\"192.0.2.1\","
+		      "\"sport\":1,\"dst\":\"198.51.100.2\",\"dport\":443,"
+		      "\"decision\":\"allow\",\"by\":\"x\",\"host\":\"\"}"));
 	CHECK(failed, "an unclosed host is refused",
 	      refused(HEAD "\"decision\":\"allow\",\"by\":\"x\",\"host\":\"abc"));
 	CHECK(failed, "a host ending in a lone backslash is refused",

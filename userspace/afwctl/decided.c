@@ -102,16 +102,52 @@ static void afwctl_decided_clear(struct afwctl_decided *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* "key":N with N at most @max. */
+static int afwctl_json_num(const char **p, const char *key, unsigned long max, unsigned long *n)
+{
+	const char *v;
+	size_t len;
+
+	if (afwctl_json_next(p, key, &v, &len) || *v == '"')
+		return -1;
+	*n = strtoul(v, NULL, 10);
+	return *n > max ? -1 : 0;
+}
+
+/* "key":"ADDR", an address of @af. */
+static int afwctl_json_addr(const char **p, const char *key, int af, uint8_t *addr)
+{
+	char text[INET6_ADDRSTRLEN + 2];
+	const char *v;
+	size_t len;
+
+	if (afwctl_json_next(p, key, &v, &len) || *v != '"' || len > sizeof(text))
+		return -1;
+	snprintf(text, sizeof(text), "%.*s", (int)len - 2, v + 1);
+	return inet_pton(af, text, addr) == 1 ? 0 : -1;
+}
+
+/* "key":"...", found further on, copied with its quotes. */
+static int afwctl_json_text(const char **p, const char *key, char **out)
+{
+	const char *v;
+	size_t len;
+
+	if (afwctl_json_find(p, key) || afwctl_json_next(p, key, &v, &len) || *v != '"')
+		return -1;
+	*out = afwctl_dup(v, len);
+	return *out ? 0 : -1;
+}
+
 static int afwctl_decided_fields(const char *line, struct afwctl_decided *d)
 {
 	const char *p = line, *v;
-	char addr[INET6_ADDRSTRLEN + 2];
-	unsigned long n;
+	unsigned long n, sport, dport;
 	size_t len;
 	int af;
 
 	memset(d, 0, sizeof(*d));
-	if (*p++ != '{' || afwctl_json_next(&p, "queue", &v, &len) ||
+	if (*p++ != '{' || afwctl_json_num(&p, "queue", 65535, &n) ||
 	    afwctl_json_next(&p, "family", &v, &len))
 		return -1;
 	if (len == 6 && !strncmp(v, "\"ipv4\"", 6))
@@ -121,35 +157,16 @@ static int afwctl_decided_fields(const char *line, struct afwctl_decided *d)
 	else
 		return -1;
 	af = d->family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
-	if (afwctl_json_next(&p, "proto", &v, &len) || (n = strtoul(v, NULL, 10)) > 255)
+	if (afwctl_json_num(&p, "proto", 255, &n) || afwctl_json_addr(&p, "src", af, d->src) ||
+	    afwctl_json_num(&p, "sport", 65535, &sport) ||
+	    afwctl_json_addr(&p, "dst", af, d->dst) ||
+	    afwctl_json_num(&p, "dport", 65535, &dport))
 		return -1;
 	d->proto = (uint8_t)n;
-	if (afwctl_json_next(&p, "src", &v, &len) || len < 2 || len > sizeof(addr))
-		return -1;
-	snprintf(addr, sizeof(addr), "%.*s", (int)len - 2, v + 1);
-	if (inet_pton(af, addr, d->src) != 1)
-		return -1;
-	if (afwctl_json_next(&p, "sport", &v, &len) || (n = strtoul(v, NULL, 10)) > 65535)
-		return -1;
-	d->sport = (uint16_t)n;
-	if (afwctl_json_next(&p, "dst", &v, &len) || len < 2 || len > sizeof(addr))
-		return -1;
-	snprintf(addr, sizeof(addr), "%.*s", (int)len - 2, v + 1);
-	if (inet_pton(af, addr, d->dst) != 1)
-		return -1;
-	if (afwctl_json_next(&p, "dport", &v, &len) || (n = strtoul(v, NULL, 10)) > 65535)
-		return -1;
-	d->dport = (uint16_t)n;
-	if (afwctl_json_find(&p, "decision") || afwctl_json_next(&p, "decision", &v, &len))
-		return -1;
-	d->decision = afwctl_dup(v, len);
-	if (afwctl_json_find(&p, "by") || afwctl_json_next(&p, "by", &v, &len))
-		return -1;
-	d->by = afwctl_dup(v, len);
-	if (afwctl_json_find(&p, "host") || afwctl_json_next(&p, "host", &v, &len))
-		return -1;
-	d->host = afwctl_dup(v, len);
-	return d->decision && d->by && d->host ? 0 : -1;
+	d->sport = (uint16_t)sport;
+	d->dport = (uint16_t)dport;
+	return afwctl_json_text(&p, "decision", &d->decision) || afwctl_json_text(&p, "by", &d->by) ||
+	       afwctl_json_text(&p, "host", &d->host) ? -1 : 0;
 }
 
 int afwctl_decided_parse(const char *line, struct afwctl_decided *d)
