@@ -45,7 +45,7 @@ AFWD_LIB_SRCS := userspace/afwd/tls.c userspace/afwd/ja4.c userspace/afwd/http.c
 	userspace/afwd/quic.c userspace/afwd/policy.c userspace/afwd/policy_match.c \
 	userspace/afwd/hostname.c userspace/afwd/pace.c userspace/afwd/engine.c \
 	userspace/afwd/h2.c userspace/afwd/tcp.c userspace/afwd/escape.c userspace/afwd/ledger.c \
-	userspace/afwd/dns.c userspace/afwd/settings.c
+	userspace/afwd/dns.c userspace/afwd/settings.c userspace/afwd/resolvers.c
 AFWD_SRCS := userspace/afwd/afwd.c userspace/afwd/worker.c userspace/afwd/queue.c \
 	userspace/afwd/kernel.c userspace/afwd/report.c \
 	userspace/afwd/offline.c userspace/afwd/ctl.c userspace/afwd/log.c userspace/afwd/conntrack.c \

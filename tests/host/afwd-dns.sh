@@ -29,9 +29,11 @@ default deny
 prio 10 host allowed.test,*.ok.test allow
 POLICY
 
+# The resolv.conf that "to resolvers" reads (afwd-policy(5), ENVIRONMENT).
+echo "nameserver $SA" > $work/resolv.conf
 : > $work/afwd.log
-ip netns exec $S "$afwd" -q 0 -p $work/policy.conf --ctl $work/afwd.sock -j \
-	2> $work/afwd.log &
+AFW_RESOLV_CONF=$work/resolv.conf ip netns exec $S "$afwd" -q 0 -p $work/policy.conf \
+	--ctl $work/afwd.sock -j 2> $work/afwd.log &
 apid=$!
 check "afwd starts" wait_until 10 grep -q 'afwd: ready' $work/afwd.log
 
@@ -62,5 +64,21 @@ check_grep "and the denied one, by the default" \
 	'"dns_name":"denied.test".*"verdict":"deny","reason":"dns, default' "$log"
 check_grep "and the pointer, as malformed" \
 	'"proto":"dns".*"giveup":"malformed".*compression pointer' "$log"
+
+# "to resolvers": DNS to the servers the host is configured to ask, read
+# when the policy loads; a reload reads them again.
+cat > $work/policy.conf << 'POLICY'
+default deny
+prio 5 app dns to resolvers allow
+POLICY
+check_grep "a policy with to resolvers loads" "^ok" "$("$afwd" --reload --ctl $work/afwd.sock)"
+check_eq "a query to the configured resolver is answered, whatever its name" 192.0.2.1 \
+	"$(ask udp denied.test)"
+check_eq "and reached the server" 1 "$(asked udp denied.test)"
+echo "nameserver 192.0.2.99" > $work/resolv.conf
+check_grep "after the host's resolver changes, a reload" "^ok" \
+	"$("$afwd" --reload --ctl $work/afwd.sock)"
+check_eq "makes a query to the old one go unanswered" "" "$(ask udp other.test)"
+check_eq "and never reach it" 0 "$(asked udp other.test)"
 
 exit $AFW_FAILED

@@ -1138,46 +1138,50 @@ static void test_dist_baseline(int *failed)
 		bool lo;
 		enum afw_decision want;
 		const char *what;
+		const char *to;		/* the server; NULL: 0.0.0.0 */
 	} cases[] = {
 		{ AFW_FDIR_OUT, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 5432, true, AFW_DECIDE_ALLOW,
-		  "a connection over loopback" },
+		  "a connection over loopback", NULL },
 		{ AFW_FDIR_IN, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 5432, true, AFW_DECIDE_ALLOW,
-		  "loopback seen coming in" },
+		  "loopback seen coming in", NULL },
 		{ AFW_FDIR_IN, IPPROTO_ICMP, AFW_APP_UNKNOWN, 0, 0, false, AFW_DECIDE_ALLOW,
-		  "ICMP (errors) in" },
+		  "ICMP (errors) in", NULL },
 		{ AFW_FDIR_IN, IPPROTO_ICMPV6, AFW_APP_UNKNOWN, 0, 0, false, AFW_DECIDE_ALLOW,
-		  "ICMPv6 (neighbour discovery) in" },
+		  "ICMPv6 (neighbour discovery) in", NULL },
 		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_APP_UNKNOWN, 68, 67, false, AFW_DECIDE_ALLOW,
-		  "a DHCP request" },
+		  "a DHCP request", NULL },
 		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_APP_UNKNOWN, 67, 68, false, AFW_DECIDE_ALLOW,
-		  "a DHCP server's answer" },
+		  "a DHCP server's answer", NULL },
 		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_APP_UNKNOWN, 546, 547, false, AFW_DECIDE_ALLOW,
-		  "a DHCPv6 request" },
+		  "a DHCPv6 request", NULL },
 		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_APP_UNKNOWN, 547, 546, false, AFW_DECIDE_ALLOW,
-		  "a DHCPv6 server's answer" },
+		  "a DHCPv6 server's answer", NULL },
 		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_APP_DNS, 40000, 53, false, AFW_DECIDE_ALLOW,
-		  "this host's DNS query" },
+		  "this host's DNS query to its resolver", "192.0.2.53" },
 		{ AFW_FDIR_OUT, IPPROTO_TCP, AFW_APP_DNS, 40000, 53, false, AFW_DECIDE_ALLOW,
-		  "this host's DNS query over TCP" },
+		  "this host's DNS query over TCP to its resolver", "192.0.2.53" },
+		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_APP_DNS, 40000, 53, false, AFW_DECIDE_DENY,
+		  "a DNS query to a server the host is not configured to ask: the default",
+		  "198.51.100.9" },
 		{ AFW_FDIR_IN, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 22, false, AFW_DECIDE_ALLOW,
-		  "inbound SSH" },
+		  "inbound SSH", NULL },
 		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_APP_DNS, 40000, 53, false, AFW_DECIDE_DENY,
-		  "a DNS query from elsewhere: the default" },
+		  "a DNS query from elsewhere: the default", NULL },
 		{ AFW_FDIR_OUT, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 22, false, AFW_DECIDE_DENY,
-		  "outbound SSH: the default" },
+		  "outbound SSH: the default", NULL },
 		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_APP_UNKNOWN, 53, 40000, false, AFW_DECIDE_DENY,
-		  "a datagram from port 53 to any port: the default" },
+		  "a datagram from port 53 to any port: the default", NULL },
 		{ AFW_FDIR_IN, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 8080, false, AFW_DECIDE_DENY,
-		  "inbound to another port: the default" },
+		  "inbound to another port: the default", NULL },
 		{ AFW_FDIR_UNKNOWN, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 22, false, AFW_DECIDE_DENY,
-		  "a flow of unknown direction: the default" },
+		  "a flow of unknown direction: the default", NULL },
 	};
 	static char text[1 << 16];
 	struct afw_policy_error err;
 	struct afw_policy_match m;
 	struct afw_policy *p;
 	struct afw_facts f;
-	char name[160], *at;
+	char name[160], resolv[64], *at;
 	size_t n, i;
 	FILE *in = fopen("dist/policy.conf", "r");
 
@@ -1190,7 +1194,15 @@ static void test_dist_baseline(int *failed)
 	if (!at)
 		return;
 	memcpy(at, "\ndefault deny \n", 15);
+	/* The host's resolver, as "to resolvers" reads it. */
+	if (!write_tmp(resolv, "nameserver 192.0.2.53\n")) {
+		CHECK(*failed, "a resolv.conf for the baseline", false);
+		return;
+	}
+	setenv("AFW_RESOLV_CONF", resolv, 1);
 	p = afw_policy_parse(text, n, "dist/policy.conf", &err);
+	unsetenv("AFW_RESOLV_CONF");
+	unlink(resolv);
 	CHECK(*failed, "dist/policy.conf under default deny loads", p != NULL);
 	if (!p)
 		return;
@@ -1200,6 +1212,8 @@ static void test_dist_baseline(int *failed)
 					.dport = cases[i].dport, .dir = cases[i].dir };
 		if (cases[i].l4proto == IPPROTO_ICMPV6)
 			f.family = AF_INET6;
+		if (cases[i].to)
+			inet_pton(AF_INET, cases[i].to, f.daddr);
 		if (cases[i].lo) {
 			if (cases[i].dir == AFW_FDIR_OUT)
 				f.oif = if_nametoindex("lo");
@@ -1212,6 +1226,75 @@ static void test_dist_baseline(int *failed)
 		      (cases[i].want == AFW_DECIDE_DENY) == (m.is_default != 0));
 	}
 	afw_policy_free(p);
+}
+
+/* "to resolvers": the name servers of the resolv.conf files, read at load. */
+static void test_resolvers(int *failed)
+{
+	const char *text = "default deny\nprio 1 to resolvers allow\n";
+	struct afw_policy_error err;
+	char a[64], b[64], list[200], out[512];
+	struct afw_facts f = { .app = AFW_APP_DNS, .family = AF_INET, .dport = 53,
+			       .l4proto = IPPROTO_UDP };
+	struct afw_policy *p;
+	FILE *o;
+
+	if (!write_tmp(a, "# written by a test\nsearch example.test\nnameserver 192.0.2.53\n"
+		       "nameserver fe80::1%eth0\nnameserver 192.0.2.53\nnameserver bogus\n") ||
+	    !write_tmp(b, "nameserver 198.51.100.1 # upstream\n")) {
+		CHECK(*failed, "resolv.conf files for the test", false);
+		return;
+	}
+	snprintf(list, sizeof(list), "%s:/nonexistent/resolv.conf:%s", a, b);
+	setenv("AFW_RESOLV_CONF", list, 1);
+	p = parse(text, &err);
+	CHECK(*failed, "to resolvers loads", p != NULL);
+	if (p) {
+		inet_pton(AF_INET, "192.0.2.53", f.daddr);
+		CHECK(*failed, "a query to the first file's name server matches",
+		      afw_policy_match(p, &f, NULL) == AFW_DECIDE_ALLOW);
+		inet_pton(AF_INET, "198.51.100.1", f.daddr);
+		CHECK(*failed, "and to the second file's, past a missing file",
+		      afw_policy_match(p, &f, NULL) == AFW_DECIDE_ALLOW);
+		inet_pton(AF_INET, "192.0.2.54", f.daddr);
+		CHECK(*failed, "a query to another server does not",
+		      afw_policy_match(p, &f, NULL) == AFW_DECIDE_DENY);
+		f.family = AF_INET6;
+		memset(f.daddr, 0, sizeof(f.daddr));
+		inet_pton(AF_INET6, "fe80::1", f.daddr);
+		CHECK(*failed, "an IPv6 name server with a scope matches without it",
+		      afw_policy_match(p, &f, NULL) == AFW_DECIDE_ALLOW);
+		o = fmemopen(out, sizeof(out), "w");
+		if (o) {
+			afw_policy_print(p, o);
+			fclose(o);
+		}
+		CHECK(*failed, "printed as the addresses read, each once, none of a bad line",
+		      o && strstr(out, " to 192.0.2.53/32,fe80::1/128,198.51.100.1/32 allow"));
+		afw_policy_free(p);
+	}
+	setenv("AFW_RESOLV_CONF", "/nonexistent/resolv.conf", 1);
+	p = parse(text, &err);
+	CHECK(*failed, "to resolvers with none configured loads", p != NULL);
+	if (p) {
+		f = (struct afw_facts){ .app = AFW_APP_DNS, .family = AF_INET, .dport = 53,
+					.l4proto = IPPROTO_UDP };
+		CHECK(*failed, "and matches no server at all",
+		      afw_policy_match(p, &f, NULL) == AFW_DECIDE_DENY);
+		inet_pton(AF_INET, "192.0.2.53", f.daddr);
+		CHECK(*failed, "not even one named elsewhere",
+		      afw_policy_match(p, &f, NULL) == AFW_DECIDE_DENY);
+		o = fmemopen(out, sizeof(out), "w");
+		if (o) {
+			afw_policy_print(p, o);
+			fclose(o);
+		}
+		CHECK(*failed, "and prints as to resolvers", o && strstr(out, " to resolvers allow"));
+		afw_policy_free(p);
+	}
+	unsetenv("AFW_RESOLV_CONF");
+	unlink(a);
+	unlink(b);
 }
 
 /*
@@ -1391,6 +1474,7 @@ int main(void)
 	test_direction(&failed);
 	test_dist(&failed);
 	test_dist_baseline(&failed);
+	test_resolvers(&failed);
 	test_doc_examples(&failed, "docs/policy.md", "```", "```");
 	test_doc_examples(&failed, "docs/afwd-policy.5", ".nf", ".fi");
 	return failed;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "hostname.h"
+#include "resolvers.h"
 #include "words.h"
 #include "policy_impl.h"
 
@@ -370,8 +371,41 @@ static int afw_net_item(struct afw_parse *ps, struct afw_range *rg, char *item)
 	return 0;
 }
 
+/*
+ * "to resolvers": the name servers the host is configured to ask, each a
+ * whole address, as they are when the file is loaded (reload after they
+ * change). None configured is a net of no family, which no flow is in: the
+ * rule never matches, rather than match every server.
+ */
+static int afw_resolvers_item(struct afw_parse *ps, struct afw_range *rg)
+{
+	struct afw_resolver rs[AFW_RESOLVERS_MAX];
+	struct afw_net *slot;
+	size_t n, i;
+
+	n = afw_resolvers_read(rs, AFW_RESOLVERS_MAX);
+	if (!n) {
+		slot = afw_add(ps, &ps->p->nets, rg);
+		if (!slot)
+			return -1;
+		*slot = (struct afw_net){ 0 };
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		slot = afw_add(ps, &ps->p->nets, rg);
+		if (!slot)
+			return -1;
+		*slot = (struct afw_net){ .family = rs[i].family };
+		slot->len = rs[i].family == AF_INET6 ? 128 : 32;
+		memcpy(slot->addr, rs[i].addr, sizeof(slot->addr));
+	}
+	return 0;
+}
+
 static int afw_kw_to(struct afw_parse *ps, struct afw_prule *r, char *item)
 {
+	if (!strcmp(item, "resolvers"))
+		return afw_resolvers_item(ps, &r->nets);
 	return afw_net_item(ps, &r->nets, item);
 }
 
@@ -817,8 +851,12 @@ static void afw_print_nets(const struct afw_policy *p, FILE *out, const char *kw
 
 	for (j = 0; j < rg.n; j++) {
 		n = AFW_AT(&p->nets, struct afw_net, rg.off + j);
-		fprintf(out, "%s%s/%u", j ? "," : kw,
-			inet_ntop(n->family, n->addr, addr, sizeof(addr)), n->len);
+		/* "to resolvers" with none configured: it reads back the same here. */
+		if (!n->family)
+			fprintf(out, "%sresolvers", j ? "," : kw);
+		else
+			fprintf(out, "%s%s/%u", j ? "," : kw,
+				inet_ntop(n->family, n->addr, addr, sizeof(addr)), n->len);
 	}
 }
 
