@@ -42,3 +42,13 @@ for n in ${AFW_BENCH_LOAD_RULES:-100000 1000000}; do
 		"$ctl" -n $ns rule flush
 	done
 done
+# AFW_BENCH_LOAD_PERF=1: one more load of the last size under perf (cpu-clock,
+# every CPU, call graphs), its report by symbol to load-perf.txt: where the
+# time goes, afwctl's and the kernel's. Not timed: perf's own cost is in it.
+if [ "${AFW_BENCH_LOAD_PERF:-0}" = 1 ] && command -v perf > /dev/null; then
+	settle
+	perf record -q -a -g -o $work/perf.data -- "$AFWCTL" -n $ns load $work/rules 2>> "$AFW_OUT/load.log"
+	perf report -i $work/perf.data --stdio --no-children --sort comm,dso,sym 2>> "$AFW_OUT/load.log" |
+		grep -E '^ +[0-9]' | head -80 > "$AFW_OUT/load-perf.txt"
+	"$AFWCTL" -n $ns rule flush
+fi
