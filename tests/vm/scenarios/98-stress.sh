@@ -189,7 +189,8 @@ netns_loop() {
 }
 
 # rmmod_watched: rmmod afw; its complaints go to rmmod-errors.txt and,
-# when it takes 10 s or more, where it waits to rmmod-stack.txt.
+# when it takes 10 s or more, where it waits to rmmod-stack.txt, with
+# rcu_wait_facts for why.
 rmmod_watched() {
 	local p i=0
 	rmmod afw 2>> $keep/rmmod-errors.txt &
@@ -197,9 +198,57 @@ rmmod_watched() {
 	while kill -0 $p 2> /dev/null; do
 		sleep 0.2
 		i=$((i + 1))
-		[ $i = 50 ] && cat /proc/$p/stack > $keep/rmmod-stack.txt 2> /dev/null
+		if [ $i = 50 ]; then
+			cat /proc/$p/stack > $keep/rmmod-stack.txt 2> /dev/null
+			rcu_wait_facts > $keep/rcu-wait.txt 2>&1
+		fi
 	done
 	wait $p
+}
+
+# rcu_wait_facts: an rmmod waits in rcu_barrier() for every RCU callback
+# queued on any CPU before it, afw's or not: the tasks blocked with it and
+# where, and over 5 s how often each CPU ran RCU's softirq and how long
+# each CPU's callback queue was when it started a batch (rcu_batch_start:
+# qlen), the facts that tell a slow drain from a stuck one; then whose
+# callbacks they are (rcu_invoke_callback over 2 s, by function).
+rcu_wait_facts() {
+	local t=/sys/kernel/tracing p
+	echo "== blocked tasks"
+	# One awk for every task: a process per task takes minutes here.
+	for p in $(awk '$3 == "D" { sub(/\/stat$/, "", FILENAME); print FILENAME }' \
+			/proc/[0-9]*/stat 2> /dev/null); do
+		echo "-- $(cat $p/comm 2> /dev/null) (${p#/proc/})"
+		cat $p/stack 2> /dev/null
+	done
+	echo "== a grace period (synchronize_rcu) now: $(gp_ms) ms"
+	echo "== RCU softirqs, then 5 s later"
+	grep RCU /proc/softirqs
+	[ -d $t/events/rcu ] || mount -t tracefs nodev $t 2> /dev/null
+	if [ -e $t/events/rcu/rcu_batch_start/enable ]; then
+		echo > $t/trace
+		echo 1 > $t/events/rcu/rcu_batch_start/enable
+		sleep 5
+		echo 0 > $t/events/rcu/rcu_batch_start/enable
+		grep RCU /proc/softirqs
+		echo "== rcu_batch_start over 5 s: batches and the longest queue, per CPU"
+		awk '/rcu_batch_start/ { c = $2; n[c]++; q = $0; sub(/.*CBs=/, "", q); q += 0
+			if (q > m[c]) m[c] = q }
+			END { for (c in n) print c, n[c], "batches, queue up to", m[c] }' $t/trace
+		echo "== the callbacks invoked over 2 s, by function"
+		echo > $t/trace
+		echo 1 > $t/events/rcu/rcu_invoke_callback/enable
+		echo 1 > $t/events/rcu/rcu_invoke_kfree_bulk_callback/enable 2> /dev/null
+		sleep 2
+		echo 0 > $t/events/rcu/rcu_invoke_callback/enable
+		echo 0 > $t/events/rcu/rcu_invoke_kfree_bulk_callback/enable 2> /dev/null
+		awk '/rcu_invoke/ { f = $NF; sub(/^func=/, "", f); n[f]++ }
+			END { for (f in n) print n[f], f }' $t/trace | sort -rn | head -n 20
+	else
+		sleep 5
+		grep RCU /proc/softirqs
+		echo "(no rcu tracepoints)"
+	fi
 }
 
 # rmmod and insmod every 1 to AFW_STRESS_RELOAD_GAP (default 15) seconds; a
@@ -240,12 +289,33 @@ reload_loop() {
 	     "insmod and configuring ${ins}s in all, ${insmax}s at most" >&2
 }
 
+# gp_ms: how long one RCU grace period takes now, in ms: membarrier(2)'s
+# MEMBARRIER_CMD_GLOBAL is a synchronize_rcu(). rmmod's rcu_barrier(), and
+# the kernel's own waits in namespace and device teardown (lockdep waits a
+# grace period per lock class it forgets), are so many of these.
+gp_ms() {
+	python3 -c 'import ctypes, time
+libc = ctypes.CDLL(None, use_errno=True)
+t = time.monotonic()
+libc.syscall(324, 1, 0, 0)
+print(int((time.monotonic() - t) * 1000))'
+}
+
+# gp_loop: a grace period's length every 20 s, to gp.txt.
+gp_loop() {
+	while (( EPOCHSECONDS < deadline )); do
+		gp_ms >> $work/gp.txt
+		sleep 20
+	done
+}
+
 rx_packets() {
 	nsx $NS_R sh -c 'cat /sys/class/net/rc/statistics/rx_packets /sys/class/net/rs/statistics/rx_packets' |
 		awk '{ s += $1 } END { print s }'
 }
 
 p0=$(rx_packets)
+gp_idle=$(gp_ms)
 stamp "$secs s of stress start"
 stamp "loads: $loads"
 pids=()
@@ -268,6 +338,7 @@ fi
 has afwd && { afwd_loop & pids+=($!); }
 has netns && { netns_loop & pids+=($!); }
 has reload && { reload_loop & pids+=($!); }
+gp_loop & pids+=($!)
 for p in "${pids[@]}"; do
 	wait $p
 done
@@ -308,6 +379,8 @@ summary="duration_s=$elapsed rules_changed=$rules rulesets_loaded=$(num rules-lo
 summary+=" flows_added=${flows:-0} flows_deleted=${flowdel:-0} afwd_restarts=$(num afwd)"
 summary+=" netns_cycles=$(num netns) module_reloads=$(num reloads) router_packets=$packets"
 summary+=" iperf_runs=$iperf_runs iperf_bytes=$iperf_bytes short_exchanges=$conns"
+summary+=" gp_ms_idle=$gp_idle gp_ms_under_stress=$(sort -n $work/gp.txt 2> /dev/null |
+	awk '{ v[NR] = $1 } END { if (NR) printf "%d/%d/%d", v[1], v[int((NR + 1) / 2)], v[NR] }')"
 echo "$summary" | tee "$AFW_LOGDIR/stress-summary.txt" >&2
 cat $work/flows.out $work/conns-*.out >&2 2> /dev/null
 check "the stress ran its ${secs}s: $summary" test "$elapsed" -ge "$secs"
