@@ -67,6 +67,28 @@ int main(void)
 	free(d.by);
 	free(d.host);
 
+	{
+		/* afwd's whole answer: every line counts, a bad or empty one is skipped. */
+		char text[] = HEAD "\"decision\":\"allow\",\"by\":\"a\",\"host\":\"a.test\"}\n"
+			      "\n"
+			      "not a line of afwd's\n"
+			      "{\"queue\":0,\"family\":\"ipv6\",\"proto\":17,\"src\":\"2001:db8::1\","
+			      "\"sport\":5353,\"dst\":\"2001:db8::2\",\"dport\":53,"
+			      "\"decision\":\"deny\",\"by\":\"b\",\"host\":\"b.test\"}\n"
+			      HEAD "\"decision\":\"deny\",\"by\":\"c\",\"host\":\"c.test\"}";
+		struct afwctl_decided_set all;
+		struct afw_flow_spec g = { .family = AFW_FAMILY_IPV6, .proto = 17,
+					   .sport = 5353, .dport = 53 };
+
+		CHECK(failed, "an answer of five lines gives its three flows",
+		      afwctl_decided_read(text, &all) == 0 && all.n == 3);
+		inet_pton(AF_INET6, "2001:db8::1", g.src);
+		inet_pton(AF_INET6, "2001:db8::2", g.dst);
+		CHECK(failed, "the one after the bad line is found by its flow",
+		      afwctl_decided_find(&all, &g) &&
+		      !strcmp(afwctl_decided_find(&all, &g)->host, "\"b.test\""));
+		afwctl_decided_free(&all);
+	}
 	CHECK(failed, "an error line is refused", refused("error unknown request"));
 	CHECK(failed, "fields out of order are refused",
 	      refused("{\"family\":\"ipv4\",\"queue\":1,\"proto\":6}"));

@@ -52,6 +52,8 @@ struct afwctl_decided_set {
  * no afwd there). Lines it cannot read are left out.
  */
 int afwctl_decided_fetch(const char *path, struct afwctl_decided_set *set);
+/* afwd's answer @text (modified) into @set, one flow a line; 0 or -ENOMEM. */
+int afwctl_decided_read(char *text, struct afwctl_decided_set *set);
 /*
  * One line of afwd's answer into @d (free its strings, as
  * afwctl_decided_free() does); -1, @d empty, if it is not a line afwd writes.

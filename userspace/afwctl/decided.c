@@ -257,25 +257,16 @@ err:
 	return NULL;
 }
 
-int afwctl_decided_fetch(const char *path, struct afwctl_decided_set *set)
+int afwctl_decided_read(char *text, struct afwctl_decided_set *set)
 {
 	struct afwctl_decided d, *grown;
-	char *text, *line, *end;
-	int ret = 0;
+	char *line, *end, *next;
 
 	memset(set, 0, sizeof(*set));
-	text = afwctl_decided_ask(path);
-	if (!text)
-		return -errno;
-	if (!strncmp(text, "error", 5)) {
-		free(text);
-		return -EPROTO;
-	}
-	for (line = text; *line; line = *end ? end + 1 : end) {
+	for (line = text; *line; line = next) {
 		end = strchrnul(line, '\n');
+		next = *end ? end + 1 : end;
 		*end = '\0';
-		if (!*line)
-			continue;
 		if (afwctl_decided_parse(line, &d))
 			continue;
 		if (set->n == set->cap) {
@@ -283,21 +274,30 @@ int afwctl_decided_fetch(const char *path, struct afwctl_decided_set *set)
 			grown = realloc(set->v, set->cap * sizeof(*grown));
 			if (!grown) {
 				afwctl_decided_clear(&d);
-				ret = -ENOMEM;
-				break;
+				afwctl_decided_free(set);
+				return -ENOMEM;
 			}
 			set->v = grown;
 		}
 		set->v[set->n++] = d;
 	}
-	free(text);
-	if (ret) {
-		afwctl_decided_free(set);
-		return ret;
-	}
 	if (set->n)
 		qsort(set->v, set->n, sizeof(*set->v), afwctl_decided_cmp);
 	return 0;
+}
+
+int afwctl_decided_fetch(const char *path, struct afwctl_decided_set *set)
+{
+	char *text;
+	int ret;
+
+	memset(set, 0, sizeof(*set));
+	text = afwctl_decided_ask(path);
+	if (!text)
+		return -errno;
+	ret = strncmp(text, "error", 5) ? afwctl_decided_read(text, set) : -EPROTO;
+	free(text);
+	return ret;
 }
 
 const struct afwctl_decided *afwctl_decided_find(const struct afwctl_decided_set *set,
