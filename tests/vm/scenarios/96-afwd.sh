@@ -69,30 +69,34 @@ check_eq "the server completed its handshake" 1 "$(handshakes allowed.test)"
 flows=$("$AFWCTL" -n $NS_R -j flow list)
 check_eq "the decided flow is in afwctl flow list, as accept" accept \
 	"$(jq -r --arg c $C4 '.[] | select(.src == $c or .dst == $c) | select(.dport == 443 or .sport == 443) | .verdict' <<< "$flows" | head -n 1)"
+# What the module keeps (the verdict) and what afwd knows (the host, the
+# line), side by side, as someone tracing a cut connection reads them.
+# joined NAME: "VERDICT HOST DECIDED_BY" of NAME's flows in flow list.
+joined() {
+	"$AFWCTL" -n $NS_R --afwd $work/afwd.sock -j flow list |
+		jq -r --arg h "$1" '.[] | select(.host == $h) | "\(.verdict) \(.host) \(.decided_by)"'
+}
+check_eq "flow list names the allowed flow's host and policy line, from afwd" \
+	"accept allowed.test $work/policy.conf:2" "$(joined allowed.test)"
+check_eq "with -n and no --afwd, afwd is not asked" "" \
+	"$("$AFWCTL" -n $NS_R -j flow list | jq -r '.[] | .host // empty')"
 check_eq "curl to a denied name fails" "" "$(fetch denied.test 2> /dev/null)"
 check_eq "the server never completed a handshake for it" 0 "$(handshakes denied.test)"
 check_grep "the denied flow is installed as drop" '"verdict": *"drop"' \
 	"$("$AFWCTL" -n $NS_R -j flow list)"
+got=$(joined denied.test)
+check_eq "and flow list names its host and the default line" \
+	"drop denied.test $work/policy.conf:1 default" "$got"
+[ -n "$got" ] || { "$AFWD" --flows --ctl $work/afwd.sock >&2; "$AFWCTL" -n $NS_R -j flow list >&2; }
+check_grep "the table shows them in its last two columns" \
+	" $C4 .* $S4 .*443 drop .* denied\\.test $work/policy\\.conf:1 default\$" \
+	"$("$AFWCTL" -n $NS_R --afwd $work/afwd.sock flow list)"
 out=$(fetch x.rej.test 2>&1)
 check_grep "a rejected name gets a reset from the module" "reset" "$out"
 check_eq "and no handshake" 0 "$(handshakes x.rej.test)"
 log=$(cat $work/afwd.log)
 check_grep "the decision log has the allowed flow, with its rule" \
 	'"sni":"allowed.test".*"verdict":"allow","reason":"tls, policy line 2"' "$log"
-# What the module keeps (the verdict) and what afwd knows (the host, the
-# line), side by side, as someone tracing a cut connection reads them.
-flows=$("$AFWCTL" -n $NS_R --afwd $work/afwd.sock -j flow list)
-check_eq "flow list names the allowed flow's host and policy line, from afwd" \
-	"accept allowed.test $work/policy.conf:2" \
-	"$(jq -r '.[] | select(.host == "allowed.test") | "\(.verdict) \(.host) \(.decided_by)"' <<< "$flows")"
-check_eq "and the denied flow's, by the default line" \
-	"drop denied.test $work/policy.conf:1 default" \
-	"$(jq -r '.[] | select(.host == "denied.test") | "\(.verdict) \(.host) \(.decided_by)"' <<< "$flows")"
-check_grep "the table shows them in its last two columns" \
-	" $C4 .* $S4 .*443 drop .* denied\.test $work/policy\.conf:1 default\$" \
-	"$("$AFWCTL" -n $NS_R --afwd $work/afwd.sock flow list)"
-check_eq "with -n and no --afwd, afwd is not asked" "" \
-	"$("$AFWCTL" -n $NS_R -j flow list | jq -r '.[] | .host // empty')"
 
 # A long transfer: after the first few packets, the flow is the kernel's.
 p0=$(afwd_stat packets)

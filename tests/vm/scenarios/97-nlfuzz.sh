@@ -10,6 +10,7 @@
 #     (unshare -Urn), the container case: the same must hold;
 #   userns-init: the root of a user namespace in the initial network
 #     namespace, which it does not own: no admin command may succeed.
+# The four fuzzers run at once.
 # AFW_NLFUZZ_MESSAGES (default 7000) is the count for each kind;
 # AFW_NLFUZZ_SEED fixes the seeds (each run prints its own). The suite
 # checks the kernel log for splats afterwards.
@@ -48,17 +49,22 @@ fuzz() {
 
 messages() { sed -n 's/^nlfuzz: seed [0-9]*, \([0-9]*\) messages.*/\1/p' "$AFW_LOGDIR/nlfuzz-$1.log"; }
 
+# All four at once: the kinds share the family and the module's globals,
+# and the vCPUs are kept busy (a long run takes half the time on two).
 start=$SECONDS
 fuzz root-a $seed $(( n / 2 )) admin -- ip netns exec $NS_R &
 a=$!
 fuzz root-b $(( seed + 1 )) $(( n - n / 2 )) admin -- ip netns exec $NS_R &
 b=$!
+fuzz userns $(( seed + 2 )) $n admin --check-flush -- unshare -Urn &
+u=$!
+fuzz userns-init $(( seed + 3 )) $n eperm -- unshare -Ur &
+i=$!
 wait $a $b
 "$AFWCTL" -n $NS_R rule flush && "$AFWCTL" -n $NS_R flow flush
-check_eq "after both, a flush leaves no rule and no flow" "0 0" \
+check_eq "after both root fuzzers, a flush leaves no rule and no flow" "0 0" \
 	"$("$AFWCTL" -n $NS_R -j stats | jq -r '"\(.rules) \(.flows)"')"
-fuzz userns $(( seed + 2 )) $n admin --check-flush -- unshare -Urn
-fuzz userns-init $(( seed + 3 )) $n eperm -- unshare -Ur
+wait $u $i
 
 root=$(( $(messages root-a) + $(messages root-b) ))
 check_ge "root sent its messages" "$n" "$root"
