@@ -59,6 +59,90 @@ check_eq "with the file's settings and rules again" "$want" "$(in_force)"
 check "systemctl start afwd" systemctl start afwd
 check_eq "afwd runs beside it" active "$(systemctl is-active afwd.service)"
 
+# A life on a machine reached over SSH: a session from 192.0.2.2 to port 22,
+# which rule 5 of afw.conf accepts, is carried through the admin's edit of
+# the file to "unknown drop", rmmod and modprobe, afwd killed, and an
+# upgrade of the afw package, with the file's settings and rules in force
+# after each. (The afw-dkms package's upgrade rebuilds the module, twelve
+# minutes on an emulated CPU: its install above is that path.)
+work=$(mktemp -d)
+ip netns add afw-peer
+ip link add afw-lan type veth peer name afw-wan netns afw-peer
+ip addr add 192.0.2.1/24 dev afw-lan
+ip link set afw-lan up
+ip -n afw-peer addr add 192.0.2.2/24 dev afw-wan
+ip -n afw-peer link set afw-wan up
+python3 "$AFW_SRC/tests/tools/tcpecho.py" server 192.0.2.1 22 &
+listening() { ss -ltnH | grep -q '192.0.2.1:22 '; }
+wait_until 60 listening || not_ok "the session's server listens on 192.0.2.1:22" "not within 60 s"
+nsx afw-peer python3 "$AFW_SRC/tests/tools/tcpecho.py" client 192.0.2.1 22 45022 1200 \
+	$work/progress &
+client=$!
+lines() { cat $work/progress 2> /dev/null || echo 0; }
+more_than() { [ "$(lines)" -gt "$1" ]; }
+# alive: the session echoes lines now (one every 0.2 s; the client gives up
+# after 3 s of silence, so one that stalls is cut).
+alive() {
+	local n
+	n=$(lines)
+	wait_until 10 more_than "$n" && kill -0 $client 2> /dev/null && return
+	"$AFWCTL" -j flow list >&2
+	"$AFWCTL" -j stats >&2
+	return 1
+}
+check "an SSH-like session from 192.0.2.2 to port 22 runs" wait_until 30 more_than 0
+
+sed -i 's/^set unknown accept$/set unknown drop/' /etc/afw/afw.conf
+want=${want/set unknown accept/set unknown drop}
+check "the admin sets unknown drop in afw.conf; systemctl reload afw" systemctl reload afw
+check_eq "the file is in force" "$want" "$(in_force)"
+check "the session runs on: rule 5 passes it in, its flow the replies out" alive
+
+check "rmmod afw under the session, afwd running" rmmod afw
+check "the session runs on without afw" alive
+check "modprobe afw" modprobe afw
+check "systemctl restart afw" systemctl restart afw
+check_eq "the file is in force again" "$want" "$(in_force)"
+check "the session runs on" alive
+check_eq "by a flow rule 5 installed for it" 1 \
+	"$("$AFWCTL" -j flow list | jq '[.[] | select(.sport == 45022 and .origin == "rule" and .rule == 5)] | length')"
+
+pid=$(systemctl show -P MainPID afwd)
+check "kill -9 afwd" kill -9 "$pid"
+back() {
+	local now
+	now=$(systemctl show -P MainPID afwd)
+	[ "$(systemctl is-active afwd)" = active ] && [ "$now" != 0 ] && [ "$now" != "$pid" ]
+}
+check "systemd starts afwd again" wait_until 30 back
+check_grep "and it finds the module" "decided flows go to the afw module" \
+	"$(journalctl -u afwd -n 40 -o cat 2> /dev/null)"
+check "the session runs on" alive
+
+debs=("$AFW_SRC"/build/deb/afw_*.deb)
+check "an upgrade of the afw package (dpkg -i)" sh -c \
+	"DEBIAN_FRONTEND=noninteractive dpkg -i ${debs[*]} > '$pkg/upgrade.log' 2>&1"
+check_grep "keeps the admin's afw.conf" "^set unknown drop$" "$(cat /etc/afw/afw.conf)"
+check_eq "afw.service is active after it" active "$(systemctl is-active afw.service)"
+check_eq "afwd.service too" active "$(systemctl is-active afwd.service)"
+check_eq "and the file is in force" "$want" "$(in_force)"
+check "the session runs on" alive
+# The client itself, not the shell around it, which would die of it; it
+# exits 0 only if every line came back.
+pkill -TERM -f "tcpecho.py client 192.0.2.1 22 45022"
+stopped() { ! kill -0 $client 2> /dev/null; }
+if wait_until 15 stopped; then
+	wait $client
+	rc=$?
+else
+	pkill -KILL -f "tcpecho.py client 192.0.2.1 22 45022"
+	rc="still running 15 s after SIGTERM"
+fi
+check_eq "the session never missed a line" 0 "$rc"
+pkill -f "tcpecho.py server 192.0.2.1 22"
+ip netns del afw-peer
+rm -rf "$work"
+
 check "man afwctl works" sh -c 'man -P cat afwctl 2>/dev/null | grep -q "afwctl - configure"'
 check_grep "bash completion is installed" "complete -F _afwctl afwctl" \
 	"$(bash -c '. /usr/share/bash-completion/completions/afwctl; complete -p afwctl')"
