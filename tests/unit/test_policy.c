@@ -1228,6 +1228,17 @@ static void test_dist_baseline(int *failed)
 	afw_policy_free(p);
 }
 
+/* @p as afw_policy_print() writes it, into @out; false if it would not fit. */
+static bool printed(const struct afw_policy *p, char *out, size_t len)
+{
+	FILE *o = fmemopen(out, len, "w");
+
+	if (!o)
+		return false;
+	afw_policy_print(p, o);
+	return !fclose(o);
+}
+
 /* "to resolvers": the name servers of the resolv.conf files, read at load. */
 static void test_resolvers(int *failed)
 {
@@ -1237,7 +1248,6 @@ static void test_resolvers(int *failed)
 	struct afw_facts f = { .app = AFW_APP_DNS, .family = AF_INET, .dport = 53,
 			       .l4proto = IPPROTO_UDP };
 	struct afw_policy *p;
-	FILE *o;
 
 	if (!write_tmp(a, "# written by a test\nsearch example.test\nnameserver 192.0.2.53\n"
 		       "nameserver fe80::1%eth0\nnameserver 192.0.2.53\nnameserver bogus\n") ||
@@ -1264,13 +1274,9 @@ static void test_resolvers(int *failed)
 		inet_pton(AF_INET6, "fe80::1", f.daddr);
 		CHECK(*failed, "an IPv6 name server with a scope matches without it",
 		      afw_policy_match(p, &f, NULL) == AFW_DECIDE_ALLOW);
-		o = fmemopen(out, sizeof(out), "w");
-		if (o) {
-			afw_policy_print(p, o);
-			fclose(o);
-		}
 		CHECK(*failed, "printed as the addresses read, each once, none of a bad line",
-		      o && strstr(out, " to 192.0.2.53/32,fe80::1/128,198.51.100.1/32 allow"));
+		      printed(p, out, sizeof(out)) &&
+		      strstr(out, " to 192.0.2.53/32,fe80::1/128,198.51.100.1/32 allow"));
 		afw_policy_free(p);
 	}
 	setenv("AFW_RESOLV_CONF", "/nonexistent/resolv.conf", 1);
@@ -1284,12 +1290,8 @@ static void test_resolvers(int *failed)
 		inet_pton(AF_INET, "192.0.2.53", f.daddr);
 		CHECK(*failed, "not even one named elsewhere",
 		      afw_policy_match(p, &f, NULL) == AFW_DECIDE_DENY);
-		o = fmemopen(out, sizeof(out), "w");
-		if (o) {
-			afw_policy_print(p, o);
-			fclose(o);
-		}
-		CHECK(*failed, "and prints as to resolvers", o && strstr(out, " to resolvers allow"));
+		CHECK(*failed, "and prints as to resolvers",
+		      printed(p, out, sizeof(out)) && strstr(out, " to resolvers allow"));
 		afw_policy_free(p);
 	}
 	unsetenv("AFW_RESOLV_CONF");
