@@ -11,15 +11,20 @@ check_grep "the classifier selftest agrees with the linear scan" \
 	'afw: selftest: pass: 2000 rules, 28000 packets .* built whole and a rule at a time' "$(dmesg)"
 
 topo_routed || not_ok "routed topology comes up" "ping across the router failed"
-nsx $NS_S iperf3 -s -D > /dev/null
-wait_until 10 nsx $NS_S sh -c "ss -ltn | grep -q ':5201'"
+iperf_server $NS_S
 
+# A connection's bound, in seconds. It covers the start of ip netns exec and
+# bash too: about 1.7 s on an idle debug kernel, two to three times that in
+# a busy CI run (docs/reliability.md). With 3 s, one such run saw a
+# connection fail before its SYN was sent, and a drop check pass with
+# nothing sent (the drop rule counted 0 SYNs).
+conn_s=10
 # tcp_ok NS ADDR: a TCP connection from NS to ADDR port 5201 completes.
-tcp_ok() { nsx "$1" timeout 3 bash -c "exec 3<>/dev/tcp/$2/5201" 2>/dev/null; }
+tcp_ok() { nsx "$1" timeout $conn_s bash -c "exec 3<>/dev/tcp/$2/5201" 2>/dev/null; }
 # tcp_refused NS ADDR: the connection is refused at once (a RST came back).
 tcp_refused() {
 	local out
-	out=$(nsx "$1" timeout 3 bash -c "exec 3<>/dev/tcp/$2/5201" 2>&1)
+	out=$(nsx "$1" timeout $conn_s bash -c "exec 3<>/dev/tcp/$2/5201" 2>&1)
 	[[ "$out" == *"Connection refused"* ]]
 }
 # udp_refused NS ADDR: a UDP datagram to port 9 draws an ICMP unreachable.
@@ -91,7 +96,7 @@ check "client drops TCP from uid 65534 (nobody) only" \
 	"$AFWCTL" -n $NS_C rule add dir out proto tcp uid 65534 drop
 check "root's TCP still goes out" tcp_ok $NS_C $S4
 check_fails "nobody's TCP is dropped" nsx $NS_C setpriv --reuid=nobody --regid=nogroup --clear-groups \
-	timeout 3 bash -c "exec 3<>/dev/tcp/$S4/5201"
+	timeout $conn_s bash -c "exec 3<>/dev/tcp/$S4/5201"
 check "interface rule: drop IPv6 out of c0" "$AFWCTL" -n $NS_C rule add dir out family ipv6 oif c0 drop
 check_fails "IPv6 ping out of c0 is dropped" ping_ok $NS_C $S6
 check "IPv4 ping out of c0 passes" ping_ok $NS_C $S4

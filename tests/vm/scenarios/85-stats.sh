@@ -81,7 +81,7 @@ check_fails "5 pings are dropped by it" pings 5
 check_eq "rule drop counts exactly the 5 requests" 5 "$(st .decided.rule.drop)"
 check "a reject rule for TCP port 9" r rule add id 2 dir forward family ipv4 proto tcp dport 9 reject
 check_fails "a TCP connection to port 9 is refused" \
-	nsx $NS_C timeout 3 bash -c "exec 3<>/dev/tcp/$S4/9"
+	nsx $NS_C timeout 10 bash -c "exec 3<>/dev/tcp/$S4/9"
 check_eq "rule reject counts the one SYN" 1 "$(st .decided.rule.reject)"
 check_eq "rules gauge: 2" 2 "$(st .rules)"
 check_eq "masks gauge: the two rules need two masks" 2 "$(st .masks)"
