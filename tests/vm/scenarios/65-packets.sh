@@ -34,7 +34,9 @@ snmp() {
 ip netns exec $NS_S python3 "$CRAFT" capture s0 "$C4,$C6" 3600 > "$cap" &
 cap_pid=$!
 on_exit kill $cap_pid
-wait_until 20 grep -q '^ready' "$cap" || not_ok "the capture on the server starts" "no 'ready'"
+# A minute, as wait_listen gives a server: a Python start on the debug
+# kernel in a busy CI run took more than 20 s.
+wait_until 60 grep -q '^ready' "$cap" || not_ok "the capture on the server starts" "no 'ready'"
 
 # One sender in the client's namespace for the whole scenario (lib.sh).
 craft_start $NS_C
