@@ -26,7 +26,7 @@ for p in 40000 40001; do
 	"$AFWCTL" -n $NS_R flow add proto tcp from $C4 to $S4 sport $p dport 5201 accept
 done
 # Written from the server's side: the same flow, the other direction.
-"$AFWCTL" -n $NS_R flow add proto tcp from $S4 to $C4 sport 5201 dport 40003 accept timeout 60
+"$AFWCTL" -n $NS_R flow add proto tcp from $S4 to $C4 sport 5201 dport 40003 accept timeout 600
 "$AFWCTL" -n $NS_R flow add proto tcp from $C4 to $S4 sport 40002 dport 5201 accept timeout 60
 check_eq "four flows are listed" 4 "$(flows | jq length)"
 check_eq "flow list -j carries each field, and the flow as flow add reads it" \
@@ -39,7 +39,10 @@ check_ge "the flow counted both directions" 10 \
 check "a flow written in reverse matches too" tcp_from 40003
 check_fails "another port is still blocked" tcp_from 40010
 
-# After the FIN the flow lingers at most 10 s, whatever its timeout.
+# After the FIN the flow lingers at most 10 s, whatever its timeout. Added
+# again, for 60 s from now: the checks above took over a minute on the debug
+# kernel in a busy CI run, and its first 60 s ran out.
+"$AFWCTL" -n $NS_R flow add proto tcp from $C4 to $S4 sport 40002 dport 5201 accept timeout 60
 check "a flow with a 60 s timeout" tcp_from 40002
 left=$(flows | jq '[.[] | select(.sport == 40002 or .dport == 40002) | .expires] | max')
 check "after its FIN, its expiry is cut from 60 s to at most 10 s (left: $left s)" \
