@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Control requests are rare and small; they are served by the main thread,
- * never by a worker, so they cannot delay a packet.
+ * so they cannot delay a packet. The one piece a worker runs,
+ * afw_ctl_flow_json(), it runs at its local work, after its packets, on
+ * its own ledger.
  */
 
 #include <arpa/inet.h>
