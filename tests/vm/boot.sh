@@ -74,10 +74,30 @@ if [ -n "$interactive" ]; then
 	exec "${qemu[@]}" -serial mon:stdio
 fi
 
+# died_booting: the guest died of a stale int3 (tests/vm/int3.sh: a race
+# of multi-threaded TCG with the kernel patching its own text) before init
+# said it had booted, so before any afw code or job ran.
+died_booting() {
+	grep -q 'Oops: int3' "$out/console.log" 2> /dev/null &&
+		! grep -q 'afw-vm: booted' "$out/console.log"
+}
+
 start=$(date +%s)
-rc=0
-timeout --foreground "$tmo" "${qemu[@]}" -monitor none \
-	-serial "file:$out/console.log" < /dev/null || rc=$?
+rm -f "$out/cpu_s"
+TIMEFORMAT='%R %U %S'
+for attempt in 1 2; do
+	rc=0
+	# The emulator's CPU seconds, beside its wall time: on a CI machine
+	# of two CPUs, the boots' sum of them is what must fit in the hour.
+	{ time timeout --foreground "$tmo" "${qemu[@]}" -monitor none \
+		-serial "file:$out/console.log" < /dev/null 2>&3 || rc=$?; } 3>&2 2> "$out/time.txt"
+	cpu=$(awk '{ printf "%d", $2 + $3 }' "$out/time.txt" 2> /dev/null)
+	echo $(( ${cpu:-0} + $(cat "$out/cpu_s" 2> /dev/null || echo 0) )) > "$out/cpu_s"
+	[ ! -f "$out/rc" ] && [ "$rc" != 124 ] && [ $attempt = 1 ] && died_booting || break
+	mv "$out/console.log" "$out/console-died-booting.log"
+	echo "boot.sh: the kernel died of a stale int3 while booting, before afw or the" \
+	     "job ran (an emulator race, tests/vm/int3.sh); booting once more" >&2
+done
 echo "$(( $(date +%s) - start ))" > "$out/wall_s"
 if [ "$rc" = 124 ]; then
 	echo "boot.sh: VM did not finish within ${tmo}s" >&2
