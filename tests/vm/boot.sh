@@ -4,7 +4,7 @@
 # Boot one test VM and run a job script inside it.
 #
 #   boot.sh -k KERNEL_IMAGE -i INITRD -o OUTDIR -j JOB [-e VAR=VALUE]...
-#           [-t TIMEOUT_S] [-m MEM_MB] [-c CPUS] [-a KERNEL_ARGS]
+#           [-t TIMEOUT_S] [-m MEM_MB] [-c CPUS] [-a KERNEL_ARGS] [-d DISK]
 #           [--icount | --icount-idle] [--interactive]
 #
 # The guest sees the host's root read-only (with a tmpfs overlay) and OUTDIR
@@ -16,12 +16,14 @@
 # clock follow the host's: without it, idle time costs nothing, which makes
 # latencies that wait on timers or wake-ups (connects, handshakes) meaningless.
 # AFW_VM_QEMU_ACCEL replaces TCG's -accel argument (tests/vm/int3.sh passes
-# tcg,thread=single).
+# tcg,thread=single). DISK, a raw ext4 image, is the guest's disk: init keeps
+# the overlay's upper layer there instead of in memory, so that a second boot
+# from it is a reboot of the same system.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-kernel= initrd= out= job= tmo=1800 mem=2048 cpus=2 icount= interactive= append=
+kernel= initrd= out= job= tmo=1800 mem=2048 cpus=2 icount= interactive= append= disk=
 envs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -34,6 +36,7 @@ while [ $# -gt 0 ]; do
 	-m) mem=$2; shift 2 ;;
 	-c) cpus=$2; shift 2 ;;
 	-a) append=" $2"; shift 2 ;;
+	-d) disk=$2; shift 2 ;;
 	--icount) icount=shift=0,sleep=off; shift ;;
 	--icount-idle) icount=shift=0; shift ;;
 	--interactive) interactive=1; shift ;;
@@ -69,6 +72,7 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -m "$mem" -smp "$cpus"
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$out,mount_tag=afwout,security_model=none,multidevs=remap"
 	-nic none -no-reboot -display none)
+[ -z "$disk" ] || qemu+=(-drive "file=$disk,if=virtio,format=raw")
 
 if [ -n "$interactive" ]; then
 	exec "${qemu[@]}" -serial mon:stdio

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the tiny initramfs that boots a test kernel far enough to mount the
-# host's root over 9p. Usage: mkinitramfs.sh KVER OUT.cpio.gz
+# host's root over 9p. Usage: mkinitramfs.sh KVER OUT.cpio.gz [MODULE...]
+# The MODULEs come too, with what they depend on: the systemd boot's disk
+# needs virtio_blk and ext4.
 #
 # KVER "none" builds an initramfs without modules, for a kernel that has
 # virtio, 9p and overlayfs built in (the debug kernel).
@@ -10,6 +12,7 @@ set -euo pipefail
 
 kver=$1
 out=$2
+shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -29,7 +32,7 @@ chmod 755 "$stage/init"
 if [ "$kver" != none ]; then
 	# modprobe knows each module's dependencies and their order; ask it
 	# instead of keeping a list that drifts between kernel versions.
-	for m in virtio_pci 9pnet_virtio 9p overlay; do
+	for m in virtio_pci 9pnet_virtio 9p overlay "$@"; do
 		modprobe -S "$kver" --show-depends "$m"
 	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
 	while read -r ko; do

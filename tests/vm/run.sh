@@ -10,9 +10,10 @@
 # AFW_SCENARIOS (space-separated paths) limits the scenarios; AFW_VM_CPUS
 # sets the guests' vCPUs (default 2); AFW_VM_ENV passes settings to them.
 #
-# Besides one boot per kernel, one boot on 6.12 has systemd as PID 1 and
-# runs 50-package: the Debian packages (make deb), installed before the
-# boot, and afw.service at boot. "run.sh systemd" runs that boot alone.
+# Besides one boot per kernel, two boots on 6.12 have systemd as PID 1 and
+# a disk: 50-package (the Debian packages of make deb, installed before the
+# boot, afw.service at boot, a life ending in a reboot), then
+# 51-package-reboot from the same disk. "run.sh systemd" runs those alone.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -88,8 +89,9 @@ boot() {
 	# for 4000 messages; packaging (dkms builds the module in the guest
 	# for minutes) is the systemd boot's. Debian's kernels run the list
 	# above; AFW_VM_FULL=1 runs every scenario there too.
-	# 50-package needs systemd as PID 1: it has a boot of its own.
-	local only= skip=50-package kargs=()
+	# 50-package and 51-package-reboot need systemd as PID 1 and a disk:
+	# they have boots of their own.
+	local only= skip="50-package 51-package-reboot" kargs=()
 	case "$label" in
 	6.1) only="$compat_6_1 $logic_scenarios" ;;
 	6.12) only=$compat_6_12 ;;
@@ -124,14 +126,16 @@ boot() {
 	     "rc $(cat "$vmdir/boot-rc")" >&2
 }
 
-# boot_systemd: 6.12 with systemd as PID 1, the packages installed before
-# it boots (dkms builds for the running kernel, and on 6.12, the newest, for
-# it alone), running 50-package. Writes build/vm/systemd/out.
+# boot_systemd: 6.12 with systemd as PID 1 from a disk of its own, the
+# packages installed before the first boot (dkms builds for the guest's
+# kernel), running 50-package; then a reboot, a second boot of that disk,
+# running 51-package-reboot. Writes build/vm/systemd/out and
+# build/vm/systemd-reboot/out.
 boot_systemd() {
-	local vmdir=$src/build/vm/systemd img kver
+	local vmdir=$src/build/vm/systemd vmdir2=$src/build/vm/systemd-reboot img kver
 	read -r _ img _ kver < <(awk '$1 == "6.12"' <<< "$kernels")
-	mkdir -p "$vmdir"
-	rm -rf "$vmdir/out"
+	mkdir -p "$vmdir" "$vmdir2"
+	rm -rf "$vmdir/out" "$vmdir2/out" "$vmdir/disk.img"
 	AFW_PREFIX="[systemd] "
 	if [ -z "$img" ]; then
 		not_ok "the 6.12 kernel is there to boot with systemd" "see kernels.sh"
@@ -141,8 +145,15 @@ boot_systemd() {
 		not_ok "make deb builds the packages" "see $vmdir/deb.log"
 		return 1
 	fi
-	if ! "$here/mkinitramfs.sh" "$kver" "$vmdir/initrd.gz"; then
+	if ! "$here/mkinitramfs.sh" "$kver" "$vmdir/initrd.gz" virtio_blk ext4; then
 		not_ok "initramfs builds" "mkinitramfs.sh $kver failed"
+		return 1
+	fi
+	# The disk holds the overlay's upper layer: what the system writes
+	# survives the reboot. Sparse, so it takes what is written.
+	if ! { truncate -s 4G "$vmdir/disk.img" &&
+	       mkfs.ext4 -q -F "$vmdir/disk.img" > "$vmdir/mkfs.log" 2>&1; }; then
+		not_ok "the VM's disk is made" "see $vmdir/mkfs.log"
 		return 1
 	fi
 	AFW_PREFIX=
@@ -159,12 +170,26 @@ boot_systemd() {
 	fi
 	echo "vm: booting 6.12 with systemd ($img)" >&2
 	"$here/boot.sh" -k "$img" -i "$vmdir/initrd.gz" -o "$vmdir/out" -j "$here/guest.sh" \
-		-e AFW_LABEL=systemd -e AFW_INIT=systemd "${preboot[@]}" \
-		-e AFW_VM_WANTS=afwd.service \
+		-d "$vmdir/disk.img" -e AFW_LABEL=systemd -e AFW_INIT=systemd "${preboot[@]}" \
+		-e AFW_VM_WANTS=afwd.service -e AFW_VM_POWEROFF=poweroff \
 		-e "AFW_SCENARIOS=$src/tests/vm/scenarios/50-package.sh" -t "${AFW_VM_TIMEOUT:-2400}"
 	echo $? > "$vmdir/boot-rc"
 	echo "vm: systemd finished in $(cat "$vmdir/out/wall_s" 2>/dev/null)s wall, $(cat "$vmdir/out/cpu_s" 2>/dev/null) CPU-s," \
 	     "rc $(cat "$vmdir/boot-rc")" >&2
+	# The reboot: the same disk, and the install's records for the purge.
+	mkdir -p "$vmdir2/out"
+	cp -a "$vmdir/out/package" "$vmdir2/out/" 2> /dev/null
+	echo "vm: rebooting it" >&2
+	"$here/boot.sh" -k "$img" -i "$vmdir/initrd.gz" -o "$vmdir2/out" -j "$here/guest.sh" \
+		-d "$vmdir/disk.img" -e AFW_LABEL=systemd-reboot -e AFW_INIT=systemd \
+		-e AFW_VM_WANTS=afwd.service \
+		-e "AFW_SCENARIOS=$src/tests/vm/scenarios/51-package-reboot.sh" -t "${AFW_VM_TIMEOUT:-2400}"
+	echo $? > "$vmdir2/boot-rc"
+	echo "vm: systemd-reboot finished in $(cat "$vmdir2/out/wall_s" 2>/dev/null)s wall, $(cat "$vmdir2/out/cpu_s" 2>/dev/null) CPU-s," \
+	     "rc $(cat "$vmdir2/boot-rc")" >&2
+	# Kept for a look when either boot failed.
+	[ "$(cat "$vmdir/boot-rc" "$vmdir2/boot-rc")" != "$(printf '0\n0')" ] ||
+		rm -f "$vmdir/disk.img"
 }
 
 # collect LABEL: one kernel's results into the run's TAP.
@@ -209,8 +234,8 @@ while read -r label img kdir modkver; do
 done <<< "$kernels"
 # While the debug kernel (the longest boot) still runs beside.
 if [ $# -eq 0 ] || [[ "$want" == *" systemd "* ]]; then
-	rm -f "$src/build/vm/systemd/boot-rc"
-	boot_systemd && labels+=(systemd)
+	rm -f "$src/build/vm/systemd/boot-rc" "$src/build/vm/systemd-reboot/boot-rc"
+	boot_systemd && labels+=(systemd systemd-reboot)
 fi
 [ ${#bg[@]} -eq 0 ] || wait "${bg[@]}"
 for label in "${labels[@]}"; do
