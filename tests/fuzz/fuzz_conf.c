@@ -2,8 +2,9 @@
 /*
  * The configuration file parser (afwctl load and check) on arbitrary bytes.
  * A file either loads or is refused with a message naming its line; every
- * rule that loads prints (as list and save print it) to text that parses
- * back to the same rule.
+ * rule that loads decodes from the attributes it is kept in, prints (as
+ * list and save print it) to text that parses back to the same rule, and
+ * that rule encodes to the same attributes.
  */
 
 #include <stdint.h>
@@ -17,12 +18,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct afw_rule_spec again;
+	struct afw_rule_list one = { 0 };
+	struct afw_rule_spec r, again;
+	const struct nlattr *a, *b;
 	struct afw_conf conf;
 	struct afw_perr e;
 	char msg[512], text[512];
 	bool empty;
-	size_t i;
+	size_t n = 0;
 	FILE *f;
 
 	/* Service, user and group names would make the run depend on the host. */
@@ -37,13 +40,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	fclose(f);
-	for (i = 0; i < conf.nrules; i++) {
-		afw_rule_format(&conf.rules[i], true, text, sizeof(text));
+	for (a = afw_rule_list_next(&conf.rules, NULL); a; a = afw_rule_list_next(&conf.rules, a)) {
+		if (afw_rule_parse_nest(a, &r) != MNL_CB_OK)
+			abort();
+		afw_rule_format(&r, true, text, sizeof(text));
 		if (afw_rule_parse_line(text, &again, &empty, &e) || empty)
 			abort();
-		if (memcmp(&again, &conf.rules[i], sizeof(again)))
+		if (memcmp(&again, &r, sizeof(again)))
 			abort();
+		if (afw_rule_list_add(&one, &again))
+			abort();
+		b = afw_rule_list_next(&one, NULL);
+		if (b->nla_len != a->nla_len || memcmp(a, b, a->nla_len))
+			abort();
+		afw_rule_list_free(&one);
+		n++;
 	}
+	if (n != conf.rules.n)
+		abort();
 	afw_conf_free(&conf);
 	return 0;
 }

@@ -35,7 +35,7 @@ static bool conf_error(const char *text, const char *needle)
 	ok = read_text(text, &c, msg, sizeof(msg)) == -1 && strstr(msg, needle);
 	if (!ok)
 		printf("# got: %s\n", msg);
-	return ok && c.nrules == 0 && c.rules == NULL;
+	return ok && c.rules.n == 0 && c.rules.nlh == NULL;
 }
 
 static int flow_parse(const char *text, struct afw_flow_spec *f, char *msg, size_t len)
@@ -77,6 +77,50 @@ static void config_line(const char *text, void *data)
 	strncat(lines, "|", 511 - strlen(lines));
 }
 
+/* The @i-th rule of @c, decoded from the attributes it is kept in. */
+static struct afw_rule_spec rule_at(const struct afw_conf *c, size_t i)
+{
+	const struct nlattr *a = afw_rule_list_next(&c->rules, NULL);
+	struct afw_rule_spec r = { .action = 0xff };
+
+	while (a && i--)
+		a = afw_rule_list_next(&c->rules, a);
+	if (a && afw_rule_parse_nest(a, &r) != MNL_CB_OK)
+		r.action = 0xfe;
+	return r;
+}
+
+/* Each rule of @text, kept and decoded, is the rule afw_rule_parse_line() reads. */
+static bool kept_as_parsed(const char *text)
+{
+	char copy[4096], *line, *save = NULL;
+	struct afw_rule_spec want, got;
+	struct afw_conf c;
+	struct afw_perr e;
+	char msg[512];
+	size_t i = 0;
+	bool empty, ok;
+
+	if (read_text(text, &c, msg, sizeof(msg))) {
+		printf("# %s\n", msg);
+		return false;
+	}
+	snprintf(copy, sizeof(copy), "%s", text);
+	ok = true;
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (afw_rule_parse_line(line, &want, &empty, &e) || empty)
+			continue;
+		got = rule_at(&c, i++);
+		if (memcmp(&want, &got, sizeof(want))) {
+			printf("# rule %zu differs once kept\n", i);
+			ok = false;
+		}
+	}
+	ok = ok && i == c.rules.n && !rule_at(&c, i).dirs;
+	afw_conf_free(&c);
+	return ok;
+}
+
 int main(void)
 {
 	char lines[512];
@@ -91,16 +135,31 @@ int main(void)
 	      read_text("# afw\nset unknown queue\nset queue 0-3 fail open\n\n"
 			"id 10 prio 10 dir in proto tcp dport ssh accept # ssh\n"
 			"  prio 20 proto udp deny\n", &c, msg, sizeof(msg)) == 0 &&
-	      c.nrules == 2 && c.has == (AFW_CFG_HAS_UNKNOWN | AFW_CFG_HAS_QUEUE | AFW_CFG_HAS_FAIL) &&
+	      c.rules.n == 2 && c.has == (AFW_CFG_HAS_UNKNOWN | AFW_CFG_HAS_QUEUE | AFW_CFG_HAS_FAIL) &&
 	      c.cfg.unknown == AFW_UNKNOWN_QUEUE && c.cfg.queue_num == 0 && c.cfg.queue_count == 4 &&
-	      c.cfg.fail_open && c.rules[0].id == 10 && c.rules[0].dport_lo == 22 &&
-	      c.rules[1].action == AFW_ACTION_DROP);
+	      c.cfg.fail_open && rule_at(&c, 0).id == 10 && rule_at(&c, 0).dport_lo == 22 &&
+	      rule_at(&c, 1).action == AFW_ACTION_DROP && c.max_id == 10);
+	afw_conf_free(&c);
+	CHECK(failed, "rules are kept as they parse: defaults left out, every field set",
+	      kept_as_parsed("drop\n"
+			     "proto tcp dport 22 accept\n"
+			     "id 7 prio 4294967295 family ipv6 dir in,forward proto udp "
+			     "from 2001:db8::/32 to 2001:db8:1::1 sport 1-65535 dport 53 iif eth0 "
+			     "oif wg0 uid 1000 gid 100 reject comment \"a # comment\"\n"
+			     "family ipv4 proto tcp from 10.0.0.0/8 to 192.0.2.1/32 sport 0 dport 1000-1000 queue\n"
+			     "proto sctp dport 0-0 drop\n"));
+	CHECK(failed, "the highest id given is known; none given is 0",
+	      read_text("id 5 drop\nid 900 drop\nid 3 drop\ndrop\n", &c, msg, sizeof(msg)) == 0 &&
+	      c.max_id == 900 && c.rules.n == 4 && rule_at(&c, 3).id == 0);
+	afw_conf_free(&c);
+	CHECK(failed, "no id given: max_id 0",
+	      read_text("drop\n", &c, msg, sizeof(msg)) == 0 && c.max_id == 0);
 	afw_conf_free(&c);
 	CHECK(failed, "a rules-only file sets nothing",
-	      read_text("drop\n", &c, msg, sizeof(msg)) == 0 && c.nrules == 1 && c.has == 0);
+	      read_text("drop\n", &c, msg, sizeof(msg)) == 0 && c.rules.n == 1 && c.has == 0);
 	afw_conf_free(&c);
 	CHECK(failed, "an empty file is an empty ruleset",
-	      read_text("", &c, msg, sizeof(msg)) == 0 && c.nrules == 0);
+	      read_text("", &c, msg, sizeof(msg)) == 0 && c.rules.n == 0);
 	afw_conf_free(&c);
 
 	CHECK(failed, "a bad rule: FILE:LINE:COL and the word",

@@ -65,15 +65,17 @@ const struct afwctl_decided *afwctl_decided_find(const struct afwctl_decided_set
 void afwctl_decided_free(struct afwctl_decided_set *set);
 
 /*
- * Rules as fetched from the kernel (free v when done), or a file's. The
- * kernel takes them by prio, then id, whatever the order of v; a file's
- * rule without an id gets the next one above @auto_id, in the order of v,
- * as the commit numbers them (the kernel's all have one).
+ * Rules as fetched from the kernel (free v when done), or a file's as
+ * @list, which the SSH guard decodes into v when it has a session to
+ * judge. The kernel takes them by prio, then id, whatever the order of v;
+ * a file's rule without an id gets the next one above @auto_id, in the
+ * order of v, as the commit numbers them (the kernel's all have one).
  */
 struct afwctl_rules {
 	struct afw_rule_spec *v;
 	size_t n, cap;
 	uint32_t auto_id;
+	const struct afw_rule_list *list;
 };
 
 /* Fetches the whole ruleset consistently; returns 0 or -errno. */

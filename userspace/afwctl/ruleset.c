@@ -56,10 +56,10 @@ int afwctl_check_run(struct afw_nl *nl, struct afwctl_req *rq)
 	if (rq->json) {
 		printf("{\"file\":");
 		afwctl_json_str(stdout, rq->file);
-		printf(",\"settings\":%u,\"rules\":%zu}\n", nset, rq->conf.nrules);
+		printf(",\"settings\":%u,\"rules\":%zu}\n", nset, rq->conf.rules.n);
 	} else {
 		printf("%s: %u setting%s, %zu rule%s, no error\n", rq->file, nset,
-		       nset == 1 ? "" : "s", rq->conf.nrules, rq->conf.nrules == 1 ? "" : "s");
+		       nset == 1 ? "" : "s", rq->conf.rules.n, rq->conf.rules.n == 1 ? "" : "s");
 	}
 	return 0;
 }
@@ -76,18 +76,13 @@ int afwctl_load_parse(struct afwctl_req *rq, int argc, char **argv)
 
 /*
  * Whether loading the file could cut an SSH session, judged as config set
- * judges it, but by the file's rules, which replace those in force. The
- * rules are judged where they are: a million of them are neither copied
- * nor sorted for a guard that usually finds no session.
+ * judges it, but by the file's rules, which replace those in force. They
+ * are decoded only when there is a session to judge.
  */
 static int afwctl_load_guard(struct afw_nl *nl, struct afwctl_req *rq)
 {
-	struct afwctl_rules rules = { .v = rq->conf.rules, .n = rq->conf.nrules };
-	size_t i;
+	struct afwctl_rules rules = { .list = &rq->conf.rules, .auto_id = rq->conf.max_id };
 
-	for (i = 0; i < rules.n; i++)
-		if (rules.v[i].id > rules.auto_id)
-			rules.auto_id = rules.v[i].id;
 	return afwctl_settings_guard(nl, rq, &rq->conf.cfg, rq->conf.has, &rules, "load");
 }
 
@@ -109,8 +104,8 @@ int afwctl_load_run(struct afw_nl *nl, struct afwctl_req *rq)
 	 * The settings go with the commit: the kernel publishes them and the
 	 * rules together, or, when it refuses either, neither.
 	 */
-	ret = afw_ruleset_replace_with(nl, rq->conf.rules, rq->conf.nrules,
-				       rq->conf.has ? afwctl_load_settings : NULL, &rq->conf);
+	ret = afw_ruleset_replace(nl, &rq->conf.rules, rq->conf.has ? afwctl_load_settings : NULL,
+				  &rq->conf);
 	if (ret) {
 		afwctl_fail("load", ret, nl);
 		fprintf(stderr, "afwctl: load: nothing changed: the rules and settings in force "

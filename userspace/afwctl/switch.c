@@ -168,6 +168,24 @@ static bool afwctl_rule_matches(const struct afw_rule_spec *r, const struct afwc
 	return true;
 }
 
+/* A file's rules, as the kernel would list them but for the ids to come. */
+static int afwctl_rules_decode(const struct afw_rule_list *l, uint32_t auto_id,
+			       struct afwctl_rules *rules)
+{
+	const struct nlattr *a;
+	size_t i = 0;
+
+	rules->auto_id = auto_id;
+	rules->v = calloc(l->n ? l->n : 1, sizeof(*rules->v));
+	if (!rules->v)
+		return -ENOMEM;
+	for (a = afw_rule_list_next(l, NULL); a; a = afw_rule_list_next(l, a))
+		if (afw_rule_parse_nest(a, &rules->v[i++]) != MNL_CB_OK)
+			return -EBADMSG;
+	rules->n = i;
+	return 0;
+}
+
 /*
  * What a packet of @s gets: the words of the rule the kernel would take
  * first (the lowest prio, then id, of those that match), or the unknown
@@ -290,7 +308,14 @@ int afwctl_ssh_guard(struct afw_nl *nl, struct afwctl_req *rq, const struct afw_
 	if (!n)
 		return 0;
 	sf.n = n;
-	ret = given ? 0 : afwctl_rules_fetch(nl, &fetched);
+	if (!given)
+		ret = afwctl_rules_fetch(nl, &fetched);
+	else if (given->list)
+		ret = afwctl_rules_decode(given->list, given->auto_id, &fetched);
+	else
+		ret = 0;
+	if (given && given->list)
+		rules = &fetched;
 	/* A listing the table changed under still shows the flows that stay. */
 	if (!ret) {
 		ret = afw_flow_dump(nl, afwctl_ssh_flow, &sf);

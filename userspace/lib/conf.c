@@ -28,26 +28,9 @@ static int afw_conf_id_cmp(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-static int afw_conf_push(struct afw_conf *c, struct afw_rule_spec **slot)
-{
-	struct afw_rule_spec *grown;
-	size_t cap;
-
-	if (c->nrules == c->cap) {
-		cap = c->cap ? c->cap * 2 : 1024;
-		grown = realloc(c->rules, cap * sizeof(*grown));
-		if (!grown)
-			return -1;
-		c->rules = grown;
-		c->cap = cap;
-	}
-	*slot = &c->rules[c->nrules];
-	return 0;
-}
-
 void afw_conf_free(struct afw_conf *c)
 {
-	free(c->rules);
+	afw_rule_list_free(&c->rules);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -56,7 +39,7 @@ int afw_conf_read(FILE *f, const char *name, struct afw_conf *c, char *msg, size
 	struct afw_conf_id *ids = NULL, *grown;
 	size_t lineno = 0, linecap = 0, nids = 0, idcap = 0, i;
 	char *line = NULL, *words[AFW_CONF_MAX_WORDS], *tok;
-	struct afw_rule_spec *slot;
+	struct afw_rule_spec r;
 	struct afw_perr e;
 	ssize_t n;
 	int nw;
@@ -91,12 +74,13 @@ int afw_conf_read(FILE *f, const char *name, struct afw_conf *c, char *msg, size
 			}
 			continue;
 		}
-		if (afw_conf_push(c, &slot))
-			goto oom;
-		if (afw_rule_parse_words(nw, words, slot, &e))
+		if (afw_rule_parse_words(nw, words, &r, &e))
 			goto perr;
-		c->nrules++;
-		if (slot->has & AFW_R_ID) {
+		if (afw_rule_list_add(&c->rules, &r))
+			goto oom;
+		if (r.has & AFW_R_ID) {
+			if (r.id > c->max_id)
+				c->max_id = r.id;
 			if (nids == idcap) {
 				idcap = idcap ? idcap * 2 : 256;
 				grown = realloc(ids, idcap * sizeof(*ids));
@@ -107,7 +91,7 @@ int afw_conf_read(FILE *f, const char *name, struct afw_conf *c, char *msg, size
 			/* "id" is a keyword: its value's word is found again for the column. */
 			for (i = 0; i + 1 < (size_t)nw && strcmp(words[i], "id"); i++)
 				;
-			ids[nids++] = (struct afw_conf_id){ slot->id, lineno,
+			ids[nids++] = (struct afw_conf_id){ r.id, lineno,
 							    (size_t)(words[i + 1] - line) + 1 };
 		}
 	}
@@ -137,7 +121,8 @@ perr:
 		snprintf(msg, len, "%s:%zu: %s", name, lineno, e.msg);
 	goto err;
 oom:
-	snprintf(msg, len, "%s:%zu: out of memory", name, lineno);
+	snprintf(msg, len, "%s:%zu: %s", name, lineno,
+		 errno == EFBIG ? "more rules than one file may hold" : "out of memory");
 err:
 	free(ids);
 	free(line);

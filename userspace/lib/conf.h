@@ -15,8 +15,8 @@
 struct afw_conf {
 	struct afw_config cfg;
 	unsigned int has;		/* AFW_CFG_HAS_* of the settings given */
-	struct afw_rule_spec *rules;
-	size_t nrules, cap;
+	struct afw_rule_list rules;	/* in the file's order */
+	uint32_t max_id;		/* the highest id a rule gives, 0: none */
 };
 
 /*

@@ -578,31 +578,33 @@ static int afw_get_addr(const struct nlattr *a, const struct nlattr *plen, uint8
 {
 	size_t alen = family == AFW_FAMILY_IPV6 ? 16 : 4;
 
-	if (!family || mnl_attr_get_payload_len(a) != alen || !plen ||
-	    mnl_attr_get_u8(plen) > alen * 8)
+	/* No prefix length is the whole address, as the kernel takes it. */
+	if (!family || mnl_attr_get_payload_len(a) != alen ||
+	    (plen && mnl_attr_get_u8(plen) > alen * 8))
 		return -1;
 	memcpy(addr, mnl_attr_get_payload(a), alen);
-	*len = mnl_attr_get_u8(plen);
+	*len = plen ? mnl_attr_get_u8(plen) : (uint8_t)(alen * 8);
 	return 0;
 }
 
-int afw_rule_parse_msg(const struct nlmsghdr *nlh, struct afw_rule_spec *r)
+int afw_rule_parse_nest(const struct nlattr *nest, struct afw_rule_spec *r)
 {
-	const struct nlattr *top[AFW_A_MAX + 1], *tb[AFW_RULE_A_MAX + 1];
-	const struct afw_attr_set set = { AFW_A_MAX, afw_msg_types, top };
+	const struct nlattr *tb[AFW_RULE_A_MAX + 1];
 	const struct afw_attr_set rset = { AFW_RULE_A_MAX, afw_rule_types, tb };
+	const struct nlattr *hi;
 
 	memset(r, 0, sizeof(*r));
-	if (afw_attrs_parse_msg(nlh, &set) < 0)
+	if (afw_attrs_parse_nested(nest, &rset) < 0)
 		return MNL_CB_ERROR;
-	if (!top[AFW_A_RULE] || afw_attrs_parse_nested(top[AFW_A_RULE], &rset) < 0)
-		return top[AFW_A_RULE] ? MNL_CB_ERROR : afw_bad();
-	if (!tb[AFW_RULE_A_ID] || !tb[AFW_RULE_A_ACTION] || !tb[AFW_RULE_A_DIRECTIONS])
+	if (!tb[AFW_RULE_A_ACTION])
 		return afw_bad();
-	r->has = AFW_R_ID;
-	r->id = mnl_attr_get_u32(tb[AFW_RULE_A_ID]);
 	r->action = mnl_attr_get_u8(tb[AFW_RULE_A_ACTION]);
-	r->dirs = mnl_attr_get_u8(tb[AFW_RULE_A_DIRECTIONS]);
+	r->dirs = tb[AFW_RULE_A_DIRECTIONS] ? mnl_attr_get_u8(tb[AFW_RULE_A_DIRECTIONS]) :
+					      AFW_DIRS_ALL;
+	if (tb[AFW_RULE_A_ID]) {
+		r->id = mnl_attr_get_u32(tb[AFW_RULE_A_ID]);
+		r->has |= AFW_R_ID;
+	}
 	if (tb[AFW_RULE_A_PRIORITY])
 		r->prio = mnl_attr_get_u32(tb[AFW_RULE_A_PRIORITY]);
 	if (tb[AFW_RULE_A_FAMILY])
@@ -621,14 +623,17 @@ int afw_rule_parse_msg(const struct nlmsghdr *nlh, struct afw_rule_spec *r)
 			return afw_bad();
 		r->has |= AFW_R_DST;
 	}
-	if (tb[AFW_RULE_A_SPORT_LO] && tb[AFW_RULE_A_SPORT_HI]) {
+	/* A range of one port is sent as its low end alone. */
+	if (tb[AFW_RULE_A_SPORT_LO]) {
+		hi = tb[AFW_RULE_A_SPORT_HI] ? tb[AFW_RULE_A_SPORT_HI] : tb[AFW_RULE_A_SPORT_LO];
 		r->sport_lo = mnl_attr_get_u16(tb[AFW_RULE_A_SPORT_LO]);
-		r->sport_hi = mnl_attr_get_u16(tb[AFW_RULE_A_SPORT_HI]);
+		r->sport_hi = mnl_attr_get_u16(hi);
 		r->has |= AFW_R_SPORT;
 	}
-	if (tb[AFW_RULE_A_DPORT_LO] && tb[AFW_RULE_A_DPORT_HI]) {
+	if (tb[AFW_RULE_A_DPORT_LO]) {
+		hi = tb[AFW_RULE_A_DPORT_HI] ? tb[AFW_RULE_A_DPORT_HI] : tb[AFW_RULE_A_DPORT_LO];
 		r->dport_lo = mnl_attr_get_u16(tb[AFW_RULE_A_DPORT_LO]);
-		r->dport_hi = mnl_attr_get_u16(tb[AFW_RULE_A_DPORT_HI]);
+		r->dport_hi = mnl_attr_get_u16(hi);
 		r->has |= AFW_R_DPORT;
 	}
 	if (tb[AFW_RULE_A_IIF]) {
@@ -656,6 +661,24 @@ int afw_rule_parse_msg(const struct nlmsghdr *nlh, struct afw_rule_spec *r)
 		r->bytes = mnl_attr_get_u64(tb[AFW_RULE_A_BYTES]);
 		r->has |= AFW_R_COUNTERS;
 	}
+	return MNL_CB_OK;
+}
+
+int afw_rule_parse_msg(const struct nlmsghdr *nlh, struct afw_rule_spec *r)
+{
+	const struct nlattr *top[AFW_A_MAX + 1];
+	const struct afw_attr_set set = { AFW_A_MAX, afw_msg_types, top };
+
+	memset(r, 0, sizeof(*r));
+	if (afw_attrs_parse_msg(nlh, &set) < 0)
+		return MNL_CB_ERROR;
+	if (!top[AFW_A_RULE])
+		return afw_bad();
+	if (afw_rule_parse_nest(top[AFW_A_RULE], r) != MNL_CB_OK)
+		return MNL_CB_ERROR;
+	/* The kernel names every rule it sends by its id. */
+	if (!(r->has & AFW_R_ID))
+		return afw_bad();
 	return MNL_CB_OK;
 }
 
@@ -721,23 +744,73 @@ int afw_rule_dump(struct afw_nl *nl, int (*fn)(const struct afw_rule_spec *r, vo
 /* Room a rule may take in a message, with every field set. */
 #define AFW_RULE_MAX_ATTR_LEN 320
 
-int afw_ruleset_replace_with(struct afw_nl *nl, const struct afw_rule_spec *rules, size_t n,
-			     void (*put_settings)(struct nlmsghdr *nlh, const void *data),
-			     const void *data)
+int afw_rule_list_add(struct afw_rule_list *l, const struct afw_rule_spec *r)
 {
+	struct nlmsghdr *grown;
+	size_t cap;
+
+	if (!l->nlh || (size_t)l->nlh->nlmsg_len + AFW_RULE_MAX_ATTR_LEN > l->cap) {
+		cap = l->cap ? l->cap * 2 : 65536;
+		/* nlmsg_len, the list's length, is a u32. */
+		if (cap > UINT32_MAX) {
+			if (l->cap >= UINT32_MAX) {
+				errno = EFBIG;
+				return -1;
+			}
+			cap = UINT32_MAX;
+		}
+		grown = realloc(l->nlh, cap);
+		if (!grown)
+			return -1;
+		if (!l->nlh)
+			mnl_nlmsg_put_header(grown);
+		l->nlh = grown;
+		l->cap = cap;
+	}
+	afw_rule_put(l->nlh, r);
+	l->n++;
+	return 0;
+}
+
+const struct nlattr *afw_rule_list_next(const struct afw_rule_list *l, const struct nlattr *prev)
+{
+	const struct nlattr *a;
+
+	if (!l->nlh)
+		return NULL;
+	a = prev ? mnl_attr_next(prev) : mnl_nlmsg_get_payload(l->nlh);
+	return (const char *)a < (const char *)mnl_nlmsg_get_payload_tail(l->nlh) ? a : NULL;
+}
+
+void afw_rule_list_free(struct afw_rule_list *l)
+{
+	free(l->nlh);
+	memset(l, 0, sizeof(*l));
+}
+
+int afw_ruleset_replace(struct afw_nl *nl, const struct afw_rule_list *l,
+			void (*put_settings)(struct nlmsghdr *nlh, const void *data),
+			const void *data)
+{
+	const struct nlattr *a = afw_rule_list_next(l, NULL);
 	uint32_t flags = AFW_REPLACE_F_BEGIN;
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
-	size_t i = 0;
+	size_t len;
 	int ret;
 
 	do {
 		nlh = afw_nl_request(nl, AFW_CMD_RULESET_REPLACE, 0);
 		nest = mnl_attr_nest_start(nlh, AFW_A_RULES);
-		for (; i < n && nlh->nlmsg_len + AFW_RULE_MAX_ATTR_LEN < AFW_NL_BUFSIZE / 2; i++)
-			afw_rule_put(nlh, &rules[i]);
+		/* The rules go as they were encoded when the file was read. */
+		for (; a && nlh->nlmsg_len + AFW_RULE_MAX_ATTR_LEN < AFW_NL_BUFSIZE / 2;
+		     a = afw_rule_list_next(l, a)) {
+			len = MNL_ALIGN(a->nla_len);
+			memcpy(mnl_nlmsg_get_payload_tail(nlh), a, len);
+			nlh->nlmsg_len += (uint32_t)len;
+		}
 		mnl_attr_nest_end(nlh, nest);
-		if (i == n) {
+		if (!a) {
 			flags |= AFW_REPLACE_F_COMMIT;
 			if (put_settings)
 				put_settings(nlh, data);
@@ -745,11 +818,6 @@ int afw_ruleset_replace_with(struct afw_nl *nl, const struct afw_rule_spec *rule
 		mnl_attr_put_u32(nlh, AFW_A_REPLACE_FLAGS, flags);
 		ret = afw_nl_talk(nl, nlh, NULL, NULL);
 		flags = 0;
-	} while (!ret && i < n);
+	} while (!ret && a);
 	return ret;
-}
-
-int afw_ruleset_replace(struct afw_nl *nl, const struct afw_rule_spec *rules, size_t n)
-{
-	return afw_ruleset_replace_with(nl, rules, n, NULL, NULL);
 }
