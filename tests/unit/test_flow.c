@@ -138,9 +138,39 @@ int main(void)
 	afw_flow_put(m.nlh, &f, 1);
 	CHECK(failed, "nor FLOW_NEW without flags", sent_flags(&m) == -1);
 
+	/* What afwd reads back from a refused request the kernel echoes. */
+	memset(&f, 0, sizeof(f));
+	f.family = AFW_FAMILY_IPV6;
+	f.proto = 17;
+	f.src[0] = 0x20;
+	f.dst[15] = 1;
+	f.sport = 5353;
+	f.dport = 53;
+	msg_start(&m, AFW_CMD_FLOW_DEL);
+	afw_flow_put(m.nlh, &f, 0);
+	{
+		struct afw_flow_spec back;
+
+		CHECK(failed, "a FLOW_DEL request reads back as a request: its key, no verdict",
+		      afw_flow_parse_request(m.nlh, &back) == MNL_CB_OK &&
+		      back.family == AFW_FAMILY_IPV6 && back.proto == 17 && back.src[0] == 0x20 &&
+		      back.dst[15] == 1 && back.sport == 5353 && back.dport == 53 && !back.verdict);
+		CHECK(failed, "but not as a dump message, which has a verdict",
+		      afw_flow_parse_msg(m.nlh, &back) == MNL_CB_ERROR);
+		f.verdict = AFW_VERDICT_DROP;
+		f.timeout = 30;
+		msg_start(&m, AFW_CMD_FLOW_NEW);
+		afw_flow_put(m.nlh, &f, 1);
+		CHECK(failed, "a FLOW_NEW request reads back with its verdict and timeout",
+		      afw_flow_parse_request(m.nlh, &back) == MNL_CB_OK &&
+		      back.verdict == AFW_VERDICT_DROP && back.timeout == 30 && back.sport == 5353);
+	}
+
 	msg_start(&m, AFW_CMD_FLOW_GET);
 	errno = 0;
 	CHECK(failed, "a message without a flow is refused",
 	      afw_flow_parse_msg(m.nlh, &f) == MNL_CB_ERROR && errno == EBADMSG);
+	CHECK(failed, "as a request too",
+	      afw_flow_parse_request(m.nlh, &f) == MNL_CB_ERROR && errno == EBADMSG);
 	return failed;
 }

@@ -23,7 +23,6 @@
 #include <linux/genetlink.h>
 #include <linux/afw.h>
 
-#include "attr.h"
 #include "kernel.h"
 
 static struct nlmsghdr *afw_kern_header(struct afw_kern *k, void *buf, uint16_t type,
@@ -286,49 +285,11 @@ bool afw_kern_del(struct afw_kern *k, const struct afw_flow_spec *f)
 /* The flow of a request in @nlh (ours, echoed back); -1 if it is not one. */
 static int afw_kern_parse_request(const struct nlmsghdr *nlh, struct afw_kern_refusal *r)
 {
-	static const enum mnl_attr_data_type top_types[AFW_A_MAX + 1] = {
-		[AFW_A_FLOW] = MNL_TYPE_NESTED,
-	};
-	static const enum mnl_attr_data_type flow_types[AFW_FLOW_A_MAX + 1] = {
-		[AFW_FLOW_A_FAMILY] = MNL_TYPE_U8,
-		[AFW_FLOW_A_PROTO] = MNL_TYPE_U8,
-		[AFW_FLOW_A_SRC] = MNL_TYPE_BINARY,
-		[AFW_FLOW_A_DST] = MNL_TYPE_BINARY,
-		[AFW_FLOW_A_SPORT] = MNL_TYPE_U16,
-		[AFW_FLOW_A_DPORT] = MNL_TYPE_U16,
-		[AFW_FLOW_A_VERDICT] = MNL_TYPE_U8,
-		[AFW_FLOW_A_TIMEOUT] = MNL_TYPE_U32,
-	};
-	const struct nlattr *top[AFW_A_MAX + 1], *tb[AFW_FLOW_A_MAX + 1];
-	const struct afw_attr_set set = { AFW_A_MAX, top_types, top };
-	const struct afw_attr_set fset = { AFW_FLOW_A_MAX, flow_types, tb };
 	const struct genlmsghdr *genl = mnl_nlmsg_get_payload(nlh);
-	struct afw_flow_spec *f = &r->flow;
-	size_t alen;
 
-	memset(f, 0, sizeof(*f));
-	if (afw_attrs_parse_msg(nlh, &set) < 0 || !top[AFW_A_FLOW] ||
-	    afw_attrs_parse_nested(top[AFW_A_FLOW], &fset) < 0 ||
-	    !tb[AFW_FLOW_A_FAMILY] || !tb[AFW_FLOW_A_PROTO] || !tb[AFW_FLOW_A_SRC] ||
-	    !tb[AFW_FLOW_A_DST])
+	if (afw_flow_parse_request(nlh, &r->flow) != MNL_CB_OK)
 		return -1;
 	r->cmd = genl->cmd;
-	f->family = mnl_attr_get_u8(tb[AFW_FLOW_A_FAMILY]);
-	alen = f->family == AFW_FAMILY_IPV6 ? 16 : 4;
-	if (mnl_attr_get_payload_len(tb[AFW_FLOW_A_SRC]) != alen ||
-	    mnl_attr_get_payload_len(tb[AFW_FLOW_A_DST]) != alen)
-		return -1;
-	f->proto = mnl_attr_get_u8(tb[AFW_FLOW_A_PROTO]);
-	memcpy(f->src, mnl_attr_get_payload(tb[AFW_FLOW_A_SRC]), alen);
-	memcpy(f->dst, mnl_attr_get_payload(tb[AFW_FLOW_A_DST]), alen);
-	if (tb[AFW_FLOW_A_SPORT])
-		f->sport = mnl_attr_get_u16(tb[AFW_FLOW_A_SPORT]);
-	if (tb[AFW_FLOW_A_DPORT])
-		f->dport = mnl_attr_get_u16(tb[AFW_FLOW_A_DPORT]);
-	if (tb[AFW_FLOW_A_VERDICT])
-		f->verdict = mnl_attr_get_u8(tb[AFW_FLOW_A_VERDICT]);
-	if (tb[AFW_FLOW_A_TIMEOUT])
-		f->timeout = mnl_attr_get_u32(tb[AFW_FLOW_A_TIMEOUT]);
 	return 0;
 }
 

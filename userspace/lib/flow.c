@@ -258,7 +258,7 @@ static const enum mnl_attr_data_type afw_flow_types[AFW_FLOW_A_MAX + 1] = {
 	[AFW_FLOW_A_STATE] = MNL_TYPE_U32,
 };
 
-int afw_flow_parse_msg(const struct nlmsghdr *nlh, struct afw_flow_spec *f)
+static int afw_flow_parse(const struct nlmsghdr *nlh, struct afw_flow_spec *f, bool need_verdict)
 {
 	const struct nlattr *top[AFW_A_MAX + 1], *tb[AFW_FLOW_A_MAX + 1];
 	const struct afw_attr_set set = { AFW_A_MAX, afw_top_types, top };
@@ -270,7 +270,7 @@ int afw_flow_parse_msg(const struct nlmsghdr *nlh, struct afw_flow_spec *f)
 	    afw_attrs_parse_nested(top[AFW_A_FLOW], &fset) < 0)
 		goto bad;
 	if (!tb[AFW_FLOW_A_FAMILY] || !tb[AFW_FLOW_A_PROTO] || !tb[AFW_FLOW_A_SRC] ||
-	    !tb[AFW_FLOW_A_DST] || !tb[AFW_FLOW_A_VERDICT])
+	    !tb[AFW_FLOW_A_DST] || (need_verdict && !tb[AFW_FLOW_A_VERDICT]))
 		goto bad;
 	f->family = mnl_attr_get_u8(tb[AFW_FLOW_A_FAMILY]);
 	alen = f->family == AFW_FAMILY_IPV6 ? 16 : 4;
@@ -280,7 +280,8 @@ int afw_flow_parse_msg(const struct nlmsghdr *nlh, struct afw_flow_spec *f)
 	f->proto = mnl_attr_get_u8(tb[AFW_FLOW_A_PROTO]);
 	memcpy(f->src, mnl_attr_get_payload(tb[AFW_FLOW_A_SRC]), alen);
 	memcpy(f->dst, mnl_attr_get_payload(tb[AFW_FLOW_A_DST]), alen);
-	f->verdict = mnl_attr_get_u8(tb[AFW_FLOW_A_VERDICT]);
+	if (tb[AFW_FLOW_A_VERDICT])
+		f->verdict = mnl_attr_get_u8(tb[AFW_FLOW_A_VERDICT]);
 	if (tb[AFW_FLOW_A_SPORT])
 		f->sport = mnl_attr_get_u16(tb[AFW_FLOW_A_SPORT]);
 	if (tb[AFW_FLOW_A_DPORT])
@@ -307,6 +308,16 @@ int afw_flow_parse_msg(const struct nlmsghdr *nlh, struct afw_flow_spec *f)
 bad:
 	errno = EBADMSG;
 	return MNL_CB_ERROR;
+}
+
+int afw_flow_parse_msg(const struct nlmsghdr *nlh, struct afw_flow_spec *f)
+{
+	return afw_flow_parse(nlh, f, true);
+}
+
+int afw_flow_parse_request(const struct nlmsghdr *nlh, struct afw_flow_spec *f)
+{
+	return afw_flow_parse(nlh, f, false);
 }
 
 struct afw_flow_dump_ctx {

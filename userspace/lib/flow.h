@@ -49,6 +49,8 @@ int afw_flow_flush(struct afw_nl *nl);
  * Returns MNL_CB_OK, or MNL_CB_ERROR with errno set.
  */
 int afw_flow_parse_msg(const struct nlmsghdr *nlh, struct afw_flow_spec *f);
+/* The same for a FLOW_NEW or FLOW_DEL request (one the kernel echoes): no verdict needed. */
+int afw_flow_parse_request(const struct nlmsghdr *nlh, struct afw_flow_spec *f);
 /*
  * Calls @fn for every flow; returns 0 or -errno, and -EINTR when the table
  * changed during the dump: @fn has then seen all it sent, which may miss a
