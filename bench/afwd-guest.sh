@@ -271,6 +271,18 @@ bulk_mode() {
 		" (analyzed ratio $(ratio "$ana" "$base2"), transfer ratio $(ratio "$d" "$base2"))"
 }
 
+# perf_iperf NS NAME: with AFW_BENCH_PERF=1, one more iperf3 run from NS to
+# the pair's server under perf (every CPU, cpu-clock), its report by
+# command, object and symbol to afwd-pair-perf-NAME.txt: where a packet's
+# time goes. Not timed: perf's own cost is in it.
+perf_iperf() {
+	[ "${AFW_BENCH_PERF:-0}" = 1 ] && command -v perf > /dev/null || return 0
+	perf record -q -a -o $work/perf.data -- ip netns exec "$1" \
+		iperf3 -c 10.9.0.2 -t "$secs" > /dev/null 2>&1
+	perf report -i $work/perf.data --stdio --sort comm,dso,sym 2> /dev/null |
+		grep -E '^ +[0-9]' | head -60 > "$AFW_OUT/afwd-pair-perf-$2.txt"
+}
+
 # The fastest path: client and server on one veth pair, no router, afw and
 # afwd on the client's side (LOCAL_OUT and LOCAL_IN), iperf3 with no
 # firewall, then inspected under each of $settings.
@@ -295,6 +307,7 @@ pair_mode() {
 	iperf_mbps $a 10.9.0.2 > /dev/null	# warm-up
 	base=$(iperf_mbps $a 10.9.0.2)
 	say "pair, no firewall, iperf3 ${secs}s: $base Mbit/s"
+	perf_iperf $a host
 	fw_ns=$a
 	afw_setup || { say "afw did not load"; exit 1; }
 	for g in $settings; do
@@ -303,6 +316,7 @@ pair_mode() {
 		t=$(afwd_measured iperf_mbps $a 10.9.0.2)
 		say "pair, iperf3 inspected, $opts_name: $t Mbit/s  ratio $(ratio "$t" "$base")"
 		counted "iperf3"
+		perf_iperf $a "inspect-${g/:/-}"
 		afwd_stop
 	done
 	afw_unload

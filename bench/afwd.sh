@@ -21,6 +21,8 @@
 # AFW_BENCH_TRANSFER (default "poll:0 uring:4000 default"): the transfer's
 # afwd settings, IO:GATHER for --io and --gather, or "default" for neither;
 # AFW_BENCH_MODES (default "bulk pair connect"): the boots to make.
+# AFW_BENCH_PERF=1: in the pair boot, a perf profile of one more iperf3 run
+# with no firewall and with each transfer setting (afwd-pair-perf-*.txt).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 label=${1:-6.1}
@@ -29,7 +31,7 @@ bench_prepare "$label" "afwd-$label"
 failed=0
 for mode in ${AFW_BENCH_MODES:-bulk pair connect}; do
 	# A failed boot must not leave an older run's figures to be printed.
-	rm -f "$out/$mode/afwd-$mode.txt"
+	rm -f "$out/$mode/afwd-$mode.txt" "$out/$mode"/afwd-pair-perf-*.txt
 	clock=--icount
 	[ "$mode" = connect ] && clock=--icount-idle
 	"$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out/$mode" \
@@ -40,9 +42,14 @@ for mode in ${AFW_BENCH_MODES:-bulk pair connect}; do
 		-e "AFW_BENCH_REPEAT=${AFW_BENCH_REPEAT:-3}" \
 		-e "AFW_BENCH_CONNECTS=${AFW_BENCH_CONNECTS:-50}" \
 		-e "AFW_BENCH_TRANSFER=${AFW_BENCH_TRANSFER:-poll:0 uring:4000 default}" \
-		-e "AFW_BENCH_WRAP=${AFW_BENCH_WRAP:-}" ||
+		-e "AFW_BENCH_WRAP=${AFW_BENCH_WRAP:-}" -e "AFW_BENCH_PERF=${AFW_BENCH_PERF:-0}" ||
 		{ echo "bench: the $mode boot failed; see $out/$mode" >&2; failed=1; }
 	echo "== $mode ($(cat "$out/$mode/wall_s" 2> /dev/null || echo ?) s wall)"
 	cat "$out/$mode/afwd-$mode.txt" 2> /dev/null || true
+	for f in "$out/$mode"/afwd-pair-perf-*.txt; do
+		[ -s "$f" ] || continue
+		echo "== perf: ${f##*/}"
+		head -25 "$f"
+	done
 done
 exit "$failed"
