@@ -347,10 +347,7 @@ static int afw_net_item(struct afw_parse *ps, struct afw_range *rg, char *item)
 
 	if (slash)
 		*slash = '\0';
-	if (inet_pton(AF_INET, item, n.addr) == 1)
-		n.family = AF_INET;
-	else if (inet_pton(AF_INET6, item, n.addr) == 1)
-		n.family = AF_INET6;
+	n.family = afw_addr_parse(item, n.addr);
 	if (slash)
 		*slash = '/';
 	if (!n.family)

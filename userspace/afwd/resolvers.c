@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "resolvers.h"
+#include "words.h"
 
 static void afw_resolvers_add(struct afw_resolver *out, size_t *n, size_t max, char *addr)
 {
@@ -17,11 +18,8 @@ static void afw_resolvers_add(struct afw_resolver *out, size_t *n, size_t max, c
 
 	/* fe80::1%eth0: the scope names the link, the address is what is sent to. */
 	addr[strcspn(addr, "%")] = '\0';
-	if (inet_pton(AF_INET, addr, r.addr) == 1)
-		r.family = AF_INET;
-	else if (inet_pton(AF_INET6, addr, r.addr) == 1)
-		r.family = AF_INET6;
-	else
+	r.family = afw_addr_parse(addr, r.addr);
+	if (!r.family)
 		return;
 	for (i = 0; i < *n; i++)
 		if (out[i].family == r.family && !memcmp(out[i].addr, r.addr, sizeof(r.addr)))

@@ -137,12 +137,16 @@ int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int nee
 		case AFW_FKW_TO: {
 			uint8_t *addr = k == AFW_FKW_FROM ? f->src : f->dst;
 
-			if (inet_pton(AF_INET, val, addr) == 1)
+			switch (afw_addr_parse(val, addr)) {
+			case AF_INET:
 				fam = AFW_FAMILY_IPV4;
-			else if (inet_pton(AF_INET6, val, addr) == 1)
+				break;
+			case AF_INET6:
 				fam = AFW_FAMILY_IPV6;
-			else
+				break;
+			default:
 				return afw_perr_set(e, a, "'%s %s': not an IPv4 or IPv6 address", w, val);
+			}
 			if (f->family && f->family != fam)
 				return afw_perr_set(e, a, "'%s %s': the addresses' families differ", w, val);
 			f->family = fam;

@@ -175,13 +175,16 @@ static int afw_parse_prefix(const char *s, uint8_t *family, uint8_t *addr, uint8
 		a = buf;
 		slash++;
 	}
-	memset(addr, 0, 16);
-	if (inet_pton(AF_INET, a, addr) == 1)
+	switch (afw_addr_parse(a, addr)) {
+	case AF_INET:
 		fam = AFW_FAMILY_IPV4;
-	else if (inet_pton(AF_INET6, a, addr) == 1)
+		break;
+	case AF_INET6:
 		fam = AFW_FAMILY_IPV6;
-	else
+		break;
+	default:
 		return afw_perr_set(e, wi, "'%s %s': not an IPv4 or IPv6 address", word, s);
+	}
 	if (*family && *family != fam)
 		return afw_perr_set(e, wi, "'%s %s': address is not of the rule's family", word, s);
 	*family = fam;

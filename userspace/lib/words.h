@@ -14,6 +14,12 @@
 /* A decimal number that fits 32 bits, digits only. */
 bool afw_parse_u32(const char *s, uint32_t *v);
 
+/*
+ * An address as inet_pton() reads it, IPv4 or IPv6, into @addr (16 bytes,
+ * zeroed past it): AF_INET, AF_INET6, or 0 for neither.
+ */
+int afw_addr_parse(const char *s, uint8_t *addr);
+
 /* A protocol's name, or its number written into @buf. */
 const char *afw_proto_name(uint8_t proto, char *buf, size_t len);
 /* A protocol name or number 1-255; returns -1 for anything else. */
