@@ -667,6 +667,14 @@ struct afw_build_item {
 	u32 mask;			/* index into afw_build.masks */
 };
 
+/*
+ * The items are kept in chunks: a ruleset of wide port ranges can expand
+ * to more entries than one kvmalloc() may take (INT_MAX bytes, past which
+ * it warns).
+ */
+#define AFW_BUILD_CHUNK_SHIFT	16
+#define AFW_BUILD_CHUNK		(1UL << AFW_BUILD_CHUNK_SHIFT)
+
 struct afw_build {
 	u32 max_masks;
 	u32 nmasks;
@@ -675,10 +683,44 @@ struct afw_build {
 	u32 *slots;			/* open addressing: mask index + 1 */
 	u32 nslots;
 	struct afw_rule *rule;		/* the rule being expanded */
-	struct afw_build_item *items;
+	struct afw_build_item **chunks;
+	size_t nchunks;
 	size_t nitems;
 	struct netlink_ext_ack *extack;
 };
+
+static struct afw_build_item *afw_build_item(const struct afw_build *b, size_t i)
+{
+	return &b->chunks[i >> AFW_BUILD_CHUNK_SHIFT][i & (AFW_BUILD_CHUNK - 1)];
+}
+
+/* Room for @n items; the temporary memory is charged as the tables are. */
+static int afw_build_items_alloc(struct afw_build *b, size_t n)
+{
+	size_t i;
+
+	b->nchunks = DIV_ROUND_UP(n, AFW_BUILD_CHUNK);
+	b->chunks = kvcalloc(b->nchunks, sizeof(*b->chunks), GFP_KERNEL_ACCOUNT);
+	if (!b->chunks)
+		return -ENOMEM;
+	for (i = 0; i < b->nchunks; i++) {
+		b->chunks[i] = kvmalloc_array(min(AFW_BUILD_CHUNK, n - i * AFW_BUILD_CHUNK),
+					      sizeof(**b->chunks), GFP_KERNEL_ACCOUNT);
+		if (!b->chunks[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void afw_build_items_free(struct afw_build *b)
+{
+	size_t i;
+
+	for (i = 0; b->chunks && i < b->nchunks; i++)
+		kvfree(b->chunks[i]);
+	kvfree(b->chunks);
+	b->chunks = NULL;
+}
 
 static struct afw_build_mask *afw_build_mask_of(struct afw_build *b, const struct afw_tuple *mask)
 {
@@ -716,7 +758,7 @@ static int afw_build_entry(void *ctx, const struct afw_tuple *mask, const struct
 		return -ENOSPC;
 	}
 	m->cap++;
-	b->items[b->nitems++] = (struct afw_build_item){
+	*afw_build_item(b, b->nitems++) = (struct afw_build_item){
 		.e = { .rule = b->rule, .sport = key->sport, .dport = key->dport },
 		.hash = afw_hash(key, m->seed),
 		.mask = m - b->masks,
@@ -773,7 +815,7 @@ static int afw_build_share(struct afw_build *b, struct afw_ruleset *rs)
 			return -ENOMEM;
 	}
 	for (i = 0; i < b->nitems; i++) {
-		it = &b->items[i];
+		it = afw_build_item(b, i);
 		m = &b->masks[it->mask];
 		m->entries[m->n] = it->e;
 		m->bucket[m->n++] = it->hash & m->table->hmask;
@@ -799,9 +841,8 @@ struct afw_ruleset *afw_ruleset_build(struct afw_rule **rules, u32 nrules, u64 g
 	b.nslots = roundup_pow_of_two(max_masks * 2);
 	b.slots = kvcalloc(b.nslots, sizeof(*b.slots), GFP_KERNEL);
 	b.masks = kvcalloc(max_masks, sizeof(*b.masks), GFP_KERNEL);
-	b.items = kvmalloc_array(nentries, sizeof(*b.items), GFP_KERNEL);
 	rs->tables = kvcalloc(max_masks, sizeof(*rs->tables), GFP_KERNEL_ACCOUNT);
-	if (!b.slots || !b.masks || (nentries && !b.items) || !rs->tables)
+	if (!b.slots || !b.masks || !rs->tables || afw_build_items_alloc(&b, nentries))
 		goto err;
 
 	ret = afw_build_pass(&b, rules, nrules);
@@ -810,8 +851,7 @@ struct afw_ruleset *afw_ruleset_build(struct afw_rule **rules, u32 nrules, u64 g
 	ret = afw_build_share(&b, rs);
 	if (ret)
 		goto err;
-	kvfree(b.items);
-	b.items = NULL;
+	afw_build_items_free(&b);
 	for (i = 0; i < b.nmasks; i++) {
 		afw_table_place(b.masks[i].table, b.masks[i].entries, b.masks[i].bucket,
 				b.masks[i].n);
@@ -831,7 +871,7 @@ err:
 		kvfree(b.masks[i].entries);
 		kvfree(b.masks[i].bucket);
 	}
-	kvfree(b.items);
+	afw_build_items_free(&b);
 	kvfree(b.masks);
 	kvfree(b.slots);
 	if (!ret)
