@@ -645,20 +645,16 @@ err:
 }
 
 /*
- * A full build's tables while it gathers their entries. Each rule is
- * expanded once: its entries are kept, in rule order, with their masks
- * and the hashes of their keys under their tables' seeds, then shared out
- * to the tables once their sizes are known. (Expanding twice, to count
- * and then to fill, was a sixth of a million-rule load.)
+ * A full build. Each rule is expanded once: its entries are kept, with
+ * their masks and the hashes of their keys under their tables' seeds,
+ * and placed in the tables once the tables' sizes are known. (Expanding
+ * twice, to count and then to fill, was a sixth of a million-rule load.)
  */
 struct afw_build_mask {
 	struct afw_tuple mask;
 	u32 seed;
 	u32 n;
-	u32 cap;
 	struct afw_table *table;
-	struct afw_entry *entries;
-	u32 *bucket;
 };
 
 struct afw_build_item {
@@ -668,12 +664,21 @@ struct afw_build_item {
 };
 
 /*
- * The items are kept in chunks: a ruleset of wide port ranges can expand
- * to more entries than one kvmalloc() may take (INT_MAX bytes, past which
- * it warns).
+ * The items, in chunks of 1 MiB allocated as they fill: a ruleset of wide
+ * port ranges may expand to more than one kvmalloc() takes (INT_MAX
+ * bytes, past which it warns), and one that needs too many masks fails at
+ * its first rule that does, before it has taken much.
  */
-#define AFW_BUILD_CHUNK_SHIFT	16
-#define AFW_BUILD_CHUNK		(1UL << AFW_BUILD_CHUNK_SHIFT)
+#define AFW_BUILD_CHUNK_BYTES	(1UL << 20)
+
+struct afw_build_chunk {
+	struct afw_build_chunk *next;
+	u32 n;
+	struct afw_build_item items[];
+};
+
+#define AFW_BUILD_CHUNK_ITEMS							\
+	((AFW_BUILD_CHUNK_BYTES - sizeof(struct afw_build_chunk)) / sizeof(struct afw_build_item))
 
 struct afw_build {
 	u32 max_masks;
@@ -683,44 +688,9 @@ struct afw_build {
 	u32 *slots;			/* open addressing: mask index + 1 */
 	u32 nslots;
 	struct afw_rule *rule;		/* the rule being expanded */
-	struct afw_build_item **chunks;
-	size_t nchunks;
-	size_t nitems;
+	struct afw_build_chunk *first, *tail;
 	struct netlink_ext_ack *extack;
 };
-
-static struct afw_build_item *afw_build_item(const struct afw_build *b, size_t i)
-{
-	return &b->chunks[i >> AFW_BUILD_CHUNK_SHIFT][i & (AFW_BUILD_CHUNK - 1)];
-}
-
-/* Room for @n items; the temporary memory is charged as the tables are. */
-static int afw_build_items_alloc(struct afw_build *b, size_t n)
-{
-	size_t i;
-
-	b->nchunks = DIV_ROUND_UP(n, AFW_BUILD_CHUNK);
-	b->chunks = kvcalloc(b->nchunks, sizeof(*b->chunks), GFP_KERNEL_ACCOUNT);
-	if (!b->chunks)
-		return -ENOMEM;
-	for (i = 0; i < b->nchunks; i++) {
-		b->chunks[i] = kvmalloc_array(min(AFW_BUILD_CHUNK, n - i * AFW_BUILD_CHUNK),
-					      sizeof(**b->chunks), GFP_KERNEL_ACCOUNT);
-		if (!b->chunks[i])
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static void afw_build_items_free(struct afw_build *b)
-{
-	size_t i;
-
-	for (i = 0; b->chunks && i < b->nchunks; i++)
-		kvfree(b->chunks[i]);
-	kvfree(b->chunks);
-	b->chunks = NULL;
-}
 
 static struct afw_build_mask *afw_build_mask_of(struct afw_build *b, const struct afw_tuple *mask)
 {
@@ -747,37 +717,57 @@ static struct afw_build_mask *afw_build_mask_of(struct afw_build *b, const struc
 	return b->last;
 }
 
+/* Room for one more item; the memory is charged as the tables' is. */
+static struct afw_build_item *afw_build_item_new(struct afw_build *b)
+{
+	struct afw_build_chunk *c = b->tail;
+
+	if (!c || c->n == AFW_BUILD_CHUNK_ITEMS) {
+		c = kvmalloc(AFW_BUILD_CHUNK_BYTES, GFP_KERNEL_ACCOUNT);
+		if (!c)
+			return NULL;
+		c->next = NULL;
+		c->n = 0;
+		if (b->tail)
+			b->tail->next = c;
+		else
+			b->first = c;
+		b->tail = c;
+	}
+	return &c->items[c->n++];
+}
+
+static void afw_build_items_free(struct afw_build *b)
+{
+	struct afw_build_chunk *c, *next;
+
+	for (c = b->first; c; c = next) {
+		next = c->next;
+		kvfree(c);
+	}
+	b->first = NULL;
+	b->tail = NULL;
+}
+
 static int afw_build_entry(void *ctx, const struct afw_tuple *mask, const struct afw_tuple *key)
 {
 	struct afw_build *b = ctx;
 	struct afw_build_mask *m = afw_build_mask_of(b, mask);
+	struct afw_build_item *it;
 
 	if (!m) {
 		NL_SET_ERR_MSG_MOD(b->extack,
 				   "the rules need more distinct masks than max_masks allows; use fewer distinct prefix lengths and port ranges");
 		return -ENOSPC;
 	}
-	m->cap++;
-	*afw_build_item(b, b->nitems++) = (struct afw_build_item){
-		.e = { .rule = b->rule, .sport = key->sport, .dport = key->dport },
-		.hash = afw_hash(key, m->seed),
-		.mask = m - b->masks,
-	};
+	it = afw_build_item_new(b);
+	if (!it)
+		return -ENOMEM;
+	m->n++;
+	it->e = (struct afw_entry){ .rule = b->rule, .sport = key->sport, .dport = key->dport };
+	it->hash = afw_hash(key, m->seed);
+	it->mask = m - b->masks;
 	return 0;
-}
-
-/* How many entries afw_rule_expand() makes of @r. */
-static size_t afw_rule_nentries(const struct afw_rule *r)
-{
-	u16 val[AFW_MAX_PREFIXES];
-	u8 len[AFW_MAX_PREFIXES];
-	size_t n = 1;
-
-	if (r->fields & AFW_RULE_F_SPORT)
-		n *= afw_range_prefixes(r->sport_lo, r->sport_hi, val, len);
-	if (r->fields & AFW_RULE_F_DPORT)
-		n *= afw_range_prefixes(r->dport_lo, r->dport_hi, val, len);
-	return n;
 }
 
 static int afw_build_pass(struct afw_build *b, struct afw_rule **rules, u32 nrules)
@@ -796,29 +786,53 @@ static int afw_build_pass(struct afw_build *b, struct afw_rule **rules, u32 nrul
 	return 0;
 }
 
-/* Each table's entries, in rule order, and their buckets. */
-static int afw_build_share(struct afw_build *b, struct afw_ruleset *rs)
+/*
+ * The tables, filled from the items: each chain's length counted, the
+ * chains' starts summed, each entry placed at its chain's next free slot
+ * (which moves each start to the next chain's), and the starts moved back.
+ */
+static int afw_build_tables(struct afw_build *b, struct afw_ruleset *rs)
 {
 	const struct afw_build_item *it;
-	struct afw_build_mask *m;
-	size_t i;
+	const struct afw_build_chunk *c;
+	struct afw_table *tb;
+	u32 i, k;
 
 	for (i = 0; i < b->nmasks; i++) {
-		m = &b->masks[i];
-		m->table = afw_table_alloc(&m->mask, m->cap, afw_table_hmask(m->cap), m->seed);
-		if (!m->table)
+		tb = afw_table_alloc(&b->masks[i].mask, b->masks[i].n,
+				     afw_table_hmask(b->masks[i].n), b->masks[i].seed);
+		if (!tb)
 			return -ENOMEM;
-		rs->tables[rs->ntables++] = m->table;
-		m->entries = kvmalloc_array(m->cap, sizeof(*m->entries), GFP_KERNEL);
-		m->bucket = kvmalloc_array(m->cap, sizeof(*m->bucket), GFP_KERNEL);
-		if (!m->entries || !m->bucket)
-			return -ENOMEM;
+		b->masks[i].table = tb;
+		rs->tables[rs->ntables++] = tb;
 	}
-	for (i = 0; i < b->nitems; i++) {
-		it = afw_build_item(b, i);
-		m = &b->masks[it->mask];
-		m->entries[m->n] = it->e;
-		m->bucket[m->n++] = it->hash & m->table->hmask;
+	for (c = b->first; c; c = c->next) {
+		for (k = 0, it = c->items; k < c->n; k++, it++) {
+			tb = b->masks[it->mask].table;
+			tb->start[(it->hash & tb->hmask) + 1]++;
+		}
+		cond_resched();
+	}
+	for (i = 0; i < b->nmasks; i++) {
+		tb = b->masks[i].table;
+		for (k = 1; k <= tb->hmask + 1; k++) {
+			tb->start[k] += tb->start[k - 1];
+			if (!(k & 0xffff))
+				cond_resched();
+		}
+	}
+	for (c = b->first; c; c = c->next) {
+		for (k = 0, it = c->items; k < c->n; k++, it++) {
+			tb = b->masks[it->mask].table;
+			tb->entries[tb->start[it->hash & tb->hmask]++] = it->e;
+		}
+		cond_resched();
+	}
+	for (i = 0; i < b->nmasks; i++) {
+		tb = b->masks[i].table;
+		memmove(tb->start + 1, tb->start, (tb->hmask + 1) * sizeof(*tb->start));
+		tb->start[0] = 0;
+		afw_table_order(tb);
 	}
 	return 0;
 }
@@ -828,7 +842,6 @@ struct afw_ruleset *afw_ruleset_build(struct afw_rule **rules, u32 nrules, u64 g
 {
 	struct afw_build b = { .max_masks = max_masks, .extack = extack };
 	struct afw_ruleset *rs;
-	size_t nentries = 0;
 	u32 i;
 	int ret = -ENOMEM;
 
@@ -836,41 +849,24 @@ struct afw_ruleset *afw_ruleset_build(struct afw_rule **rules, u32 nrules, u64 g
 	if (!rs)
 		return ERR_PTR(-ENOMEM);
 	rs->gen = gen;
-	for (i = 0; i < nrules; i++)
-		nentries += afw_rule_nentries(rules[i]);
 	b.nslots = roundup_pow_of_two(max_masks * 2);
 	b.slots = kvcalloc(b.nslots, sizeof(*b.slots), GFP_KERNEL);
 	b.masks = kvcalloc(max_masks, sizeof(*b.masks), GFP_KERNEL);
 	rs->tables = kvcalloc(max_masks, sizeof(*rs->tables), GFP_KERNEL_ACCOUNT);
-	if (!b.slots || !b.masks || !rs->tables || afw_build_items_alloc(&b, nentries))
+	if (!b.slots || !b.masks || !rs->tables)
 		goto err;
 
 	ret = afw_build_pass(&b, rules, nrules);
+	if (!ret)
+		ret = afw_build_tables(&b, rs);
 	if (ret)
 		goto err;
-	ret = afw_build_share(&b, rs);
-	if (ret)
-		goto err;
-	afw_build_items_free(&b);
-	for (i = 0; i < b.nmasks; i++) {
-		afw_table_place(b.masks[i].table, b.masks[i].entries, b.masks[i].bucket,
-				b.masks[i].n);
-		kvfree(b.masks[i].entries);
-		kvfree(b.masks[i].bucket);
-		b.masks[i].entries = NULL;
-		b.masks[i].bucket = NULL;
-	}
 	for (i = 0; i < nrules; i++)
 		afw_ruleset_count(rs, rules[i], 1);
 	rs->rules = rules;
 	rs->nrules = nrules;
 	afw_ruleset_finish(rs);
-	ret = 0;
 err:
-	for (i = 0; b.masks && i < b.nmasks; i++) {
-		kvfree(b.masks[i].entries);
-		kvfree(b.masks[i].bucket);
-	}
 	afw_build_items_free(&b);
 	kvfree(b.masks);
 	kvfree(b.slots);
