@@ -308,14 +308,13 @@ int afwctl_ssh_guard(struct afw_nl *nl, struct afwctl_req *rq, const struct afw_
 	if (!n)
 		return 0;
 	sf.n = n;
-	if (!given)
+	ret = 0;
+	if (!given) {
 		ret = afwctl_rules_fetch(nl, &fetched);
-	else if (given->list)
+	} else if (given->list) {
 		ret = afwctl_rules_decode(given->list, given->auto_id, &fetched);
-	else
-		ret = 0;
-	if (given && given->list)
 		rules = &fetched;
+	}
 	/* A listing the table changed under still shows the flows that stay. */
 	if (!ret) {
 		ret = afw_flow_dump(nl, afwctl_ssh_flow, &sf);
