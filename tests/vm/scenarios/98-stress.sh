@@ -106,7 +106,33 @@ deadline=$(( EPOCHSECONDS + secs ))
 hard=$(( deadline + ${AFW_STRESS_GRACE:-300} ))
 # going DONE: whether a loop that has done DONE things goes on.
 going() { (( EPOCHSECONDS < deadline || ($1 == 0 && EPOCHSECONDS < hard) )); }
-export AFWCTL work deadline hard
+# The loads are paced by the kernel's debt, not only by the clock. Every
+# object the debug kernel frees keeps its kmemleak and debug-objects
+# records until an RCU callback runs, and two emulated CPUs under this
+# stress run those callbacks behind the frees (an hour's run ran a 2 GB
+# guest out of memory with 1.2 GB of such records). So before a load
+# starts another process (a rule writer's afwctl, an iperf3 run, a
+# namespace, an afwd, an rmmod), breathe waits while the unreclaimable
+# slab stands more than AFW_STRESS_SLAB_MB (default 384) above its idle
+# size, and counts the seconds it waited. Reading /proc/meminfo with
+# read, not a process, keeps the waiting itself from adding to the debt.
+slab_unreclaim_mb() {
+	local k v _
+	while read -r k v _; do
+		[ "$k" = SUnreclaim: ] && echo $(( v / 1024 )) && return
+	done < /proc/meminfo
+}
+slab_limit=$(( $(slab_unreclaim_mb) + ${AFW_STRESS_SLAB_MB:-384} ))
+# breathe NAME: wait for the slab to come under slab_limit (or the hard
+# deadline); the seconds waited go to NAME.breathe.
+breathe() {
+	local t0=$EPOCHSECONDS
+	while (( $(slab_unreclaim_mb) > slab_limit && EPOCHSECONDS < hard )); do
+		sleep 1
+	done
+	(( EPOCHSECONDS == t0 )) || echo $(( EPOCHSECONDS - t0 )) >> "$work/$1.breathe"
+}
+export AFWCTL work deadline hard slab_limit
 # count NAME DONE [TRIED]: what a loop achieved, for the summary.
 count() {
 	echo "$2" > "$work/$1.count"
@@ -119,6 +145,7 @@ iperf_loop() {
 	local name=$1 addr=$2 port=$3 runs=0 bytes=0 t b
 	shift 3
 	while going $bytes; do
+		breathe $name
 		t=$(( deadline - EPOCHSECONDS ))
 		(( t > 5 )) && t=5
 		(( t < 2 )) && t=2
@@ -147,6 +174,7 @@ started() {
 writer_rules() {
 	local n=0 i=0
 	while going $n; do
+		breathe rules-single
 		"$AFWCTL" rule add id $((1000 + i % 40)) prio $((i % 7)) \
 			dir forward proto udp dport $((9200 + i % 300)) drop > /dev/null 2>&1 &&
 			n=$((n + 1)) && started rules-single
@@ -163,6 +191,7 @@ writer_rules() {
 writer_load() {
 	local n=0 i=0 f
 	while going $n; do
+		breathe rules-load
 		f=$work/rules-a
 		[ $((i % 2)) = 1 ] && f=$work/rules-b
 		"$AFWCTL" load $f > /dev/null 2>&1 && n=$((n + 1)) && started rules-load
@@ -170,12 +199,13 @@ writer_load() {
 	done
 	count rules-load $n $i
 }
-export -f writer_rules writer_load count started going
+export -f writer_rules writer_load count started going breathe slab_unreclaim_mb
 
 # afwd: started, left to decide flows for 1-3 s, killed with SIGKILL.
 afwd_loop() {
 	local n=0 pid
 	while (( EPOCHSECONDS < deadline - 1 )); do
+		breathe afwd
 		rm -f $work/afwd.sock
 		ip netns exec $NS_R "$AFWD" -q 0 --module on -p $work/policy.conf \
 			--ctl $work/afwd.sock 2>> $keep/afwd.log &
@@ -191,6 +221,7 @@ afwd_loop() {
 netns_loop() {
 	local n=0 ns
 	while (( EPOCHSECONDS < deadline - 1 )); do
+		breathe netns
 		ns=$NSP-x$((n % 4))
 		ip netns add $ns || break
 		nsx $ns sh -c '
@@ -285,6 +316,7 @@ reload_loop() {
 	fi
 	while :; do
 		sleep $(( 1 + RANDOM % gap ))
+		breathe reloads
 		(( deadline - EPOCHSECONDS > 2 * took + 4 )) ||
 			(( n == 0 && EPOCHSECONDS < hard )) || break
 		tries=0 t0=$EPOCHSECONDS
@@ -377,6 +409,12 @@ for p in "${pids[@]}"; do
 	wait $p
 done
 stamp "every load has stopped"
+for f in $work/*.breathe; do
+	[ -e "$f" ] || continue
+	f=${f##*/}
+	echo "stress: ${f%.breathe} waited $(awk '{ s += $1 } END { print s }' $work/$f) s" \
+	     "for the slab to come under ${slab_limit} MB" >&2
+done
 elapsed=$(( secs + EPOCHSECONDS - deadline ))
 packets=$(( $(rx_packets) - p0 ))
 
@@ -415,6 +453,7 @@ summary+=" netns_cycles=$(num netns) module_reloads=$(num reloads) router_packet
 summary+=" iperf_runs=$iperf_runs iperf_bytes=$iperf_bytes short_exchanges=$conns"
 summary+=" rmmod_max_s=$(num rmmod-max-s) slab_mb_idle=$slab_idle slab_mb_max=$(sort -n $work/slab.txt 2> /dev/null |
 	tail -n 1 | tr ' ' /)"
+summary+=" paced_s=$(cat $work/*.breathe 2> /dev/null | awk '{ s += $1 } END { print s + 0 }')"
 summary+=" gp_ms_idle=$gp_idle gp_ms_under_stress=$(sort -n $work/gp.txt 2> /dev/null |
 	awk '{ v[NR] = $1 } END { if (NR) printf "%d/%d/%d", v[1], v[int((NR + 1) / 2)], v[NR] }')"
 echo "$summary" | tee "$AFW_LOGDIR/stress-summary.txt" >&2
