@@ -3,10 +3,14 @@
  * Shared words: afw_addr_parse() takes what inet_pton() takes, no more and
  * no less, and reads the same bytes, for every string in a large set built
  * around the edges of dotted decimal (leading zeros, 255 and 256, parts
- * missing or too many, stray bytes) and IPv6.
+ * missing or too many, stray bytes) and IPv6. afw_split_words() splits
+ * as a plain byte-at-a-time splitter does, on random lines of the bytes
+ * that matter, each in a buffer of its own exact size (so that the
+ * sanitizers see a read past its end).
  */
 
 #include <arpa/inet.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +35,85 @@ static int disagree(const char *s)
 	return memcmp(want, got, sizeof(got)) ? 2 : 0;
 }
 
+static bool ref_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static bool ref_word_byte(char c)
+{
+	return c && c != '#' && c != '"' && !ref_blank(c);
+}
+
+/* The splitter's contract, one byte at a time, on a copy. */
+static int ref_split(char *line, char **words, int max, char **at)
+{
+	char *p = line, *end;
+	int n = 0;
+
+	for (;;) {
+		while (ref_blank(*p))
+			p++;
+		if (!*p || *p == '#') {
+			*p = '\0';
+			return n;
+		}
+		if (n == max) {
+			*at = p;
+			return AFW_SPLIT_TOO_MANY;
+		}
+		if (*p == '"') {
+			end = strchr(p + 1, '"');
+			if (!end) {
+				*at = p;
+				return AFW_SPLIT_OPEN_QUOTE;
+			}
+			words[n++] = p + 1;
+			*end = '\0';
+			p = end + 1;
+			if (ref_word_byte(*p) || *p == '"') {
+				*at = p;
+				return AFW_SPLIT_AFTER_QUOTE;
+			}
+			continue;
+		}
+		words[n++] = p;
+		while (ref_word_byte(*p))
+			p++;
+		if (*p == '"') {
+			*at = p;
+			return AFW_SPLIT_MID_QUOTE;
+		}
+		if (ref_blank(*p)) {
+			*p++ = '\0';
+			continue;
+		}
+		*p = '\0';
+		return n;
+	}
+}
+
+/* Whether afw_split_words() and ref_split() split @s (@len bytes) alike. */
+static bool split_agrees(const char *s, size_t len, int max)
+{
+	char *a = malloc(len + 1), *b = malloc(len + 1), *wa[8], *wb[8], *ata = NULL, *atb = NULL;
+	int na, nb, i;
+	bool same;
+
+	memcpy(a, s, len + 1);
+	memcpy(b, s, len + 1);
+	na = afw_split_words(a, wa, max, &ata);
+	nb = ref_split(b, wb, max, &atb);
+	same = na == nb;
+	if (same && na < 0)
+		same = ata - a == atb - b;
+	for (i = 0; same && i < na; i++)
+		same = wa[i] - a == wb[i] - b && !strcmp(wa[i], wb[i]);
+	free(a);
+	free(b);
+	return same;
+}
+
 int main(void)
 {
 	static const char *const parts[] = {
@@ -45,7 +128,7 @@ int main(void)
 	};
 	const size_t np = sizeof(parts) / sizeof(parts[0]);
 	unsigned long tried = 0, bad = 0;
-	char s[64], first[64] = "";
+	char s[64], first[128] = "";
 	uint8_t x[16];
 	size_t a, b, c, d, i, j, len;
 	int failed = 0;
@@ -86,5 +169,32 @@ int main(void)
 	      !x[15]);
 	CHECK(failed, "a leading zero is refused, as inet_pton() refuses it",
 	      !afw_addr_parse("10.01.0.1", x) && !x[0]);
+
+	/*
+	 * Lines 0 to 40 bytes long, of blanks, quotes, '#', bytes below and
+	 * at '$' that belong to words, and bytes above 0x7f; words mostly
+	 * short, some longer than eight bytes, at every alignment.
+	 */
+	tried = bad = 0;
+	first[0] = '\0';
+	for (i = 0; i < 300000; i++) {
+		static const char alphabet[] = "  \t\r\n#\"!\x01\x1f$%abcdefghijk\x80\xff";
+		int max = 1 + rand() % 8, run = rand() % 4;
+
+		len = (size_t)rand() % 41;
+		for (j = 0; j < len; j++)
+			/* Runs of letters make words past eight bytes. */
+			s[j] = run && j && rand() % 8 ? 'a' + (char)(rand() % 26) :
+			       alphabet[rand() % (int)(sizeof(alphabet) - 1)];
+		s[len] = '\0';
+		tried++;
+		if (!split_agrees(s, len, max) && !bad++)
+			for (j = 0; j <= len; j++)
+				snprintf(first + 3 * j, sizeof(first) - 3 * j, "%02x ",
+					 (unsigned char)s[j]);
+	}
+	printf("# %lu lines split, %lu disagreements%s%s\n", tried, bad, bad ? ", first: " : "",
+	       first);
+	CHECK(failed, "afw_split_words() splits as the byte-at-a-time splitter does", !bad);
 	return failed;
 }

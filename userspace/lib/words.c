@@ -229,20 +229,56 @@ const char *afw_suggest(const char *w, const char *const *list, size_t n)
 /*
  * What a byte is to afw_split_words: 0 in a word, 1 a blank, 2 the end of
  * the words (the string's, or a '#' comment's start), 3 a double quote.
+ * Every byte that is not 0 here is below '$': afw_word_end relies on it.
  */
 static const unsigned char afw_byte_class[256] = {
 	[0] = 2, ['#'] = 2, [' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1, ['"'] = 3,
 };
 
+#define AFW_ONES	0x0101010101010101ULL
+
+/*
+ * The first byte at or after @p that is not a word's, with @stop just past
+ * the string's NUL. Eight bytes at a time while they lie within the string:
+ * a word's end is a byte below '$', and (x - '$' * ONES) & ~x & (0x80 *
+ * ONES) flags the bytes below '$' exactly up to the first of them (a borrow
+ * only moves up, to later bytes on a little-endian machine). A flagged byte
+ * that is a word's own ('!', a control byte) sends the scan on after it.
+ */
+static char *afw_word_end(char *p, const char *stop)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t x, m;
+
+	while (stop - p >= 8) {
+		memcpy(&x, p, sizeof(x));
+		m = (x - '$' * AFW_ONES) & ~x & (0x80 * AFW_ONES);
+		if (!m) {
+			p += 8;
+			continue;
+		}
+		p += __builtin_ctzll(m) / 8;
+		if (afw_byte_class[(unsigned char)*p])
+			return p;
+		p++;
+	}
+#else
+	(void)stop;
+#endif
+	while (!afw_byte_class[(unsigned char)*p])
+		p++;
+	return p;
+}
+
 int afw_split_words(char *line, char **words, int max, char **at)
 {
+	const char *stop = line + strlen(line) + 1;
 	unsigned char c;
 	char *p = line, *end;
 	int n = 0;
 
 	/*
-	 * A byte at a time, by table: words are a few bytes long, shorter
-	 * than what strspn and strcspn take to set up their vectors. A plain
+	 * Blanks a byte at a time, by table: there is mostly one. A plain
 	 * word ended by a blank, the common case, takes one test of its end.
 	 */
 	for (;;) {
@@ -273,8 +309,8 @@ int afw_split_words(char *line, char **words, int max, char **at)
 			continue;
 		}
 		words[n++] = p;
-		while (!(c = afw_byte_class[(unsigned char)*++p]))
-			;
+		p = afw_word_end(p + 1, stop);
+		c = afw_byte_class[(unsigned char)*p];
 		if (c == 1) {
 			*p++ = '\0';
 			continue;
