@@ -423,8 +423,11 @@ static void afw_ruleset_finish(struct afw_ruleset *rs)
 	if (rs->nports)
 		rs->need.flags |= AFW_TUPLE_PORTS;
 	rs->stateful = rs->nrefusing;
-	for (i = 0; i < rs->nrules; i++)
+	for (i = 0; i < rs->nrules; i++) {
 		afw_rule_get(rs->rules[i]);
+		if (!(i & 1023))
+			cond_resched();
+	}
 }
 
 static void afw_ruleset_count(struct afw_ruleset *rs, const struct afw_rule *r, int sign)
@@ -888,16 +891,47 @@ void afw_ruleset_free(struct afw_ruleset *rs)
 	afw_ruleset_release(rs);
 }
 
+/*
+ * Snapshots replaced but not yet freed, in every namespace: each waits for
+ * a grace period, then for its work. A writer that changes rules faster
+ * than grace periods end (RULE_NEW in a loop, on a loaded machine) would
+ * pile them up, each as large as its ruleset's tables, and with them the
+ * references to their rules' counter slots. Past these bounds the next
+ * writer waits for them to go.
+ */
+#define AFW_RETIRED_SNAPSHOTS_MAX	64
+#define AFW_RETIRED_RULES_MAX		(4UL << 20)
+static atomic_t afw_retired_snapshots = ATOMIC_INIT(0);
+static atomic_long_t afw_retired_rules = ATOMIC_LONG_INIT(0);
+
 static void afw_ruleset_free_work(struct work_struct *work)
 {
-	afw_ruleset_free(container_of(to_rcu_work(work), struct afw_ruleset, free_work));
+	struct afw_ruleset *rs = container_of(to_rcu_work(work), struct afw_ruleset, free_work);
+	u32 nrules = rs->nrules;
+
+	afw_ruleset_free(rs);
+	atomic_long_sub(nrules, &afw_retired_rules);
+	atomic_dec(&afw_retired_snapshots);
 }
 
 void afw_ruleset_free_rcu(struct afw_ruleset *rs)
 {
+	atomic_inc(&afw_retired_snapshots);
+	atomic_long_add(rs->nrules, &afw_retired_rules);
 	/* A big ruleset takes a while to free: not in softirq, so via a work. */
 	INIT_RCU_WORK(&rs->free_work, afw_ruleset_free_work);
 	queue_rcu_work(afw_free_wq, &rs->free_work);
+}
+
+void afw_ruleset_retired_wait(void)
+{
+	might_sleep();
+	if (atomic_read(&afw_retired_snapshots) < AFW_RETIRED_SNAPSHOTS_MAX &&
+	    atomic_long_read(&afw_retired_rules) < AFW_RETIRED_RULES_MAX)
+		return;
+	/* Their callbacks queue their works: both done, every one is freed. */
+	rcu_barrier();
+	flush_workqueue(afw_free_wq);
 }
 
 /*

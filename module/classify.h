@@ -80,6 +80,11 @@ struct afw_ruleset *afw_ruleset_without(const struct afw_ruleset *old, u32 index
 
 /* Frees @rs once every packet that may still see it is done. */
 void afw_ruleset_free_rcu(struct afw_ruleset *rs);
+/*
+ * Process context: waits, when snapshots freed by afw_ruleset_free_rcu()
+ * and not yet gone are past their bounds, until they are gone.
+ */
+void afw_ruleset_retired_wait(void);
 
 /* Frees @rs now; only when no packet can see it. */
 void afw_ruleset_free(struct afw_ruleset *rs);

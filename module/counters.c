@@ -91,12 +91,23 @@ out:
 	return b;
 }
 
-void afw_counters_share(struct afw_counter_block *b, u32 slot)
+bool afw_counters_share(struct afw_counter_block *b, u32 slot)
 {
+	bool shared;
+
 	mutex_lock(&afw_counters.lock);
-	/* A rule holds a reference: the slot is live, and far from U16_MAX. */
-	b->refs[slot]++;
+	/*
+	 * A rule holds a reference, so the slot is live. Each snapshot that
+	 * kept the rule holds one more until its grace period ends, which
+	 * retired snapshots' bound (ruleset.c) keeps far below U16_MAX; at
+	 * U16_MAX the new rule counts in a slot of its own, never a wrapped
+	 * one.
+	 */
+	shared = b->refs[slot] < U16_MAX;
+	if (shared)
+		b->refs[slot]++;
 	mutex_unlock(&afw_counters.lock);
+	return shared;
 }
 
 void afw_counters_put(struct afw_counter_block *b, u32 slot)

@@ -32,8 +32,11 @@ struct afw_counter_block {
  * Sleeps. NULL when out of memory.
  */
 struct afw_counter_block *afw_counters_new(u16 *slot);
-/* Another holder of a slot's counters: a rule of the same id, say. */
-void afw_counters_share(struct afw_counter_block *b, u32 slot);
+/*
+ * Another holder of a slot's counters: a rule of the same id, say. False,
+ * and no reference taken, when the slot has U16_MAX holders already.
+ */
+bool afw_counters_share(struct afw_counter_block *b, u32 slot);
 /* Drops a reference; the last one frees the slot, and an empty block. Sleeps. */
 void afw_counters_put(struct afw_counter_block *b, u32 slot);
 

@@ -435,14 +435,14 @@ int afw_flow_insert(struct afw_net *an, const struct afw_flow_new *req, gfp_t gf
 	if (!memcmp(f->key.a, f->key.b, sizeof(f->key.a)) && f->key.pa == f->key.pb)
 		__set_bit(AFW_FLOW_SYMMETRIC, &f->state);
 
-	if (time_before(jiffies, READ_ONCE(fl->full_until)) || !afw_flows_reserve(fl, max)) {
+	if (READ_ONCE(fl->full_tick) == jiffies || !afw_flows_reserve(fl, max)) {
 		atomic64_inc(&fl->events.refused);
 		/*
 		 * Until the next tick, further inserts are refused at once; and
 		 * the collector may find room that eviction could not take.
 		 */
-		if (!time_before(jiffies, READ_ONCE(fl->full_until))) {
-			WRITE_ONCE(fl->full_until, jiffies + 1);
+		if (READ_ONCE(fl->full_tick) != jiffies) {
+			WRITE_ONCE(fl->full_tick, jiffies);
 			mod_delayed_work(system_power_efficient_wq, &fl->gc, 0);
 		}
 		NL_SET_ERR_MSG_MOD(extack, "the flow table is full of assured flows (max_flows)");
@@ -780,6 +780,7 @@ int afw_flows_init(struct afw_net *an)
 	int ret;
 
 	spin_lock_init(&fl->lru_lock);
+	fl->full_tick = jiffies - 1;
 	INIT_LIST_HEAD(&fl->unassured);
 	INIT_DELAYED_WORK(&fl->gc, afw_flows_gc);
 	ret = rhashtable_init(&fl->ht, &afw_flow_params);

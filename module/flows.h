@@ -110,8 +110,12 @@ struct afw_flows {
 	struct rhashtable_iter gc_iter;
 	bool gc_walking;
 	bool ready;
-	/* Till then inserts are refused at once: eviction found nothing. */
-	unsigned long full_until;
+	/*
+	 * The tick in which eviction last found nothing: inserts in the same
+	 * tick are refused at once. An equality, not a time_before(): a stale
+	 * tick never comes back as a future one, even where jiffies wraps.
+	 */
+	unsigned long full_tick;
 };
 
 /* What the flow cache reads of a packet beyond the classifier's tuple. */

@@ -755,7 +755,7 @@ static int afw_ruleset_replace(struct sk_buff *skb, struct genl_info *info)
 	if (flags & AFW_REPLACE_F_COMMIT) {
 		/*
 		 * Settings that come with the commit are checked first and
-		 * published only once the rules are: all or nothing.
+		 * published right after the rules: all or nothing.
 		 */
 		if (info->attrs[AFW_A_CONFIG]) {
 			cfg = afw_config_from_attrs(an, skb, info->attrs[AFW_A_CONFIG],
@@ -771,11 +771,7 @@ static int afw_ruleset_replace(struct sk_buff *skb, struct genl_info *info)
 		if (ret)
 			afw_stage_drop(an, portid);
 		else
-			ret = afw_stage_commit(an, portid, info->extack);
-		if (!ret && cfg) {
-			afw_config_publish(an, cfg);
-			cfg = NULL;
-		}
+			ret = afw_stage_commit(an, portid, &cfg, info->extack);
 	} else if (!flags && !info->attrs[AFW_A_RULES]) {
 		NL_SET_ERR_MSG_MOD(info->extack, "neither flags nor rules: nothing to do");
 		ret = -EINVAL;
@@ -795,6 +791,15 @@ static int afw_genl_notify(struct notifier_block *nb, unsigned long event, void 
 	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
 		return NOTIFY_DONE;
 	an = afw_net(n->net);
+	/*
+	 * Every generic netlink socket's close comes here, afw's or not: with
+	 * no transaction open, none waits for the lock (and for a replace
+	 * that holds it for seconds). A socket is released only after its last
+	 * sendmsg() dropped its file reference, a fully ordered atomic, so a
+	 * BEGIN of its own is seen here.
+	 */
+	if (!READ_ONCE(an->stage))
+		return NOTIFY_DONE;
 	mutex_lock(&an->lock);
 	afw_stage_drop(an, n->portid);
 	mutex_unlock(&an->lock);

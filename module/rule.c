@@ -169,7 +169,9 @@ void afw_rule_read_stats(const struct afw_rule *rule, u64 *packets, u64 *bytes)
 
 void afw_rule_take_counters(struct afw_rule *rule, const struct afw_rule *old)
 {
-	afw_counters_share(old->counters, old->slot);
+	/* A slot shared by too many snapshots: @rule keeps its own, from zero. */
+	if (!afw_counters_share(old->counters, old->slot))
+		return;
 	afw_counters_put(rule->counters, rule->slot);
 	rule->counters = old->counters;
 	rule->slot = old->slot;

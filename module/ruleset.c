@@ -63,6 +63,8 @@ static void afw_ruleset_publish(struct afw_net *an, struct afw_ruleset *rs)
 {
 	struct afw_ruleset *old = afw_ruleset_locked(an);
 
+	/* Bounds what replaced snapshots hold until they are freed. */
+	afw_ruleset_retired_wait();
 	rcu_assign_pointer(an->ruleset, rs);
 	WRITE_ONCE(an->ruleset_gen, rs ? rs->gen : an->ruleset_gen + 1);
 	if (old)
@@ -102,6 +104,9 @@ int afw_ruleset_add(struct afw_net *an, struct afw_rule *rule, struct netlink_ex
 			goto out;
 		}
 		max_id = max(max_id, cur->rules[i]->id);
+		/* Millions of rules: a single change must not hog the CPU. */
+		if (!(i & 1023))
+			cond_resched();
 	}
 	if (!rule->id) {
 		if (max_id == U32_MAX) {
@@ -163,8 +168,11 @@ static void afw_ruleset_prune_flows(struct afw_net *an)
 	struct afw_accept_ids *a;
 	u32 i;
 
-	if (!atomic_read(&an->flows.rule_flows))
-		return;
+	/*
+	 * No test of rule_flows here: a packet an old accept rule passed may
+	 * be about to insert the first rule flow. afw_flows_prune_rules()
+	 * waits for it before it looks.
+	 */
 	a = kvmalloc(struct_size(a, ids, rs ? rs->nrules : 0), GFP_KERNEL);
 	if (!a) {
 		afw_flows_prune_rules(an, afw_rule_keeps_none, NULL);
@@ -187,7 +195,8 @@ int afw_ruleset_del(struct afw_net *an, u32 id, struct netlink_ext_ack *extack)
 
 	lockdep_assert_held(&an->lock);
 	for (i = 0; i < n && cur->rules[i]->id != id; i++)
-		;
+		if (!(i & 1023))
+			cond_resched();
 	if (i == n) {
 		NL_SET_ERR_MSG_MOD(extack, "no rule with this id");
 		return -ENOENT;
@@ -235,22 +244,26 @@ void afw_stage_drop(struct afw_net *an, u32 portid)
 	lockdep_assert_held(&an->lock);
 	if (an->stage && an->stage->portid == portid) {
 		afw_stage_free(an->stage);
-		an->stage = NULL;
+		/* WRITE_ONCE: the socket-release notifier peeks without the lock. */
+		WRITE_ONCE(an->stage, NULL);
 	}
 }
 
 int afw_stage_begin(struct afw_net *an, u32 portid, struct netlink_ext_ack *extack)
 {
+	struct afw_stage *stage;
+
 	lockdep_assert_held(&an->lock);
 	if (an->stage && an->stage->portid != portid) {
 		NL_SET_ERR_MSG_MOD(extack, "another ruleset replace is in progress in this namespace");
 		return -EBUSY;
 	}
 	afw_stage_drop(an, portid);
-	an->stage = kzalloc(sizeof(*an->stage), GFP_KERNEL_ACCOUNT);
-	if (!an->stage)
+	stage = kzalloc(sizeof(*stage), GFP_KERNEL_ACCOUNT);
+	if (!stage)
 		return -ENOMEM;
-	an->stage->portid = portid;
+	stage->portid = portid;
+	WRITE_ONCE(an->stage, stage);
 	return 0;
 }
 
@@ -360,7 +373,20 @@ static void afw_stage_keep_counts(struct afw_net *an, struct afw_stage *st)
 	kvfree(old);
 }
 
-int afw_stage_commit(struct afw_net *an, u32 portid, struct netlink_ext_ack *extack)
+/*
+ * The settings that come with a commit follow its rules at once: only the
+ * prune's grace period comes after them, not between.
+ */
+static void afw_stage_settings(struct afw_net *an, struct afw_config **cfg)
+{
+	if (*cfg) {
+		afw_config_publish(an, *cfg);
+		*cfg = NULL;
+	}
+}
+
+int afw_stage_commit(struct afw_net *an, u32 portid, struct afw_config **cfg,
+		     struct netlink_ext_ack *extack)
 {
 	struct afw_stage *st = afw_stage_of(an, portid, extack);
 	u32 i, max_id = 0;
@@ -394,6 +420,7 @@ int afw_stage_commit(struct afw_net *an, u32 portid, struct netlink_ext_ack *ext
 
 	if (!st->n) {
 		afw_ruleset_publish(an, NULL);
+		afw_stage_settings(an, cfg);
 		afw_flows_prune_rules(an, afw_rule_keeps_none, NULL);
 		ret = 0;
 		goto out;
@@ -419,6 +446,7 @@ int afw_stage_commit(struct afw_net *an, u32 portid, struct netlink_ext_ack *ext
 			afw_rule_put(st->rules[i]);
 		st->rules = NULL;
 		st->n = 0;
+		afw_stage_settings(an, cfg);
 		afw_ruleset_prune_flows(an);
 	}
 out:

@@ -31,7 +31,13 @@ struct afw_stage {
 int afw_stage_begin(struct afw_net *an, u32 portid, struct netlink_ext_ack *extack);
 int afw_stage_add(struct afw_net *an, u32 portid, struct afw_rule *rule,
 		  struct netlink_ext_ack *extack);
-int afw_stage_commit(struct afw_net *an, u32 portid, struct netlink_ext_ack *extack);
+/*
+ * Publishes @portid's transaction, and with it *@cfg if set (which it then
+ * owns: *@cfg becomes NULL), right after the rules, before the flows of
+ * rules that went are pruned.
+ */
+int afw_stage_commit(struct afw_net *an, u32 portid, struct afw_config **cfg,
+		     struct netlink_ext_ack *extack);
 /* Abandons @portid's transaction, if it has one. */
 void afw_stage_drop(struct afw_net *an, u32 portid);
 void afw_stage_free(struct afw_stage *stage);

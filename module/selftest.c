@@ -3,7 +3,9 @@
  * Classifier selftest: random rules and packets, each packet classified by
  * the tuple space search and by a deliberately naive linear scan that reads
  * the rules' own fields, never the masks. Any difference is a bug in one of
- * them. Runs at load time with "selftest=1".
+ * them. Runs at load time with "selftest=1", with two checks of the
+ * pieces beneath: port ranges as prefixes, and counter slots that refuse a
+ * holder rather than wrap.
  */
 
 #include <linux/in.h>
@@ -15,6 +17,7 @@
 #include <uapi/linux/afw.h>
 
 #include "classify.h"
+#include "counters.h"
 #include "selftest.h"
 
 static bool afw_selftest_run;
@@ -359,6 +362,25 @@ static bool afw_st_ranges(void)
 	return true;
 }
 
+/* A counter slot takes U16_MAX holders, then refuses the next: never wraps. */
+static bool afw_st_counters(void)
+{
+	struct afw_counter_block *b;
+	u32 i, holders = 1;
+	bool ok;
+	u16 slot;
+
+	b = afw_counters_new(&slot);
+	if (!b)
+		return false;
+	while (holders < U16_MAX + 1 && afw_counters_share(b, slot))
+		holders++;
+	ok = holders == U16_MAX;
+	for (i = 0; i < holders; i++)
+		afw_counters_put(b, slot);
+	return ok;
+}
+
 int afw_selftest(void)
 {
 	struct afw_rule **rules;
@@ -370,6 +392,10 @@ int afw_selftest(void)
 		return 0;
 	if (!afw_st_ranges()) {
 		pr_err("selftest: port range to prefix expansion is wrong\n");
+		return -EINVAL;
+	}
+	if (!afw_st_counters()) {
+		pr_err("selftest: a counter slot's holders are not bounded at U16_MAX\n");
 		return -EINVAL;
 	}
 	rules = kvcalloc(AFW_ST_RULES, sizeof(*rules), GFP_KERNEL);

@@ -35,12 +35,13 @@ struct afw_counter_block *afw_counters_new(u16 *slot)
 	return b;
 }
 
-/* Only a ruleset replace shares counters, and the test replaces none. */
-void afw_counters_share(struct afw_counter_block *b, u32 slot)
+/* As the module's: a slot with U16_MAX holders refuses another. */
+bool afw_counters_share(struct afw_counter_block *b, u32 slot)
 {
-	(void)b;
-	(void)slot;
-	abort();
+	if (b->refs[slot] == U16_MAX)
+		return false;
+	b->refs[slot]++;
+	return true;
 }
 
 void afw_counters_put(struct afw_counter_block *b, u32 slot)

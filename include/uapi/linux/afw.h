@@ -96,7 +96,9 @@
  *	Nothing changes until the commit, which publishes the new ruleset in
  *	one step: a packet sees the old rules or the new ones, never a mix.
  *	Settings sent with the commit take effect with the rules, or not at
- *	all when the commit fails.
+ *	all when the commit fails: they are published right after the rules
+ *	(a packet that runs between the two sees the new rules with the old
+ *	settings), before the flows of rules that went are removed.
  *	Rules without an id get ids above the highest given, in order. Only one
  *	transaction per namespace runs at a time (EBUSY); it is dropped when
  *	its socket closes, or by a new BEGIN from the same socket.

@@ -47,6 +47,7 @@ typedef uint16_t __be16;
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+#define U16_MAX UINT16_MAX
 #define U32_MAX UINT32_MAX
 #define U64_MAX UINT64_MAX
 #define min(a, b) ({ typeof(a) _a = (a); typeof(b) _b = (b); _a < _b ? _a : _b; })
@@ -121,6 +122,23 @@ static inline bool refcount_dec_and_test(refcount_t *r)
 #define rcu_read_unlock() do { } while (0)
 #define rcu_barrier() do { } while (0)
 #define cond_resched() do { } while (0)
+#define might_sleep() do { } while (0)
+
+/* One thread: plain counters. */
+typedef struct {
+	int counter;
+} atomic_t;
+typedef struct {
+	long counter;
+} atomic_long_t;
+#define ATOMIC_INIT(i) { (i) }
+#define ATOMIC_LONG_INIT(i) { (i) }
+#define atomic_read(a) ((a)->counter)
+#define atomic_inc(a) ((void)((a)->counter++))
+#define atomic_dec(a) ((void)((a)->counter--))
+#define atomic_long_read(a) ((a)->counter)
+#define atomic_long_add(i, a) ((void)((a)->counter += (i)))
+#define atomic_long_sub(i, a) ((void)((a)->counter -= (i)))
 
 struct work_struct {
 	int unused;
@@ -134,6 +152,7 @@ struct workqueue_struct;
 #define WQ_UNBOUND 0
 #define alloc_workqueue(...) ((struct workqueue_struct *)1)
 #define destroy_workqueue(wq) do { } while (0)
+#define flush_workqueue(wq) do { (void)(wq); } while (0)
 #define to_rcu_work(w) container_of(w, struct rcu_work, work)
 #define INIT_RCU_WORK(w, fn) do { (void)(fn); } while (0)
 /* The test frees snapshots with afw_ruleset_free(), never after a grace period. */
