@@ -284,7 +284,11 @@ deb:
 	mkdir -p $(B)/deb/afw-$(VERSION)
 	tar --exclude=./build --exclude=./.git --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		-cf - . | tar -xf - -C $(B)/deb/afw-$(VERSION)
-	cd $(B)/deb/afw-$(VERSION) && dpkg-buildpackage -b -us -uc > ../build.log 2>&1 || \
+	@# The package builds as a fresh tree does: a B= or other setting given
+	@# to this make must not reach debian/rules' makes (whose clean would
+	@# remove $(B)).
+	cd $(B)/deb/afw-$(VERSION) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		dpkg-buildpackage -b -us -uc > ../build.log 2>&1 || \
 		{ tail -n 30 ../build.log >&2; echo "afw: make deb failed; see $(B)/deb/build.log" >&2; exit 1; }
 	@ls $(B)/deb/*.deb
 
