@@ -126,6 +126,24 @@ boot() {
 	     "rc $(cat "$vmdir/boot-rc")" >&2
 }
 
+# upgrade_deb DIR: DIR/upgrade/afw_VERSION+b1_ARCH.deb, afw of DIR as a
+# rebuild of the same source would give it (a binNMU): what 51-package-reboot
+# upgrades to on the running system. Its afw-dkms stays at the source's
+# version, so the upgrade needs no module build in the guest.
+upgrade_deb() {
+	local dir=$1 deb t rc
+	deb=$(ls "$dir"/afw_*.deb) || return 1
+	t=$(mktemp -d)
+	rm -rf "$dir/upgrade"
+	mkdir -p "$dir/upgrade" &&
+	dpkg-deb -R "$deb" "$t/afw" &&
+	sed -i 's/^Version: .*/&+b1/' "$t/afw/DEBIAN/control" &&
+	dpkg-deb -b "$t/afw" "$dir/upgrade/"
+	rc=$?
+	rm -rf "$t"
+	return $rc
+}
+
 # boot_systemd: 6.12 with systemd as PID 1 from a disk of its own, the
 # packages installed before the first boot (dkms builds for the guest's
 # kernel), running 50-package; then a reboot, a second boot of that disk,
@@ -143,6 +161,10 @@ boot_systemd() {
 	fi
 	if ! make -s -C "$src" deb > "$vmdir/deb.log" 2>&1; then
 		not_ok "make deb builds the packages" "see $vmdir/deb.log"
+		return 1
+	fi
+	if ! upgrade_deb "$src/build/deb" > "$vmdir/upgrade-deb.log" 2>&1; then
+		not_ok "the upgrade package is made" "see $vmdir/upgrade-deb.log"
 		return 1
 	fi
 	if ! "$here/mkinitramfs.sh" "$kver" "$vmdir/initrd.gz" virtio_blk ext4; then

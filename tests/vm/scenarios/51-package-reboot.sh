@@ -4,8 +4,9 @@
 # After 50-package's reboot: the second boot of the same disk. The module,
 # the admin's afw.conf (edited to "unknown drop" before the reboot) and
 # afwd must be in force again by themselves, in boot order, and a new
-# SSH-like session must pass. Then purging both packages must leave the
-# system as it was before the install. Needs systemd as PID 1 and the
+# SSH-like session must pass. An upgrade of afw on the running system must
+# keep all of it, the session too. Then purging both packages must leave
+# the system as it was before the install. Needs systemd as PID 1 and the
 # first boot's disk: tests/vm/run.sh boots it that way (label
 # "systemd-reboot") and skips it elsewhere.
 . "$AFW_SRC/tests/vm/lib.sh"
@@ -28,6 +29,36 @@ session_start
 check "a new SSH-like session from 192.0.2.2 to port 22 runs" wait_until 30 session_more_than 0
 check "it runs on: rule 5 passes it in, its flow the replies out" alive
 check_eq "by a flow rule 5 installed for it" 1 \
+	"$("$AFWCTL" -j flow list | jq '[.[] | select(.sport == 45022 and .origin == "rule" and .rule == 5)] | length')"
+session_end
+
+# An upgrade on the running system, a session open through it: afw as a
+# rebuild of the same source (run.sh makes it: version +b1, as a binNMU
+# is), so that afw-dkms, which afw depends on at the source's version,
+# stays and the guest builds no module. The package's scripts restart
+# afw.service, which loads afw.conf again, and with it afwd (Requires=):
+# the session must not miss a line, nothing in force may change, and afwd
+# must run the new binary, not the old one dpkg replaced.
+upgrade=$(ls "$AFW_SRC"/build/deb/upgrade/afw_*+b1_*.deb 2> /dev/null | head -n 1)
+check "the upgrade package is there" test -f "$upgrade"
+session_start
+check "a session runs before the upgrade" wait_until 30 session_more_than 0
+afwd_was=$(systemctl show -P MainPID afwd.service)
+check "dpkg -i upgrades afw on the running system" \
+	sh -c "DEBIAN_FRONTEND=noninteractive dpkg -i '$upgrade' > '$pkg/upgrade.log' 2>&1"
+check_grep "afw is the upgraded version" '[+]b1$' "$(dpkg-query -W -f '${Version}' afw)"
+check "the session runs on through the upgrade" alive
+check_eq "afw.conf is in force after the upgrade, unknown drop and all" "$want" "$(in_force)"
+check_eq "afw.service is active after the upgrade" active "$(systemctl is-active afw.service)"
+afwd_up() {
+	local pid
+	pid=$(systemctl show -P MainPID afwd.service)
+	[ "$(systemctl is-active afwd.service)" = active ] && [ "$pid" != 0 ] &&
+		[ "$pid" != "$afwd_was" ] && [ "$(readlink /proc/$pid/exe)" = /usr/sbin/afwd ]
+}
+check "afwd runs again, the upgraded binary (was pid $afwd_was)" wait_until 60 afwd_up
+check "the session still runs" alive
+check_eq "and still by rule 5's flow" 1 \
 	"$("$AFWCTL" -j flow list | jq '[.[] | select(.sport == 45022 and .origin == "rule" and .rule == 5)] | length')"
 session_end
 
