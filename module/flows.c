@@ -426,6 +426,8 @@ int afw_flow_insert(struct afw_net *an, const struct afw_flow_new *req, gfp_t gf
 	f->origin = req->origin;
 	f->initiator = req->initiator;
 	f->rule_id = req->rule_id;
+	f->own_queue = req->own_queue;
+	f->queue = req->queue;
 	f->timeout = timeout_s * HZ;
 	f->expires = jiffies + f->timeout;
 	if (req->first)

@@ -57,6 +57,8 @@ struct afw_flow {
 	u8 verdict;			/* AFW_VERDICT_* */
 	u8 origin;			/* AFW_FLOW_ORIGIN_* */
 	u8 initiator;			/* the side that started it */
+	bool own_queue;			/* inspect: to @queue, not the fan-out */
+	u16 queue;
 
 	unsigned long expires ____cacheline_aligned;	/* jiffies */
 	unsigned long state;		/* AFW_FLOW_* bits */
@@ -139,6 +141,8 @@ struct afw_flow_new {
 	u32 rule_id;
 	u32 timeout_s;			/* 0: the protocol's default */
 	u32 flags;			/* AFW_FLOW_F_* */
+	bool own_queue;			/* AFW_FLOW_A_QUEUE given */
+	u16 queue;
 	const struct afw_tuple *first_t;
 	const struct afw_pkt *first;
 };

@@ -80,6 +80,7 @@ static const struct nla_policy afw_flow_policy[AFW_FLOW_A_MAX + 1] = {
 	[AFW_FLOW_A_VERDICT] = NLA_POLICY_MAX(NLA_U8, AFW_VERDICT_MAX),
 	[AFW_FLOW_A_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &afw_timeout_range),
 	[AFW_FLOW_A_FLAGS] = NLA_POLICY_MASK(NLA_U32, AFW_FLOW_F_ESTABLISHED),
+	[AFW_FLOW_A_QUEUE] = { .type = NLA_U16 },
 };
 
 #define AFW_KEY_ONLY { .type = NLA_REJECT, .reject_message = "deleting takes the flow's key only" }
@@ -89,6 +90,7 @@ static const struct nla_policy afw_flow_key_policy[AFW_FLOW_A_MAX + 1] = {
 	[AFW_FLOW_A_VERDICT] = AFW_KEY_ONLY,
 	[AFW_FLOW_A_TIMEOUT] = AFW_KEY_ONLY,
 	[AFW_FLOW_A_FLAGS] = AFW_KEY_ONLY,
+	[AFW_FLOW_A_QUEUE] = AFW_KEY_ONLY,
 };
 
 static const struct nla_policy afw_cfg_policy[AFW_CFG_A_MAX + 1] = {
@@ -877,6 +879,16 @@ static int afw_flow_new(struct sk_buff *skb, struct genl_info *info)
 		req.timeout_s = nla_get_u32(tb[AFW_FLOW_A_TIMEOUT]);
 	if (tb[AFW_FLOW_A_FLAGS])
 		req.flags = nla_get_u32(tb[AFW_FLOW_A_FLAGS]);
+	if (tb[AFW_FLOW_A_QUEUE]) {
+		/* Other verdicts never queue the flow's packets as its own. */
+		if (req.verdict != AFW_VERDICT_INSPECT) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[AFW_FLOW_A_QUEUE],
+					    "a flow's own queue needs verdict inspect");
+			return -EINVAL;
+		}
+		req.own_queue = true;
+		req.queue = nla_get_u16(tb[AFW_FLOW_A_QUEUE]);
+	}
 	/* Only the first request of a namespace takes the lock. */
 	if (!READ_ONCE(an->active)) {
 		mutex_lock(&an->lock);
@@ -955,6 +967,7 @@ static int afw_put_flow(struct sk_buff *skb, struct netlink_callback *cb,
 	    (f->origin == AFW_FLOW_ORIGIN_RULE &&
 	     nla_put_u32(skb, AFW_FLOW_A_RULE_ID, f->rule_id)) ||
 	    nla_put_u32(skb, AFW_FLOW_A_STATE, afw_flow_state(f)) ||
+	    (f->own_queue && nla_put_u16(skb, AFW_FLOW_A_QUEUE, f->queue)) ||
 	    nla_put_u64_64bit(skb, AFW_FLOW_A_PACKETS, atomic64_read(&f->packets),
 			      AFW_FLOW_A_PAD) ||
 	    nla_put_u64_64bit(skb, AFW_FLOW_A_BYTES, atomic64_read(&f->bytes), AFW_FLOW_A_PAD))

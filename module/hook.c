@@ -50,14 +50,17 @@ static_assert((int)AFW_VERDICT_ACCEPT == (int)AFW_ACTION_ACCEPT &&
 	      (int)AFW_VERDICT_REJECT == (int)AFW_ACTION_REJECT &&
 	      (int)AFW_VERDICT_INSPECT == (int)AFW_ACTION_QUEUE);
 
+/* To the flow's own queue (@own >= 0), or to the fan-out's choice. */
 static unsigned int afw_queue(struct afw_net *an, const struct afw_config *cfg,
-			      const struct afw_flow_key *k)
+			      const struct afw_flow_key *k, int own)
 {
 	u16 num = cfg->queue_num;
 	unsigned int verdict;
 
+	if (own >= 0)
+		num = (u16)own;
 	/* Both directions share the key, so a flow stays on one queue. */
-	if (cfg->queue_count > 1)
+	else if (cfg->queue_count > 1)
 		num += reciprocal_scale(hsiphash(k, sizeof(*k), &an->queue_key),
 					cfg->queue_count);
 	verdict = NF_QUEUE_NR(num);
@@ -76,6 +79,7 @@ struct afw_hook_ctx {
 	struct afw_tuple t;
 	struct afw_pkt p;
 	struct afw_flow_key k;
+	int own_queue;		/* the inspect flow's own queue, or -1 */
 	u8 side;
 	bool keyed;
 };
@@ -96,7 +100,7 @@ static unsigned int afw_act(struct afw_hook_ctx *c, enum afw_stats_source src, u
 	case AFW_ACTION_ACCEPT:
 		return NF_ACCEPT;
 	case AFW_ACTION_QUEUE:
-		return afw_queue(c->an, c->cfg, afw_hook_key(c));
+		return afw_queue(c->an, c->cfg, afw_hook_key(c), c->own_queue);
 	case AFW_ACTION_REJECT:
 		/* The helpers answer neither a RST nor an ICMP error. */
 		afw_reject(c->skb, c->state, &c->t);
@@ -127,6 +131,12 @@ static int afw_hook_flow(struct afw_hook_ctx *c)
 	f = afw_flow_lookup(fl, afw_hook_key(c));
 	if (f) {
 		v = afw_flow_packet(fl, f, c->side, &c->t, &c->p, c->skb, c->skb->len);
+		/*
+		 * Only an inspect flow's packets go to its own queue; the QUIC
+		 * Initial an accept flow sends to afwd goes where new flows go.
+		 */
+		if (v == AFW_VERDICT_INSPECT && f->verdict == AFW_VERDICT_INSPECT && f->own_queue)
+			c->own_queue = f->queue;
 		if (v >= 0)
 			return v;
 	}
@@ -171,7 +181,9 @@ static void afw_hook_rule_flow(struct afw_hook_ctx *c, const struct afw_ruleset 
 static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 			     const struct nf_hook_state *state)
 {
-	struct afw_hook_ctx c = { .an = afw_net(state->net), .skb = skb, .state = state };
+	struct afw_hook_ctx c = {
+		.an = afw_net(state->net), .skb = skb, .state = state, .own_queue = -1,
+	};
 	enum afw_direction dir = afw_hook_direction(state->hook);
 	const struct afw_ruleset *rs;
 	struct afw_tuple need = { };

@@ -175,6 +175,7 @@ static const struct nlf_field nlf_flow[] = {
 	{ AFW_FLOW_A_RULE_ID, K_U32, 0 },
 	{ AFW_FLOW_A_STATE, K_U32, 0 },
 	{ AFW_FLOW_A_FLAGS, K_U32, 0 },
+	{ AFW_FLOW_A_QUEUE, K_U16, 0 },
 };
 
 static const struct nlf_field nlf_cfg[] = {
@@ -629,6 +630,9 @@ static void nlf_valid_flow(struct nlf *f, bool verdict)
 			nlf_u32(f, AFW_FLOW_A_TIMEOUT, 1 + nlf_below(r, 120));
 		if (nlf_chance(r, 30))
 			nlf_u32(f, AFW_FLOW_A_FLAGS, AFW_FLOW_F_ESTABLISHED);
+		/* Valid only with verdict inspect: both answers are wanted. */
+		if (nlf_chance(r, 20))
+			nlf_u16(f, AFW_FLOW_A_QUEUE, (uint16_t)nlf_below(r, 4));
 	}
 	nlf_nest_end(f, nest);
 }

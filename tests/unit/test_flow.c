@@ -2,11 +2,13 @@
 /*
  * Decoding of FLOW_GET dump messages: the key as the initiator sees it,
  * the counters, who installed the flow and its state; a rule's flow must
- * name its rule, and a reply this program cannot trust is refused.
+ * name its rule, and a reply this program cannot trust is refused. An
+ * inspect flow's own queue: read from words, sent, and read back.
  */
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
 
@@ -63,6 +65,20 @@ static long sent_flags(const struct msg *m)
 		if (mnl_attr_get_type(a) == AFW_FLOW_A_FLAGS)
 			return mnl_attr_get_u32(a);
 	return -1;
+}
+
+/* flow add's words of @line into @f; the error's text into @why. */
+static int words(const char *line, struct afw_flow_spec *f, char *why, size_t len)
+{
+	char buf[256], *w[32], *at;
+	struct afw_perr e;
+	int n, ret;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	n = afw_split_words(buf, w, 32, &at);
+	ret = afw_flow_parse_words(n, w, f, 1, &e);
+	snprintf(why, len, "%s", ret ? e.msg : "");
+	return ret;
 }
 
 int main(void)
@@ -164,6 +180,42 @@ int main(void)
 		CHECK(failed, "a FLOW_NEW request reads back with its verdict and timeout",
 		      afw_flow_parse_request(m.nlh, &back) == MNL_CB_OK &&
 		      back.verdict == AFW_VERDICT_DROP && back.timeout == 30 && back.sport == 5353);
+	}
+
+	/* An inspect flow's own queue. */
+	{
+		struct afw_flow_spec back;
+		char why[sizeof(((struct afw_perr *)0)->msg)];
+
+		CHECK(failed, "flow add reads an inspect flow's queue",
+		      !words("proto udp from 192.0.2.1 to 198.51.100.2 sport 5000 dport 53 inspect "
+			     "queue 32768", &f, why, sizeof(why)) &&
+		      f.own_queue && f.queue == 32768 && f.verdict == AFW_VERDICT_INSPECT);
+		afw_flow_format(&f, text, sizeof(text));
+		CHECK(failed, "and prints it back in the same words",
+		      !strcmp(text, "proto udp from 192.0.2.1 to 198.51.100.2 sport 5000 dport 53 "
+			      "inspect queue 32768"));
+		msg_start(&m, AFW_CMD_FLOW_NEW);
+		afw_flow_put(m.nlh, &f, 1);
+		CHECK(failed, "FLOW_NEW sends it, and it reads back",
+		      afw_flow_parse_request(m.nlh, &back) == MNL_CB_OK && back.own_queue &&
+		      back.queue == 32768);
+		msg_start(&m, AFW_CMD_FLOW_DEL);
+		afw_flow_put(m.nlh, &f, 0);
+		CHECK(failed, "FLOW_DEL, the key only, does not send it",
+		      afw_flow_parse_request(m.nlh, &back) == MNL_CB_OK && !back.own_queue);
+		CHECK(failed, "queue 0 is a queue too",
+		      !words("proto icmp from 192.0.2.1 to 198.51.100.2 queue 0 inspect", &f, why,
+			     sizeof(why)) && f.own_queue && !f.queue);
+		CHECK(failed, "a queue with another verdict is refused, and says why",
+		      words("proto icmp from 192.0.2.1 to 198.51.100.2 accept queue 3", &f, why,
+			    sizeof(why)) && strstr(why, "only an inspect flow"));
+		CHECK(failed, "a queue past 65535 is refused",
+		      words("proto icmp from 192.0.2.1 to 198.51.100.2 inspect queue 65536", &f, why,
+			    sizeof(why)) && strstr(why, "0-65535"));
+		CHECK(failed, "a queue given twice is refused",
+		      words("proto icmp from 192.0.2.1 to 198.51.100.2 inspect queue 1 queue 2", &f,
+			    why, sizeof(why)) && strstr(why, "twice"));
 	}
 
 	msg_start(&m, AFW_CMD_FLOW_GET);

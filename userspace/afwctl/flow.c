@@ -60,6 +60,8 @@ static void afwctl_flow_json(const struct afw_flow_spec *f, const struct afwctl_
 	       afw_flow_origin_name(f->origin));
 	if (f->origin == AFW_FLOW_ORIGIN_RULE)
 		printf(",\"rule\":%" PRIu32, f->rule_id);
+	if (f->own_queue)
+		printf(",\"queue\":%u", f->queue);
 	printf(",\"assured\":%s,\"closing\":%s,\"flow\":",
 	       f->state & AFW_FLOW_S_ASSURED ? "true" : "false",
 	       f->state & AFW_FLOW_S_CLOSING ? "true" : "false");
@@ -108,17 +110,19 @@ static void afwctl_flow_text(const char *json)
 
 static void afwctl_flow_row(const struct afw_flow_spec *f, const struct afwctl_decided *d)
 {
-	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pbuf[8], origin[24];
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pbuf[8], origin[24], verdict[16];
 	int af = f->family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
 
 	inet_ntop(af, f->src, src, sizeof(src));
 	inet_ntop(af, f->dst, dst, sizeof(dst));
 	afwctl_flow_origin(f, origin, sizeof(origin));
+	/* An inspect flow with a queue of its own says which. */
+	snprintf(verdict, sizeof(verdict), f->own_queue ? "%s:%u" : "%s",
+		 afw_verdict_name(f->verdict), f->queue);
 	printf("%-6s %-39s %5u %-39s %5u %-7s %7" PRIu32 " %10" PRIu64 " %12" PRIu64
 	       " %-15s %-15s",
 	       afw_proto_name(f->proto, pbuf, sizeof(pbuf)), src, f->sport, dst, f->dport,
-	       afw_verdict_name(f->verdict), f->expires, f->packets, f->bytes,
-	       afwctl_flow_state(f->state), origin);
+	       verdict, f->expires, f->packets, f->bytes, afwctl_flow_state(f->state), origin);
 	if (d) {
 		afwctl_flow_text(d->host);
 		afwctl_flow_text(d->by);

@@ -77,12 +77,12 @@ static int afw_verdict_parse(const char *w)
 }
 
 enum { AFW_FKW_PROTO, AFW_FKW_FROM, AFW_FKW_TO, AFW_FKW_SPORT, AFW_FKW_DPORT, AFW_FKW_TIMEOUT,
-       AFW_FKW_COUNT };
+       AFW_FKW_QUEUE, AFW_FKW_COUNT };
 
 static const char *const afw_flow_words[] = {
 	[AFW_FKW_PROTO] = "proto", [AFW_FKW_FROM] = "from", [AFW_FKW_TO] = "to",
 	[AFW_FKW_SPORT] = "sport", [AFW_FKW_DPORT] = "dport", [AFW_FKW_TIMEOUT] = "timeout",
-	"accept", "drop", "reject", "inspect", "allow", "deny",
+	[AFW_FKW_QUEUE] = "queue", "accept", "drop", "reject", "inspect", "allow", "deny",
 };
 
 int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int need_verdict,
@@ -161,6 +161,12 @@ int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int nee
 				return afw_perr_set(e, a, "'timeout %s': seconds, 1-86400", val);
 			f->timeout = (uint32_t)v;
 			break;
+		case AFW_FKW_QUEUE:
+			if (afw_num(val, 65535, &v))
+				return afw_perr_set(e, a, "'queue %s': a queue number, 0-65535", val);
+			f->own_queue = true;
+			f->queue = (uint16_t)v;
+			break;
 		}
 	}
 	if (kw_word[AFW_FKW_PROTO] < 0 || kw_word[AFW_FKW_FROM] < 0 || kw_word[AFW_FKW_TO] < 0)
@@ -180,20 +186,26 @@ int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int nee
 	}
 	if (need_verdict && verdict_word < 0)
 		return afw_perr_set(e, -1, "no verdict: add accept, drop, reject or inspect");
+	if (f->own_queue && f->verdict != AFW_VERDICT_INSPECT)
+		return afw_perr_set(e, kw_word[AFW_FKW_QUEUE], "'queue': only an inspect flow has "
+				    "a queue of its own");
 	return 0;
 }
 
 void afw_flow_format(const struct afw_flow_spec *f, char *buf, size_t len)
 {
-	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pbuf[8], ports[32] = "";
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pbuf[8], ports[32] = "", queue[16] = "";
 	int af = f->family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
 
 	inet_ntop(af, f->src, src, sizeof(src));
 	inet_ntop(af, f->dst, dst, sizeof(dst));
 	if (afw_proto_has_ports(f->proto))
 		snprintf(ports, sizeof(ports), " sport %u dport %u", f->sport, f->dport);
-	snprintf(buf, len, "proto %s from %s to %s%s %s", afw_proto_name(f->proto, pbuf, sizeof(pbuf)),
-		 src, dst, ports, afw_verdict_name(f->verdict));
+	if (f->own_queue)
+		snprintf(queue, sizeof(queue), " queue %u", f->queue);
+	snprintf(buf, len, "proto %s from %s to %s%s %s%s",
+		 afw_proto_name(f->proto, pbuf, sizeof(pbuf)), src, dst, ports,
+		 afw_verdict_name(f->verdict), queue);
 }
 
 void afw_flow_put(struct nlmsghdr *nlh, const struct afw_flow_spec *f, int with_verdict)
@@ -215,6 +227,8 @@ void afw_flow_put(struct nlmsghdr *nlh, const struct afw_flow_spec *f, int with_
 			mnl_attr_put_u32(nlh, AFW_FLOW_A_TIMEOUT, f->timeout);
 		if (f->flags)
 			mnl_attr_put_u32(nlh, AFW_FLOW_A_FLAGS, f->flags);
+		if (f->own_queue)
+			mnl_attr_put_u16(nlh, AFW_FLOW_A_QUEUE, f->queue);
 	}
 	mnl_attr_nest_end(nlh, nest);
 }
@@ -260,6 +274,8 @@ static const enum mnl_attr_data_type afw_flow_types[AFW_FLOW_A_MAX + 1] = {
 	[AFW_FLOW_A_ORIGIN] = MNL_TYPE_U8,
 	[AFW_FLOW_A_RULE_ID] = MNL_TYPE_U32,
 	[AFW_FLOW_A_STATE] = MNL_TYPE_U32,
+	[AFW_FLOW_A_FLAGS] = MNL_TYPE_U32,
+	[AFW_FLOW_A_QUEUE] = MNL_TYPE_U16,
 };
 
 static int afw_flow_parse(const struct nlmsghdr *nlh, struct afw_flow_spec *f, bool need_verdict)
@@ -302,6 +318,12 @@ static int afw_flow_parse(const struct nlmsghdr *nlh, struct afw_flow_spec *f, b
 		f->origin = mnl_attr_get_u8(tb[AFW_FLOW_A_ORIGIN]);
 	if (tb[AFW_FLOW_A_STATE])
 		f->state = mnl_attr_get_u32(tb[AFW_FLOW_A_STATE]);
+	if (tb[AFW_FLOW_A_FLAGS])
+		f->flags = mnl_attr_get_u32(tb[AFW_FLOW_A_FLAGS]);
+	if (tb[AFW_FLOW_A_QUEUE]) {
+		f->own_queue = true;
+		f->queue = mnl_attr_get_u16(tb[AFW_FLOW_A_QUEUE]);
+	}
 	/* "rule 0" would name a rule that cannot exist. */
 	if (f->origin == AFW_FLOW_ORIGIN_RULE) {
 		if (!tb[AFW_FLOW_A_RULE_ID])

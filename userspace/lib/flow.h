@@ -5,6 +5,7 @@
 #ifndef AFW_FLOW_H
 #define AFW_FLOW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,10 +25,13 @@ struct afw_flow_spec {
 	uint8_t origin;			/* AFW_FLOW_ORIGIN_*, from the kernel */
 	uint32_t rule_id;		/* the rule of an AFW_FLOW_ORIGIN_RULE flow */
 	uint32_t state;			/* AFW_FLOW_S_*, from the kernel */
+	bool own_queue;			/* inspect: its packets go to @queue */
+	uint16_t queue;
 };
 
 /*
- * "proto P from ADDR to ADDR [sport N dport N] [VERDICT] [timeout S]",
+ * "proto P from ADDR to ADDR [sport N dport N] [VERDICT] [timeout S] [queue N]"
+ * (queue: an inspect flow's own queue),
  * ports by number or service name, each keyword once. With @need_verdict
  * the verdict is required. Returns -1 with @e naming the bad word.
  */

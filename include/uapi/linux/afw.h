@@ -114,7 +114,11 @@
  *	         SPORT and DPORT for protocols with ports; VERDICT required;
  *	         TIMEOUT optional (idle seconds; default the protocol's:
  *	         AFW_CFG_A_TCP_TIMEOUT, _UDP_TIMEOUT, else _FLOW_TIMEOUT);
- *	         FLAGS optional (AFW_FLOW_F_*).
+ *	         FLAGS optional (AFW_FLOW_F_*); QUEUE optional, with VERDICT
+ *	         inspect only: the queue the flow's packets go to, instead of
+ *	         one of the unknown-flow queues (so that a listener can take
+ *	         them with another copy range, say headers only). The fail
+ *	         mode (AFW_CFG_A_FAIL_OPEN) applies to it as to those.
  *	A flow is one entry for both directions; SRC is the side that started
  *	it. When the table holds max_flows entries, the unassured flow that
  *	expires first is evicted to make room; assured flows (packets passed
@@ -128,7 +132,7 @@
  * AFW_CMD_FLOW_DEL (doit, admin): AFW_A_FLOW with the key fields only.
  * AFW_CMD_FLOW_GET (dump, admin): one message per flow with AFW_A_FLOW,
  *	SRC first, including PACKETS, BYTES, EXPIRES (seconds left), ORIGIN,
- *	RULE_ID (flows of rules) and STATE. A dump that races with changes
+ *	RULE_ID (flows of rules), STATE, and QUEUE if it has one. A dump that races with changes
  *	is flagged NLM_F_DUMP_INTR.
  * AFW_CMD_FLOW_FLUSH (doit, admin).
  *
@@ -317,6 +321,7 @@ enum afw_flow_attr {
 	AFW_FLOW_A_RULE_ID,	/* NLA_U32, the rule that made it, reply only */
 	AFW_FLOW_A_STATE,	/* NLA_U32, AFW_FLOW_S_*, reply only */
 	AFW_FLOW_A_FLAGS,	/* NLA_U32, AFW_FLOW_F_* */
+	AFW_FLOW_A_QUEUE,	/* NLA_U16, an inspect flow's own queue */
 	__AFW_FLOW_A_MAX
 };
 

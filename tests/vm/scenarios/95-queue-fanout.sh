@@ -4,6 +4,8 @@
 # Unknown flows fanned out over queues 0-3 with a real listener: both
 # directions of every flow reach one and the same queue, forwarded and local
 # alike, and the fail modes hold with the listener present, killed and back.
+# An inspect flow with a queue of its own goes there, both ways, and nowhere
+# else.
 . "$AFW_SRC/tests/vm/lib.sh"
 
 listen=$AFW_SRC/tests/tools/nfqlisten.py
@@ -20,14 +22,15 @@ check "nfnetlink_queue is there" sh -c \
 	'modprobe -q nfnetlink_queue 2> /dev/null; [ -e /proc/net/netfilter/nfnetlink_queue ]'
 topo_routed || not_ok "routed topology comes up" "ping across the router failed"
 
-# listener_start NS LOG [--verdict V]: a listener on queues 0-3 in NS; its
-# pid goes to $lpid. Returns once every queue is bound.
+# listener_start NS LOG [--verdict V]: a listener on queues 0-3 (and any in
+# $more_queues) in NS; its pid goes to $lpid. Returns once every queue is
+# bound.
 lpid=
 listener_start() {
 	local ns=$1 log=$2
 	shift 2
 	# Not through nsx: $! must be the listener itself, for kill to reach it.
-	ip netns exec "$ns" python3 "$listen" "$@" "$log" 0-3 2> "$log.err" &
+	ip netns exec "$ns" python3 "$listen" "$@" "$log" 0-3 ${more_queues:-} 2> "$log.err" &
 	lpid=$!
 	on_exit kill "$lpid"
 	wait_until 10 test -e "$log"
@@ -201,5 +204,48 @@ check_eq "and each stayed on one queue, both ways" "flows 4 split 0 oneway 0" \
 listener_stop
 "$AFWCTL" -n $NS_R flow flush
 "$AFWCTL" -n $NS_R rule flush
+
+# An inspect flow's own queue (FLOW_NEW's AFW_FLOW_A_QUEUE), as a listener
+# that wants other bytes of a flow's packets (afwd: headers only) binds it:
+# the flow's packets go there both ways, and those of a plain inspect flow
+# to the fan-out as before.
+"$AFWCTL" -n $NS_R config set unknown accept queue 0-3 fail closed
+for p in tcp udp; do
+	check "an inspect $p flow with queue 40 of its own" "$AFWCTL" -n $NS_R flow add \
+		proto $p from $C4 sport 46000 to $S4 dport 7000 inspect queue 40
+	check "and one without" "$AFWCTL" -n $NS_R flow add \
+		proto $p from $C4 sport 46001 to $S4 dport 7000 inspect
+done
+check_eq "flow list shows the queue, and only for the one that has it" "40 null" \
+	"$("$AFWCTL" -n $NS_R -j flow list |
+	   jq -r '[.[] | select(.proto == "udp" and .dport == 7000) | {s: .sport, q: .queue}] |
+		  sort_by(.s) | map(.q) | map(tostring) | join(" ")')"
+check_grep "and so does its text" "^udp .* inspect:40 " "$("$AFWCTL" -n $NS_R flow list)"
+more_queues=40 listener_start $NS_R "$logdir/own.log"
+check_eq "both flows' exchanges complete through the listener" "tcp 2/2 udp 2/2" \
+	"$(flows $S4 46000 2)"
+# own SPORT PROTO: the queues the flow from SPORT was seen on, both ways.
+own() {
+	awk -v s="$1" -v p="$2" '$2 == p && ($4 == s || $6 == s) { print $1 ($4 == s ? ">" : "<") }' \
+		"$logdir/own.log" | sort -u | xargs
+}
+for p in tcp udp; do
+	check_eq "$p: the flow with its own queue went to queue 40 both ways, only there" \
+		"40< 40>" "$(own 46000 $p)"
+	check_grep "$p: the plain inspect flow went to one of 0-3 both ways" \
+		"^([0-3])< \1>$" "$(own 46001 $p)"
+done
+listener_stop
+# The fail mode, on new UDP flows (their TCP twins are unknown: accepted).
+"$AFWCTL" -n $NS_R flow add proto udp from $C4 sport 46010 to $S4 dport 7000 inspect queue 40
+check_eq "with nobody on queue 40, fail closed drops the flow's packets" "tcp 1/1 udp 0/1" \
+	"$(flows $S4 46010 1)"
+check "fail open" "$AFWCTL" -n $NS_R config set fail open
+"$AFWCTL" -n $NS_R flow add proto udp from $C4 sport 46020 to $S4 dport 7000 inspect queue 40
+check_eq "and fail open passes them" "tcp 1/1 udp 1/1" "$(flows $S4 46020 1)"
+check_fails "a queue of its own with another verdict is refused" "$AFWCTL" -n $NS_R flow add \
+	proto udp from $C4 sport 46002 to $S4 dport 7000 accept queue 40
+"$AFWCTL" -n $NS_R flow flush
+"$AFWCTL" -n $NS_R config set unknown accept
 
 exit $AFW_FAILED
