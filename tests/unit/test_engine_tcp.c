@@ -64,6 +64,24 @@ static enum afw_pass t_seg(struct t *t, struct tb_seg s)
 	return afw_engine_packet(t->e, pol, &p, false, 0, t->now, &t->res, &t->decided);
 }
 
+/*
+ * Feeds the first @keep bytes of @s, as a headers queue delivers it
+ * (afw_pkt_decode_head()); *@enough gets afw_engine_headers_enough().
+ */
+static enum afw_pass t_seg_head(struct t *t, struct tb_seg s, size_t keep, bool *enough)
+{
+	uint8_t buf[70000], head[AFW_PKT_HEAD_MAX];
+	struct afw_pkt p;
+	size_t n;
+
+	n = tb_build(buf, &s);
+	if (keep > n || afw_pkt_decode_head(&p, head, buf, keep, n) != AFW_PKT_OK)
+		abort();
+	*enough = afw_engine_headers_enough(t->e, &p);
+	t->now += MS;
+	return afw_engine_packet(t->e, pol, &p, false, 0, t->now, &t->res, &t->decided);
+}
+
 /* A client segment at stream offset @off, acknowledging the SYN-ACK. */
 static enum afw_pass t_data(struct t *t, uint32_t off, const uint8_t *d, size_t len)
 {
@@ -621,6 +639,60 @@ static void test_remembered(void)
 	afw_engine_free(t.e);
 }
 
+/*
+ * Packets of an inspected flow with their first bytes only: taken once the
+ * flow is a decided record whose judged bytes the server acknowledged,
+ * dropped while its bytes are still read, for a SYN, and for a flow afwd
+ * does not know.
+ */
+static void test_headers_only(void)
+{
+	static const char text[] = "default deny\nprio 10 app unknown inspect\n";
+	static const uint8_t cmd[] = "not tls, not http: a protocol of its own\n";
+	struct afw_policy_error err;
+	struct afw_policy *saved = pol;
+	uint8_t bulk[1400];
+	bool enough = true;
+	enum afw_pass pass;
+	struct t t;
+
+	pol = afw_policy_parse(text, sizeof(text) - 1, "test", &err);
+	if (!pol)
+		abort();
+	memset(bulk, 'x', sizeof(bulk));
+	t_init(&t, NULL);
+	t_handshake(&t);
+	t_data(&t, 0, cmd, sizeof(cmd) - 1);
+	pass = t_seg_head(&t, (struct tb_seg){ .flags = TB_ACK | TB_PSH,
+					       .seq = CISN + 1 + sizeof(cmd) - 1, .ack = SISN + 1,
+					       .data = bulk, .len = sizeof(bulk) }, 100, &enough);
+	CHECK(failed, "bytes still to confirm: the headers are not enough, the cut packet is dropped",
+	      !enough && pass == AFW_PASS_DROP && !t.decided);
+	t_sack(&t, sizeof(cmd) - 1);
+	CHECK(failed, "an unknown protocol is inspected once the server acknowledges its bytes",
+	      t.decided && t.res.decision == AFW_DECIDE_INSPECT);
+	pass = t_seg_head(&t, (struct tb_seg){ .flags = TB_ACK | TB_PSH,
+					       .seq = CISN + 1 + sizeof(cmd) - 1, .ack = SISN + 1,
+					       .data = bulk, .len = sizeof(bulk) }, 100, &enough);
+	CHECK(failed, "then a data packet's first 100 bytes are enough, and it passes",
+	      enough && pass == AFW_PASS_ACCEPT && !t.decided);
+	pass = t_seg_head(&t, (struct tb_seg){ .from_server = true, .flags = TB_ACK | TB_PSH,
+					       .seq = SISN + 1, .ack = CISN + 1 + 2000,
+					       .data = bulk, .len = sizeof(bulk) }, 60, &enough);
+	CHECK(failed, "and the server's, cut to its headers", enough && pass == AFW_PASS_ACCEPT);
+	pass = t_seg_head(&t, (struct tb_seg){ .flags = TB_SYN, .seq = CISN + 77777,
+					       .data = bulk, .len = sizeof(bulk) }, 100, &enough);
+	CHECK(failed, "a SYN with bytes cut off is dropped, whatever the flow", pass == AFW_PASS_DROP);
+	pass = t_seg_head(&t, (struct tb_seg){ .flags = TB_ACK | TB_PSH, .seq = CISN + 1,
+					       .ack = SISN + 1, .sport = 40001, .data = bulk,
+					       .len = sizeof(bulk) }, 100, &enough);
+	CHECK(failed, "a cut packet of a flow afwd does not know is dropped",
+	      !enough && pass == AFW_PASS_DROP && !t.decided);
+	afw_engine_free(t.e);
+	afw_policy_free(pol);
+	pol = saved;
+}
+
 int main(void)
 {
 	static const char text[] = "default allow\nprio 10 host blocked.test deny\n";
@@ -638,6 +710,7 @@ int main(void)
 	test_urgent();
 	test_give_ups();
 	test_remembered();
+	test_headers_only();
 	afw_policy_free(pol);
 	return failed;
 }

@@ -112,6 +112,52 @@ static bool is_tcp4(const struct afw_pkt *p)
 	       !memcmp(p->payload, "hello", 5);
 }
 
+/*
+ * A headers queue's packets: the first bytes of IPv4 and IPv6 TCP packets,
+ * decoded as packets that end there, with what did not come counted; cut
+ * inside the headers, or longer than the decoder's copy, they fail.
+ */
+static void heads(int *failed)
+{
+	uint8_t b[512], head[AFW_PKT_HEAD_MAX], l4[300];
+	char payload[201];
+	struct afw_pkt p;
+	size_t l4len, h, n, n6;
+
+	memset(payload, 'z', 200);
+	payload[200] = '\0';
+	l4len = tcp(l4, 8, payload, AFW_TCP_ACK);
+	h = ipv4(b, 4, 6, l4len, 0x4000);
+	memcpy(b + h, l4, l4len);
+	n = h + l4len;
+	CHECK(*failed, "IPv4: the first 60 bytes decode: ports, seq, 8 payload bytes, 200 sent",
+	      afw_pkt_decode_head(&p, head, b, 60, n) == AFW_PKT_OK && p.has_l4 &&
+	      p.sport == 40000 && p.dport == 443 && p.tcp_seq == 0x11223344 &&
+	      p.tcp_flags == AFW_TCP_ACK && p.payload_len == 8 && p.cut == 192 &&
+	      p.payload == head + 52);
+	CHECK(*failed, "the packet itself is left as it was",
+	      b[2] == (uint8_t)(n >> 8) && b[3] == (uint8_t)n);
+	CHECK(*failed, "a whole packet decodes with nothing cut",
+	      afw_pkt_decode_head(&p, head, b, n, n) == AFW_PKT_OK && !p.cut &&
+	      p.payload_len == 200);
+	CHECK(*failed, "cut inside the TCP options, it fails",
+	      afw_pkt_decode_head(&p, head, b, 50, n) == AFW_PKT_ETRUNC);
+	CHECK(*failed, "more bytes than the copy holds fail",
+	      afw_pkt_decode_head(&p, head, b, AFW_PKT_HEAD_MAX + 1, 70000) == AFW_PKT_ETRUNC);
+
+	l4len = tcp(l4, 0, payload, AFW_TCP_ACK | AFW_TCP_PSH);
+	h = ipv6(b, 6, l4len);
+	memcpy(b + h, l4, l4len);
+	n6 = h + l4len;
+	CHECK(*failed, "IPv6: the first 64 bytes decode, 4 payload bytes, 196 cut",
+	      afw_pkt_decode_head(&p, head, b, 64, n6) == AFW_PKT_OK && p.ipver == 6 &&
+	      p.has_l4 && p.sport == 40000 && p.payload_len == 4 && p.cut == 196);
+	CHECK(*failed, "a GSO packet's count of bytes wins over its IP length field",
+	      afw_pkt_decode_head(&p, head, b, 64, 65000) == AFW_PKT_OK && p.cut == 65000 - 64);
+	CHECK(*failed, "cut inside the IPv6 header, it fails",
+	      afw_pkt_decode_head(&p, head, b, 30, n6) == AFW_PKT_ETRUNC);
+}
+
 /* Every strict prefix of a good packet fails cleanly; a copy of exactly that length is used. */
 static bool prefixes_fail(unsigned int link, const uint8_t *b, size_t len, size_t first_bad)
 {
@@ -200,6 +246,7 @@ int main(void)
 	size_t n, n6, j;
 	int failed = 0, s1, s2;
 
+	heads(&failed);
 	n = pkt4(b);
 	CHECK(failed, "raw IPv4 TCP with IP and TCP options decodes",
 	      afw_pkt_decode(&p, AFW_LINK_RAW, b, n) == AFW_PKT_OK && is_tcp4(&p) &&

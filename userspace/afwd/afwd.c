@@ -67,6 +67,12 @@ static void afw_usage(FILE *out)
 		"                         read each packet as it arrives)\n"
 		"      --io MODE          auto (default): io_uring where the kernel allows it,\n"
 		"                         else poll(); uring; or poll\n"
+		"      --head-queue Q     the queues, one per --queue, whose packets come\n"
+		"                         with their first 256 bytes only: those of\n"
+		"                         inspected TCP flows whose headers are all afwd\n"
+		"                         still reads (with the module); auto (default):\n"
+		"                         each queue's number with its top bit flipped (0:\n"
+		"                         32768), N: N onwards, off: every packet whole\n"
 		"      --ctl PATH         control socket (default " AFW_DEFAULT_CTL "),\n"
 		"                         for root and the group of --user\n"
 		"      --user NAME        once set up, run as NAME with CAP_NET_ADMIN alone\n"
@@ -311,7 +317,7 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 	struct signalfd_siginfo si;
 	struct afw_privs privs;
 	struct pollfd pfd[2];
-	char err[512], msg[512];
+	char err[512], msg[512], head[64];
 	int sfd = -1, lfd = -1, ret = 1;
 	bool up = false;
 	unsigned int i;
@@ -417,12 +423,17 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 			goto stop;
 		}
 	}
+	if (d.workers[0].head >= 0)
+		snprintf(head, sizeof(head), "by their headers from queue %d%s", d.workers[0].head,
+			 d.nworkers > 1 ? " onwards" : "");
+	else
+		snprintf(head, sizeof(head), "whole");
 	afw_daemon_say(&d, "afwd: ready; queues wait with %s, gathering for up to %llu us under "
-		       "load (0: never); a full queue fails %s (%s)\n",
+		       "load (0: never); a full queue fails %s (%s); inspected flows come %s\n",
 		       afw_queue_io_name(d.workers[0].q), (unsigned long long)(cfg->gather_ns / 1000),
 		       cfg->queue.fail_open ? "open" : "closed",
 		       cfg->fail_open_given ? "--fail-open" :
-		       up ? "the module's fail setting" : "the default without the module");
+		       up ? "the module's fail setting" : "the default without the module", head);
 
 	pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = lfd, .events = POLLIN };
@@ -481,7 +492,7 @@ enum {
 	AFW_OPT_MARK_BASE, AFW_OPT_MAX_FLOWS, AFW_OPT_MAX_BYTES, AFW_OPT_MAX_PACKETS,
 	AFW_OPT_MAX_TIME, AFW_OPT_QUEUE_MAXLEN, AFW_OPT_GATHER, AFW_OPT_IO, AFW_OPT_CTL,
 	AFW_OPT_STATS, AFW_OPT_RELOAD, AFW_OPT_FLOWS, AFW_OPT_MAX_MEMORY, AFW_OPT_MAX_DECIDED,
-	AFW_OPT_USER, AFW_OPT_MAX_RECORDS,
+	AFW_OPT_USER, AFW_OPT_MAX_RECORDS, AFW_OPT_HEAD_QUEUE,
 	AFW_OPT_VERSION,
 };
 
@@ -513,6 +524,7 @@ int main(int argc, char **argv)
 		{ "flows", no_argument, NULL, AFW_OPT_FLOWS },
 		{ "user", required_argument, NULL, AFW_OPT_USER },
 		{ "max-records", required_argument, NULL, AFW_OPT_MAX_RECORDS },
+		{ "head-queue", required_argument, NULL, AFW_OPT_HEAD_QUEUE },
 		{ "version", no_argument, NULL, AFW_OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -527,6 +539,7 @@ int main(int argc, char **argv)
 			    .max_memory = AFW_ENGINE_MAX_MEMORY },
 		.mark_base = 0xa0,
 		.max_records = 65536,
+		.head_first = AFW_HEAD_AUTO,
 		/*
 		 * No gathering: a stream whose window sits in the queue can
 		 * only lose by a wait, and the back-off does not always see it
@@ -672,6 +685,17 @@ int main(int argc, char **argv)
 				return 2;
 			cfg.max_records = (unsigned int)v;
 			break;
+		case AFW_OPT_HEAD_QUEUE:
+			if (!strcmp(optarg, "auto")) {
+				cfg.head_first = AFW_HEAD_AUTO;
+			} else if (!strcmp(optarg, "off")) {
+				cfg.head_first = -1;
+			} else {
+				if (afw_opt_num("--head-queue", optarg, 0, 65535, &v))
+					return 2;
+				cfg.head_first = (int)v;
+			}
+			break;
 		default:
 			afw_usage(stderr);
 			return 2;
@@ -679,6 +703,16 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "afwd: unexpected argument '%s'; see afwd --help\n", argv[optind]);
+		return 2;
+	}
+	/* An explicit range must fit, and keep clear of the queues themselves. */
+	if (cfg.head_first >= 0 &&
+	    (cfg.head_first + cfg.queue_count - 1 > 65535 ||
+	     (cfg.head_first < cfg.queue_first + cfg.queue_count &&
+	      cfg.head_first + cfg.queue_count > cfg.queue_first))) {
+		fprintf(stderr, "afwd: --head-queue: %d-%d must lie within 0-65535 and not overlap "
+			"--queue %u-%u\n", cfg.head_first, cfg.head_first + cfg.queue_count - 1,
+			cfg.queue_first, cfg.queue_first + cfg.queue_count - 1);
 		return 2;
 	}
 	if (check)

@@ -130,6 +130,12 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 			(unsigned long long)s.engine.bounds, (unsigned long long)s.engine.evasions,
 			(unsigned long long)s.engine.table_full,
 			(unsigned long long)s.kern.installed, (unsigned long long)s.kern.failed);
+		if (d->workers[i].head >= 0)
+			fprintf(out, ",\"head_queue\":%d", d->workers[i].head);
+		else
+			fprintf(out, ",\"head_queue\":null");
+		fprintf(out, ",\"head_packets\":%llu,\"head_back\":%llu",
+			(unsigned long long)s.head_packets, (unsigned long long)s.head_back);
 		fprintf(out, ",\"install_retries\":%llu,\"answered\":%llu,\"records\":%u,"
 			"\"records_given_up\":%llu,\"records_evicted\":%llu,\"rejudged\":%llu,"
 			"\"reload_changed\":%llu,\"ct_updated\":%llu,\"ct_missing\":%llu,"

@@ -31,6 +31,12 @@ struct afw_daemon_config {
 	const char *user;		/* runs as this user once set up */
 	uint16_t queue_first;
 	uint16_t queue_count;
+	/*
+	 * The headers queues, one per queue (afw_queue_open()): -1 for none,
+	 * AFW_HEAD_AUTO for each queue's number with its top bit flipped,
+	 * else the first of a range.
+	 */
+	int head_first;
 	struct afw_queue_opts queue;
 	struct afw_engine_opts engine;
 	enum afw_module_mode module;
@@ -41,6 +47,8 @@ struct afw_daemon_config {
 	bool log_json;
 	bool fail_open_given;		/* --fail-open: else the module's "fail" */
 };
+
+#define AFW_HEAD_AUTO (-2)
 
 /* Marks set on a decided flow's packets when the module is not used. */
 #define AFW_MARK_ALLOW	1
@@ -69,6 +77,8 @@ struct afw_worker_snapshot {
 	unsigned int analyzing;
 	unsigned int records;
 	bool module_up;
+	uint64_t head_packets;		/* from the headers queue */
+	uint64_t head_back;		/* flows it gave back to whole packets */
 };
 
 struct afw_daemon;
@@ -76,6 +86,9 @@ struct afw_daemon;
 struct afw_worker {
 	struct afw_daemon *d;
 	uint16_t qnum;
+	int head;			/* its headers queue, bound; -1 for none */
+	uint64_t head_packets;		/* packets from it */
+	uint64_t head_back;		/* flows it gave back to whole packets */
 	pthread_t thread;
 	bool started;
 	int wake_fd;			/* eventfd: stop, or a new policy */

@@ -2006,6 +2006,22 @@ static enum afw_pass afw_engine_kept(struct afw_engine *e, const struct afw_poli
 	return (enum afw_pass)f->pass;
 }
 
+bool afw_engine_headers_enough(struct afw_engine *e, const struct afw_pkt *p)
+{
+	struct afw_pkt_key k;
+	struct afw_drec *d;
+	uint32_t hash;
+
+	if (p->proto != IPPROTO_TCP || !p->has_l4 || (p->frag & AFW_PKT_FRAG))
+		return false;
+	afw_pkt_flow_key(p, &k);
+	hash = afw_pkt_key_hash(&k, e->seed);
+	if (afw_flow_find(e, &k, hash))
+		return false;
+	d = afw_rec_find(e, &k, hash);
+	return d && !(d->flags & (AFW_DR_UNCONFIRMED | AFW_DR_PER_PACKET | AFW_DR_INSTALL));
+}
+
 /* A packet of a decided flow. */
 static enum afw_pass afw_engine_late(struct afw_engine *e, const struct afw_policy *pol,
 				     struct afw_drec *d, const struct afw_pkt *p, int side,
@@ -2176,6 +2192,18 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 	*decided = false;
 	e->stats.packets++;
 	e->now = now;
+	/*
+	 * Only the first bytes came (a flow's own queue, afwd's headers
+	 * queue): enough for a flow whose headers are all afwd reads, and
+	 * nothing to read or judge bytes by for any other, nor in a SYN,
+	 * which may start a connection to read. Dropped, TCP sends it again,
+	 * whole once its flow is moved back (the caller's part, which checks
+	 * first).
+	 */
+	if (p->cut && ((p->tcp_flags & AFW_TCP_SYN) || !afw_engine_headers_enough(e, p))) {
+		e->stats.discarded++;
+		return AFW_PASS_DROP;
+	}
 	/*
 	 * A fragment holds part of a datagram that the receiver puts together
 	 * before its transport reads it. A host's LOCAL_IN and conntrack do so

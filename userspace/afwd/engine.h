@@ -131,6 +131,16 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 				uint64_t now, struct afw_result *res, bool *decided);
 
 /*
+ * Whether the headers of @p's flow are all afwd still reads: a decided TCP
+ * flow kept as a record alone (no stream read, no HTTP request followed),
+ * whose judged bytes the server has acknowledged. Such a flow's packets may
+ * come from a queue that copies their first bytes only (@p->cut), and
+ * afw_engine_packet() takes them but a SYN's; for any other flow it drops
+ * them.
+ */
+bool afw_engine_headers_enough(struct afw_engine *e, const struct afw_pkt *p);
+
+/*
  * A packet afw_pkt_decode() failed on: decided by the policy as reason
  * "undecodable", with what the decoder got to (family, addresses,
  * protocol). Packets that end alike are answered alike without asking

@@ -31,6 +31,7 @@ struct afw_lrec {
 	bool judged;				/* by the policy, not refused by a reader */
 	bool waiting;
 	bool established;			/* TCP: decided past the client's SYN */
+	bool head;				/* inspected by its headers alone */
 	uint64_t seen;				/* the last sign of life */
 	uint64_t sent_at;
 	uint64_t retry_at;
@@ -368,6 +369,16 @@ void afw_ledger_flow(const struct afw_lrec *r, struct afw_flow_spec *f)
 void afw_lrec_set_established(struct afw_lrec *r)
 {
 	r->established = true;
+}
+
+void afw_lrec_set_head(struct afw_lrec *r, bool head)
+{
+	r->head = head;
+}
+
+bool afw_lrec_head(const struct afw_lrec *r)
+{
+	return r->head;
 }
 
 enum afw_decision afw_lrec_decision(const struct afw_lrec *r)

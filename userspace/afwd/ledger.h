@@ -87,6 +87,12 @@ void afw_ledger_flow(const struct afw_lrec *r, struct afw_flow_spec *f);
  * sent again, still belongs to it.
  */
 void afw_lrec_set_established(struct afw_lrec *r);
+/*
+ * An inspected flow whose headers are all afwd reads (afw_engine_headers_enough()):
+ * installed with the worker's headers queue as its own.
+ */
+void afw_lrec_set_head(struct afw_lrec *r, bool head);
+bool afw_lrec_head(const struct afw_lrec *r);
 /* The facts, pointing into @r: valid while @r is. */
 void afw_ledger_facts(const struct afw_lrec *r, struct afw_facts *f);
 enum afw_decision afw_lrec_decision(const struct afw_lrec *r);

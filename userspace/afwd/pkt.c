@@ -343,6 +343,46 @@ static enum afw_pkt_err afw_pkt_null(struct afw_pkt *p, const uint8_t *data, siz
 	return afw_pkt_fail(p, AFW_PKT_EUNSUPP, "loopback family is not IPv4 or IPv6");
 }
 
+enum afw_pkt_err afw_pkt_decode_head(struct afw_pkt *p, uint8_t buf[AFW_PKT_HEAD_MAX],
+				     const uint8_t *data, size_t len, size_t orig_len)
+{
+	enum afw_pkt_err err;
+	size_t declared;
+
+	if (len > AFW_PKT_HEAD_MAX || !data)
+		return afw_pkt_fail(memset(p, 0, sizeof(*p)), AFW_PKT_ETRUNC,
+				    "more first bytes than a headers queue copies");
+	memcpy(buf, data, len);
+	/* The IP length field, cut to what came: the decoder then stops there. */
+	if (len >= 20 && buf[0] >> 4 == 4) {
+		declared = afw_get16(buf + 2);
+		if (declared > len) {
+			buf[2] = (uint8_t)(len >> 8);
+			buf[3] = (uint8_t)len;
+		}
+	} else if (len >= 40 && buf[0] >> 4 == 6) {
+		declared = 40 + (size_t)afw_get16(buf + 4);
+		if (declared > len) {
+			buf[4] = (uint8_t)((len - 40) >> 8);
+			buf[5] = (uint8_t)(len - 40);
+		}
+	} else {
+		declared = len;
+	}
+	err = afw_pkt_decode(p, AFW_LINK_RAW, buf, len);
+	if (err != AFW_PKT_OK)
+		return err;
+	/*
+	 * What did not come: by the queue's count of the packet's bytes (a
+	 * GSO packet's IP length may not hold them all), or by its header.
+	 */
+	if (orig_len > len)
+		p->cut = orig_len - len;
+	else if (declared > len)
+		p->cut = declared - len;
+	return AFW_PKT_OK;
+}
+
 enum afw_pkt_err afw_pkt_decode(struct afw_pkt *p, unsigned int linktype, const uint8_t *data,
 				size_t len)
 {

@@ -86,6 +86,11 @@ struct afw_pkt {
 	size_t l4_len;
 	const uint8_t *payload;	/* transport payload (for a later fragment: IP payload) */
 	size_t payload_len;
+	/*
+	 * Bytes the packet carries past the end of @payload, not captured (a
+	 * headers queue's packet, afw_pkt_decode_head()): 0 for a whole one.
+	 */
+	size_t cut;
 	const char *reason;	/* static text when decoding failed */
 };
 
@@ -97,6 +102,21 @@ struct afw_pkt {
  */
 enum afw_pkt_err afw_pkt_decode(struct afw_pkt *p, unsigned int linktype, const uint8_t *data,
 				size_t len);
+
+/* What afw_pkt_decode_head() copies the first bytes into. */
+#define AFW_PKT_HEAD_MAX 512
+
+/*
+ * Decodes the first @len bytes of an IP packet (no link header) of
+ * @orig_len bytes, as a queue with a short copy range delivers it: the
+ * headers, maybe a few payload bytes. They are copied into @buf (which @p
+ * then points into) with the IP length field cut to @len, and decoded as
+ * a packet that ends there; @p->cut says how many bytes did not come.
+ * Headers that run past @len, or more than AFW_PKT_HEAD_MAX bytes, fail
+ * as AFW_PKT_ETRUNC.
+ */
+enum afw_pkt_err afw_pkt_decode_head(struct afw_pkt *p, uint8_t buf[AFW_PKT_HEAD_MAX],
+				     const uint8_t *data, size_t len, size_t orig_len);
 
 /*
  * Whether @p's transport checksum (TCP or UDP, over the pseudo-header) is

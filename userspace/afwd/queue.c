@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
 #include <libmnl/libmnl.h>
 #include <libnetfilter_queue/libnetfilter_queue.h>
@@ -53,9 +54,14 @@ struct afw_queue {
 	struct mnl_socket *nl;
 	unsigned int portid;
 	uint16_t num;
+	bool has_head;
+	uint16_t head_num;		/* the headers queue, with has_head */
+	int head_errno;			/* why there is none */
+	struct afw_queue_opts o;
 	struct afw_queue_stats stats;
-	/* The run of equal verdicts not yet written into tx. */
+	/* The run of equal verdicts, all of one queue, not yet written into tx. */
 	unsigned int run_len;
+	uint16_t run_queue;
 	uint32_t run_id, run_verdict, run_mark;
 	bool run_set_mark;
 	size_t txlen;
@@ -85,6 +91,46 @@ struct afw_queue {
 
 static int afw_queue_ring_open(struct afw_queue *q);
 static void afw_queue_ring_close(struct afw_queue *q);
+static int afw_queue_config(struct afw_queue *q, struct nlmsghdr *nlh);
+
+/*
+ * Binds queue @num to @q's socket, copying @range bytes of each packet.
+ * On failure *@what says which step failed, and errno why.
+ */
+static int afw_queue_bind(struct afw_queue *q, uint16_t num, uint32_t range, const char **what)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE] __attribute__((aligned(8)));
+	uint32_t flags = NFQA_CFG_F_GSO | NFQA_CFG_F_UID_GID;
+	struct nlmsghdr *nlh;
+
+	*what = "binding the queue (is another program bound to it?)";
+	nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, num);
+	nfq_nlmsg_cfg_put_cmd(nlh, AF_UNSPEC, NFQNL_CFG_CMD_BIND);
+	if (afw_queue_config(q, nlh) < 0)
+		return -1;
+
+	*what = "queue parameters";
+	nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, num);
+	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, range);
+	nfq_nlmsg_cfg_put_qmaxlen(nlh, q->o.maxlen);
+	if (q->o.fail_open)
+		flags |= NFQA_CFG_F_FAIL_OPEN;
+	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(flags));
+	mnl_attr_put_u32(nlh, NFQA_CFG_MASK,
+			 htonl(NFQA_CFG_F_GSO | NFQA_CFG_F_UID_GID | NFQA_CFG_F_FAIL_OPEN));
+	return afw_queue_config(q, nlh);
+}
+
+/* Unbinds queue @num, without an ack: nothing is left for the ring to take. */
+static void afw_queue_unbind(struct afw_queue *q, uint16_t num)
+{
+	char buf[128] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh;
+
+	nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, num);
+	nfq_nlmsg_cfg_put_cmd(nlh, AF_UNSPEC, NFQNL_CFG_CMD_UNBIND);
+	mnl_socket_sendto(q->nl, nlh, nlh->nlmsg_len);
+}
 
 /* Sends one configuration message and waits for its ack. */
 static int afw_queue_config(struct afw_queue *q, struct nlmsghdr *nlh)
@@ -102,13 +148,10 @@ static int afw_queue_config(struct afw_queue *q, struct nlmsghdr *nlh)
 	return mnl_cb_run(buf, n, seq, q->portid, NULL, NULL) < 0 ? -1 : 0;
 }
 
-struct afw_queue *afw_queue_open(uint16_t num, const struct afw_queue_opts *o,
+struct afw_queue *afw_queue_open(uint16_t num, int head, const struct afw_queue_opts *o,
 				 char *err, size_t errlen)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE] __attribute__((aligned(8)));
-	uint32_t flags = NFQA_CFG_F_GSO | NFQA_CFG_F_UID_GID;
 	const char *what = "netlink socket";
-	struct nlmsghdr *nlh;
 	struct afw_queue *q;
 	unsigned int i;
 	int one = 1, size, saved, ret;
@@ -149,23 +192,24 @@ struct afw_queue *afw_queue_open(uint16_t num, const struct afw_queue_opts *o,
 		goto err_close;
 	}
 
-	what = "binding the queue (is another program bound to it?)";
-	nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, num);
-	nfq_nlmsg_cfg_put_cmd(nlh, AF_UNSPEC, NFQNL_CFG_CMD_BIND);
-	if (afw_queue_config(q, nlh) < 0)
+	q->o = *o;
+	if (afw_queue_bind(q, num, 0xffff, &what) < 0)
 		goto err_close;
-
-	what = "queue parameters";
-	nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, num);
-	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, 0xffff);
-	nfq_nlmsg_cfg_put_qmaxlen(nlh, o->maxlen);
-	if (o->fail_open)
-		flags |= NFQA_CFG_F_FAIL_OPEN;
-	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(flags));
-	mnl_attr_put_u32(nlh, NFQA_CFG_MASK,
-			 htonl(NFQA_CFG_F_GSO | NFQA_CFG_F_UID_GID | NFQA_CFG_F_FAIL_OPEN));
-	if (afw_queue_config(q, nlh) < 0)
-		goto err_close;
+	/*
+	 * The headers queue now, before the ring's multishot receive would
+	 * take the acks. Without it, inspected flows come whole, as before.
+	 */
+	q->head_errno = ENOENT;
+	if (head >= 0 && head != num) {
+		if (afw_queue_bind(q, (uint16_t)head, AFW_QUEUE_HEAD_BYTES, &what) < 0) {
+			q->head_errno = errno;
+			afw_queue_unbind(q, (uint16_t)head);
+		} else {
+			q->has_head = true;
+			q->head_num = (uint16_t)head;
+			q->head_errno = 0;
+		}
+	}
 	q->pfd[0] = (struct pollfd){ .fd = afw_queue_fd(q), .events = POLLIN };
 	if (o->io != AFW_QUEUE_IO_POLL) {
 		ret = afw_queue_ring_open(q);
@@ -195,9 +239,6 @@ err:
 
 void afw_queue_close(struct afw_queue *q)
 {
-	char buf[128] __attribute__((aligned(8)));
-	struct nlmsghdr *nlh;
-
 	if (!q)
 		return;
 	/*
@@ -206,9 +247,9 @@ void afw_queue_close(struct afw_queue *q)
 	 * queue would stay bound, refusing the next afwd (EPERM). Without an
 	 * ack, so that no answer is left for the ring to take.
 	 */
-	nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, q->num);
-	nfq_nlmsg_cfg_put_cmd(nlh, AF_UNSPEC, NFQNL_CFG_CMD_UNBIND);
-	mnl_socket_sendto(q->nl, nlh, nlh->nlmsg_len);
+	afw_queue_unbind(q, q->num);
+	if (q->has_head)
+		afw_queue_unbind(q, q->head_num);
 	afw_queue_ring_close(q);
 	/* Closing the socket unbinds the queue; the kernel drops what is held. */
 	mnl_socket_close(q->nl);
@@ -220,8 +261,14 @@ int afw_queue_fd(const struct afw_queue *q)
 	return mnl_socket_get_fd(q->nl);
 }
 
+int afw_queue_head(const struct afw_queue *q)
+{
+	return q->head_errno;
+}
+
 /* Fills @p from one packet message; -1 if the message is not one. */
-static int afw_queue_parse(const struct nlmsghdr *nlh, struct afw_qpkt *p)
+static int afw_queue_parse(const struct afw_queue *q, const struct nlmsghdr *nlh,
+			   struct afw_qpkt *p)
 {
 	struct nlattr *attr[NFQA_MAX + 1] = { NULL };
 	struct nfqnl_msg_packet_hdr *ph;
@@ -235,6 +282,7 @@ static int afw_queue_parse(const struct nlmsghdr *nlh, struct afw_qpkt *p)
 	ph = mnl_attr_get_payload(attr[NFQA_PACKET_HDR]);
 	memset(p, 0, sizeof(*p));
 	p->id = ntohl(ph->packet_id);
+	p->queue = ntohs(((const struct nfgenmsg *)mnl_nlmsg_get_payload(nlh))->res_id);
 	p->hw_proto = ntohs(ph->hw_protocol);
 	p->hook = ph->hook;
 	p->data = mnl_attr_get_payload(attr[NFQA_PAYLOAD]);
@@ -253,7 +301,14 @@ static int afw_queue_parse(const struct nlmsghdr *nlh, struct afw_qpkt *p)
 		p->uid = ntohl(mnl_attr_get_u32(attr[NFQA_UID]));
 		p->gid = ntohl(mnl_attr_get_u32(attr[NFQA_GID]));
 	}
-	return 0;
+	/* Only this socket's queues send here; anything else is not ours to answer. */
+	if (p->queue == q->num)
+		return 0;
+	if (q->has_head && p->queue == q->head_num) {
+		p->head = true;
+		return 0;
+	}
+	return -1;
 }
 
 /* The poll() way: takes up to a batch of waiting packets, without blocking. */
@@ -278,7 +333,7 @@ static int afw_queue_take(struct afw_queue *q, struct afw_qpkt *pkts, unsigned i
 		nlh = q->iov[i].iov_base;
 		len = (int)q->msgs[i].msg_len;
 		if ((q->msgs[i].msg_hdr.msg_flags & MSG_TRUNC) || !mnl_nlmsg_ok(nlh, len) ||
-		    afw_queue_parse(nlh, &pkts[n]) < 0) {
+		    afw_queue_parse(q, nlh, &pkts[n]) < 0) {
 			q->stats.errors++;
 			continue;
 		}
@@ -431,7 +486,7 @@ static int afw_queue_ring_wait(struct afw_queue *q, struct afw_qpkt *pkts, unsig
 		q->used[q->nused++] = (uint16_t)bid;
 		nlh = q->iov[bid].iov_base;
 		if (cqe->res <= 0 || !mnl_nlmsg_ok(nlh, cqe->res) ||
-		    afw_queue_parse(nlh, &pkts[n]) < 0) {
+		    afw_queue_parse(q, nlh, &pkts[n]) < 0) {
 			q->stats.errors++;
 			continue;
 		}
@@ -525,7 +580,7 @@ static void afw_queue_emit(struct afw_queue *q)
 	 * every packet of a batch, so only this run's packets are left.
 	 */
 	nlh = nfq_nlmsg_put(q->tx[q->txi] + q->txlen,
-			    q->run_len > 1 ? NFQNL_MSG_VERDICT_BATCH : NFQNL_MSG_VERDICT, q->num);
+			    q->run_len > 1 ? NFQNL_MSG_VERDICT_BATCH : NFQNL_MSG_VERDICT, q->run_queue);
 	nfq_nlmsg_verdict_put(nlh, (int)q->run_id, (int)q->run_verdict);
 	if (q->run_set_mark)
 		nfq_nlmsg_verdict_put_mark(nlh, q->run_mark);
@@ -534,12 +589,13 @@ static void afw_queue_emit(struct afw_queue *q)
 	q->run_len = 0;
 }
 
-void afw_queue_verdict(struct afw_queue *q, uint32_t id, uint32_t verdict, uint32_t mark,
-		       bool set_mark)
+void afw_queue_verdict(struct afw_queue *q, const struct afw_qpkt *p, uint32_t verdict,
+		       uint32_t mark, bool set_mark)
 {
-	if (q->run_len && q->run_verdict == verdict && q->run_set_mark == set_mark &&
-	    (!set_mark || q->run_mark == mark)) {
-		q->run_id = id;
+	/* Each queue numbers its own packets: a run never spans two. */
+	if (q->run_len && q->run_queue == p->queue && q->run_verdict == verdict &&
+	    q->run_set_mark == set_mark && (!set_mark || q->run_mark == mark)) {
+		q->run_id = p->id;
 		q->run_len++;
 		return;
 	}
@@ -547,7 +603,8 @@ void afw_queue_verdict(struct afw_queue *q, uint32_t id, uint32_t verdict, uint3
 	/* A full buffer goes out early rather than overflow. */
 	if (q->txlen > AFW_QUEUE_TXSIZE - 256)
 		afw_queue_flush(q);
-	q->run_id = id;
+	q->run_queue = p->queue;
+	q->run_id = p->id;
 	q->run_verdict = verdict;
 	q->run_mark = mark;
 	q->run_set_mark = set_mark;

@@ -2,7 +2,9 @@
 /*
  * One NFQUEUE, read and answered in batches: many packets per receive
  * call, and one send carrying the verdicts of a whole batch, runs of equal
- * verdicts folded into one batch verdict.
+ * verdicts folded into one batch verdict. A second queue may share the
+ * socket: one that copies only the first bytes of each packet, for flows
+ * whose headers are all afwd still reads.
  */
 #ifndef AFW_QUEUE_H
 #define AFW_QUEUE_H
@@ -28,9 +30,14 @@ struct afw_queue_opts {
 	bool fail_open;			/* NFQA_CFG_F_FAIL_OPEN */
 };
 
+/* What the headers queue copies of a packet: IPv6, extension headers, TCP. */
+#define AFW_QUEUE_HEAD_BYTES 256
+
 /* One queued packet; data points into the queue's receive buffer. */
 struct afw_qpkt {
 	uint32_t id;
+	uint16_t queue;			/* the queue it came from */
+	bool head;			/* from the headers queue: data holds the first bytes */
 	uint16_t hw_proto;		/* ETH_P_IP or ETH_P_IPV6, host order */
 	uint8_t hook;
 	bool has_uid;
@@ -57,9 +64,17 @@ struct afw_queue_stats {
 
 struct afw_queue;
 
-/* Binds queue @num. Returns NULL with errno set and a message in @err. */
-struct afw_queue *afw_queue_open(uint16_t num, const struct afw_queue_opts *o,
+/*
+ * Binds queue @num, and with @head >= 0 queue @head on the same socket,
+ * copying only the first AFW_QUEUE_HEAD_BYTES of each packet (its packets
+ * come with head set). Returns NULL with errno set and a message in @err
+ * when @num cannot be bound; a headers queue that cannot be is left out,
+ * and afw_queue_head() tells why.
+ */
+struct afw_queue *afw_queue_open(uint16_t num, int head, const struct afw_queue_opts *o,
 				 char *err, size_t errlen);
+/* 0 when the headers queue is bound; otherwise the errno binding it gave (or ENOENT). */
+int afw_queue_head(const struct afw_queue *q);
 void afw_queue_close(struct afw_queue *q);
 int afw_queue_fd(const struct afw_queue *q);
 
@@ -83,11 +98,11 @@ int afw_queue_wait(struct afw_queue *q, struct afw_qpkt *pkts, uint64_t timeout_
 const char *afw_queue_io_name(const struct afw_queue *q);
 
 /*
- * Appends a verdict (NF_ACCEPT, NF_DROP, NF_REPEAT) for packet @id. Verdicts
+ * Appends a verdict (NF_ACCEPT, NF_DROP, NF_REPEAT) for packet @p. Verdicts
  * must come in the order the packets were received, one per packet.
  */
-void afw_queue_verdict(struct afw_queue *q, uint32_t id, uint32_t verdict, uint32_t mark,
-		       bool set_mark);
+void afw_queue_verdict(struct afw_queue *q, const struct afw_qpkt *p, uint32_t verdict,
+		       uint32_t mark, bool set_mark);
 
 /* Sends every appended verdict in one call. Returns 0 or -1. */
 int afw_queue_flush(struct afw_queue *q);

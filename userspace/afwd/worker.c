@@ -75,6 +75,11 @@ static void afw_worker_flow(const struct afw_worker *w, const struct afw_lrec *r
 {
 	afw_ledger_flow(rec, f);
 	f->timeout = w->d->cfg->flow_timeout;
+	/* Inspected by its headers alone: they come from the headers queue. */
+	if (w->head >= 0 && f->verdict == AFW_VERDICT_INSPECT && afw_lrec_head(rec)) {
+		f->own_queue = true;
+		f->queue = (uint16_t)w->head;
+	}
 }
 
 /* @f in words, for the log: "tcp 192.0.2.1:40000 -> 198.51.100.2:443". */
@@ -148,7 +153,7 @@ static bool afw_worker_established(const struct afw_pkt *p)
  * ledger remembers it for reloads, refusals and the module's return.
  */
 static void afw_worker_install(struct afw_worker *w, const struct afw_result *r,
-			       bool established)
+			       bool established, bool head)
 {
 	uint64_t now = afw_now_ns();
 	enum afw_lrec_state state;
@@ -163,6 +168,8 @@ static void afw_worker_install(struct afw_worker *w, const struct afw_result *r,
 	rec = afw_ledger_put(w->ledger, r, state, now);
 	if (rec && established)
 		afw_lrec_set_established(rec);
+	if (rec)
+		afw_lrec_set_head(rec, head);
 	if (afw_ledger_lost(w->ledger)) {
 		afw_ledger_clear_lost(w->ledger);
 		atomic_store(&w->lost, true);
@@ -189,6 +196,10 @@ static void afw_worker_install(struct afw_worker *w, const struct afw_result *r,
 		f.timeout = w->d->cfg->flow_timeout;
 		if (established && f.proto == IPPROTO_TCP)
 			f.flags = AFW_FLOW_F_ESTABLISHED;
+		if (head && f.verdict == AFW_VERDICT_INSPECT) {
+			f.own_queue = true;
+			f.queue = (uint16_t)w->head;
+		}
 		afw_kern_add(w->kern, &f);
 	}
 }
@@ -202,7 +213,13 @@ static void afw_worker_decided(struct afw_worker *w, const struct afw_result *r,
 	/* A packet's own answer (it could not be decoded): no flow to record. */
 	if (r->per_packet)
 		return;
-	afw_worker_install(w, r, afw_worker_established(p));
+	/*
+	 * An inspected flow whose headers are all afwd still reads gets its
+	 * packets from the headers queue: their first bytes, not 64 KiB each.
+	 */
+	afw_worker_install(w, r, afw_worker_established(p),
+			   w->head >= 0 && r->decision == AFW_DECIDE_INSPECT &&
+			   afw_engine_headers_enough(w->engine, p));
 }
 
 /*
@@ -267,13 +284,13 @@ static void afw_worker_verdict(struct afw_worker *w, const struct afw_qpkt *qp,
 
 	if (!mark) {
 		if (pass == AFW_PASS_REJECT && w->kern && afw_kern_up(w->kern))
-			afw_queue_verdict(w->q, qp->id, NF_REPEAT, 0, false);
+			afw_queue_verdict(w->q, qp, NF_REPEAT, 0, false);
 		else
-			afw_queue_verdict(w->q, qp->id, pass == AFW_PASS_ACCEPT ? NF_ACCEPT : NF_DROP,
+			afw_queue_verdict(w->q, qp, pass == AFW_PASS_ACCEPT ? NF_ACCEPT : NF_DROP,
 					  0, false);
 		return;
 	}
-	afw_queue_verdict(w->q, qp->id, NF_REPEAT, (qp->mark & ~(uint32_t)AFW_MARK_MASK) | mark,
+	afw_queue_verdict(w->q, qp, NF_REPEAT, (qp->mark & ~(uint32_t)AFW_MARK_MASK) | mark,
 			  true);
 }
 
@@ -308,8 +325,53 @@ static bool afw_worker_known(struct afw_worker *w, const struct afw_pkt *p,
 		break;
 	}
 	d = afw_ledger_answered(w->ledger, rec, now, AFW_RESEND_NS);
-	afw_queue_verdict(w->q, qp->id, d == AFW_DECIDE_ALLOW ? NF_ACCEPT : NF_DROP, 0, false);
+	afw_queue_verdict(w->q, qp, d == AFW_DECIDE_ALLOW ? NF_ACCEPT : NF_DROP, 0, false);
 	return true;
+}
+
+/*
+ * A packet from the headers queue that afwd needs whole (afw_engine_packet()
+ * would drop it): the flow is no longer one whose headers are all afwd
+ * reads, or afwd no longer knows it (a restart). It is dropped, and the
+ * flow installed again, inspected as it was, without its own queue: TCP
+ * sends the packet again, and it comes whole. A packet that does not
+ * decode even as headers names no flow, and is only dropped.
+ */
+static void afw_worker_head_back(struct afw_worker *w, const struct afw_qpkt *qp,
+				 const struct afw_pkt *p, bool decoded)
+{
+	struct afw_flow_spec f;
+	struct afw_lrec *rec;
+	char words[128];
+
+	afw_queue_verdict(w->q, qp, NF_DROP, 0, false);
+	if (!decoded || !p->has_l4 || !w->kern || !afw_kern_up(w->kern))
+		return;
+	rec = afw_ledger_find_pkt(w->ledger, p);
+	if (rec && afw_lrec_head(rec)) {
+		afw_lrec_set_head(rec, false);
+		afw_worker_flow(w, rec, &f);
+	} else if (!rec) {
+		memset(&f, 0, sizeof(f));
+		f.family = p->ipver == 6 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4;
+		f.proto = p->proto;
+		memcpy(f.src, p->src, 16);
+		memcpy(f.dst, p->dst, 16);
+		f.sport = p->sport;
+		f.dport = p->dport;
+		f.verdict = AFW_VERDICT_INSPECT;
+		f.timeout = w->d->cfg->flow_timeout;
+		if (p->proto == IPPROTO_TCP)
+			f.flags = AFW_FLOW_F_ESTABLISHED;
+	} else {
+		/* Installed whole already: this one came before the change took. */
+		return;
+	}
+	afw_kern_add(w->kern, &f);
+	w->head_back++;
+	afw_worker_flow_words(&f, words, sizeof(words));
+	afw_log_printf(w->log, "afwd: queue %u: %s: inspected with whole packets again%s\n",
+		       w->qnum, words, rec ? "" : " (a flow this afwd did not decide)");
 }
 
 /* A reload changed @rec's verdict: update it where it is installed. */
@@ -479,6 +541,8 @@ static void afw_worker_publish(struct afw_worker *w)
 		w->snap.ct = *afw_ct_stats(w->ct);
 	w->snap.ledger = *afw_ledger_stats(w->ledger);
 	w->snap.records = afw_ledger_count(w->ledger);
+	w->snap.head_packets = w->head_packets;
+	w->snap.head_back = w->head_back;
 	w->snap.analyzing = afw_engine_flows(w->engine);
 	pthread_mutex_unlock(&w->lock);
 	/* The round's log records go to the writer: one wake-up at most. */
@@ -505,6 +569,7 @@ static void *afw_worker_main(void *arg)
 	struct afw_worker *w = arg;
 	struct afw_daemon *d = w->d;
 	struct afw_qpkt pkts[AFW_QUEUE_BATCH];
+	uint8_t head_buf[AFW_PKT_HEAD_MAX];
 	const struct afw_policy *pol;
 	struct afw_result res;
 	struct afw_pace pace;
@@ -547,8 +612,32 @@ static void *afw_worker_main(void *arg)
 		more = n == AFW_QUEUE_BATCH;
 		bulk = afw_engine_stats(w->engine)->decided_packets;
 		for (i = 0; i < n; i++) {
-			/* What afwd cannot read is decided too: by the policy, as undecodable. */
-			if (afw_pkt_decode(&p, AFW_LINK_RAW, pkts[i].data, pkts[i].len) != AFW_PKT_OK) {
+			/* The headers queue: what afwd needs whole goes back to whole packets. */
+			if (pkts[i].head) {
+				bool ok;
+
+				w->head_packets++;
+				ok = afw_pkt_decode_head(&p, head_buf, pkts[i].data, pkts[i].len,
+							 pkts[i].orig_len) == AFW_PKT_OK;
+
+				if (!ok || (p.cut && ((p.tcp_flags & AFW_TCP_SYN) ||
+						      !afw_engine_headers_enough(w->engine, &p)))) {
+					afw_worker_head_back(w, &pkts[i], &p, ok);
+					continue;
+				}
+				/*
+				 * Cut: no reader looks at its bytes, which are not
+				 * there to check. Whole (a small one): as any other.
+				 */
+				p.csum = p.cut ? AFW_CSUM_TRUSTED : afw_worker_csum(&pkts[i]);
+				p.indev = pkts[i].indev;
+				p.outdev = pkts[i].outdev;
+				p.dir = afw_worker_dir(&pkts[i]);
+				pass = afw_engine_packet(w->engine, pol, &p, pkts[i].has_uid,
+							 pkts[i].uid, now, &res, &decided);
+			} else if (afw_pkt_decode(&p, AFW_LINK_RAW, pkts[i].data, pkts[i].len) !=
+				   AFW_PKT_OK) {
+				/* What afwd cannot read is decided too: by the policy, as undecodable. */
 				pass = afw_engine_undecodable(w->engine, pol, &p, pkts[i].has_uid,
 							      pkts[i].uid, now, &res, &decided);
 			} else {
@@ -590,7 +679,7 @@ int afw_worker_setup(struct afw_worker *w, char *err, size_t errlen)
 {
 	struct afw_daemon *d = w->d;
 	struct afw_ledger_opts lopts;
-	int ret;
+	int ret, head;
 
 	pthread_mutex_init(&w->lock, NULL);
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -637,9 +726,23 @@ int afw_worker_setup(struct afw_worker *w, char *err, size_t errlen)
 		if (!w->ct)
 			return -1;
 	}
-	w->q = afw_queue_open(w->qnum, &d->cfg->queue, err, errlen);
+	/*
+	 * The headers queue: only the module installs flows with a queue of
+	 * their own, so without it there is none.
+	 */
+	head = -1;
+	if (d->kern && d->cfg->head_first != -1)
+		head = d->cfg->head_first == AFW_HEAD_AUTO ? w->qnum ^ 0x8000 :
+		       d->cfg->head_first + (w->qnum - d->cfg->queue_first);
+	w->q = afw_queue_open(w->qnum, head, &d->cfg->queue, err, errlen);
 	if (!w->q)
 		return -1;
+	w->head = -1;
+	if (head >= 0 && !afw_queue_head(w->q))
+		w->head = head;
+	else if (head >= 0)
+		fprintf(stderr, "afwd: warning: queue %u: headers queue %d: %s; inspected flows "
+			"come whole\n", w->qnum, head, strerror(afw_queue_head(w->q)));
 	return 0;
 }
 

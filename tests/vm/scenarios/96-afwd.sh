@@ -36,6 +36,7 @@ default deny
 prio 10 host allowed.test app tls allow
 prio 20 host *.rej.test reject
 prio 30 host inspect.test inspect
+prio 40 app unknown dport 5201 inspect
 POLICY
 check "the router queues unknown TCP to 443 to queues 0-1, fail closed" \
 	"$AFWCTL" -n $NS_R config set unknown queue queue 0-1 fail closed
@@ -43,6 +44,8 @@ check "the router queues unknown TCP to 443 to queues 0-1, fail closed" \
 # Both directions: afwd installs an allow once it sees the server's ACK.
 "$AFWCTL" -n $NS_R rule add prio 100 proto tcp dport 443 queue
 "$AFWCTL" -n $NS_R rule add prio 101 proto tcp sport 443 queue
+"$AFWCTL" -n $NS_R rule add prio 102 proto tcp dport 5201 queue
+"$AFWCTL" -n $NS_R rule add prio 103 proto tcp sport 5201 queue
 "$AFWCTL" -n $NS_R config set unknown accept
 
 # ready_after N: the log says "ready" more than N times.
@@ -53,7 +56,7 @@ start_afwd() {
 	nsx $NS_R "$AFWD" -q 0-1 --module on -p $work/policy.conf --ctl $work/afwd.sock -j \
 		2>> $work/afwd.log &
 	# The socket comes before the queues are ready: wait for afwd to say so.
-	wait_until 10 ready_after "${n:-0}"
+	wait_until 30 ready_after "${n:-0}"
 }
 check "afwd starts on queues 0-1 with the module" start_afwd
 on_exit pkill -f "$AFWD -q 0-1"
@@ -123,7 +126,49 @@ check_grep "the inspected flow is installed as inspect" '"verdict": *"inspect"' 
 # queue, portid, waiting, copy mode, copy range, dropped (full), dropped
 # (send failed), last id: for each of the two queues.
 check_eq "nothing is left waiting in queues 0-1, and nothing was dropped" "0 0 0 0 0 0" \
-	"$(nsx $NS_R awk '$1 <= 1 { printf "%s%s %s %s", (NR > 1 ? " " : ""), $3, $6, $7 }' \
+	"$(nsx $NS_R awk '$1 <= 1 { printf "%s%s %s %s", (n++ ? " " : ""), $3, $6, $7 }' \
+		/proc/net/netfilter/nfnetlink_queue)"
+
+# An inspected stream that is neither TLS nor HTTP (iperf3): once its first
+# bytes are judged, its headers are all afwd reads, and the module sends
+# its packets to the worker's headers queue (the queue's number with the
+# top bit flipped), which copies 256 bytes of each, however large.
+iperf_server $NS_S -B $S4 -p 5201
+stats_sum() { "$AFWD" --stats --ctl $work/afwd.sock | jq "[.queues[].$1] | add"; }
+heads() { stats_sum head_packets; }
+h0=$(heads)
+nsx $NS_C iperf3 -c $S4 -p 5201 -t 8 -J > $work/iperf.json &
+ipid=$!
+head_flows() {
+	[ "$("$AFWCTL" -n $NS_R -j flow list |
+	     jq '[.[] | select(.dport == 5201 and .verdict == "inspect" and .queue >= 32768)] |
+		 length')" -ge 1 ]
+}
+check "while it runs, its flows are installed as inspect, a headers queue their own" \
+	wait_until 20 head_flows
+wait $ipid
+check "the inspected iperf3 stream ran its 8 s without an error" \
+	jq -e '.end.sum_received.bytes > 1000000 and .error == null' $work/iperf.json
+h1=$(heads)
+check_ge "afwd read its packets from the headers queues (at least 300; read $((h1 - h0)))" \
+	300 $((h1 - h0))
+check_eq "no flow went back to whole packets" 0 "$(stats_sum head_back)"
+# afwd restarted under an inspected stream: the new one knows nothing of
+# its flows, so their headers are not enough. The first cut packet is
+# dropped and its flow goes back to whole packets; the stream goes on.
+nsx $NS_C iperf3 -c $S4 -p 5201 -t 12 -J > $work/iperf2.json &
+ipid=$!
+check "a second inspected stream runs on the headers queues" wait_until 20 head_flows
+pkill -KILL -f "$AFWD -q 0-1"
+check "afwd restarts under it" start_afwd
+wait $ipid
+check "the stream ran its 12 s without an error" \
+	jq -e '.end.sum_received.bytes > 1000000 and .error == null' $work/iperf2.json
+check_ge "the new afwd gave its flows back to whole packets" 1 "$(stats_sum head_back)"
+check_grep "and said so" "inspected with whole packets again \\(a flow this afwd did not decide\\)" \
+	"$(cat $work/afwd.log)"
+check_eq "the headers queues are bound with a copy range of 256" "256 256" \
+	"$(nsx $NS_R awk '$1 >= 32768 { printf "%s%s", (n++ ? " " : ""), $5 }' \
 		/proc/net/netfilter/nfnetlink_queue)"
 
 # A new connection on a decided 5-tuple, through the module: a connection
