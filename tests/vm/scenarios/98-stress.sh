@@ -110,19 +110,24 @@ going() { (( EPOCHSECONDS < deadline || ($1 == 0 && EPOCHSECONDS < hard) )); }
 # object the debug kernel frees keeps its kmemleak and debug-objects
 # records until an RCU callback runs, and two emulated CPUs under this
 # stress run those callbacks behind the frees (an hour's run ran a 2 GB
-# guest out of memory with 1.2 GB of such records). So before a load
-# starts another process (a rule writer's afwctl, an iperf3 run, a
-# namespace, an afwd, an rmmod), breathe waits while the unreclaimable
-# slab stands more than AFW_STRESS_SLAB_MB (default 384) above its idle
-# size, and counts the seconds it waited. Reading /proc/meminfo with
-# read, not a process, keeps the waiting itself from adding to the debt.
+# guest out of memory with 1.2 GB of such records). The queue is also
+# what synchronize_rcu() waits behind: its own callback comes after every
+# one queued before it. With 384 MB allowed, an hour held 450,000
+# callbacks a CPU, a grace period took 3 to 6 minutes, and rmmod waited
+# 2,859 s behind a replace's (docs/reliability.md); about 480 bytes of
+# slab stand for each queued callback. So before a load starts another
+# process (a rule writer's afwctl, an iperf3 run, a namespace, an afwd, an
+# rmmod), breathe waits while the unreclaimable slab stands more than
+# AFW_STRESS_SLAB_MB (default 64, some 130,000 callbacks) above its idle
+# size, and counts the seconds it waited. Reading /proc/meminfo with read,
+# not a process, keeps the waiting itself from adding to the debt.
 slab_unreclaim_mb() {
 	local k v _
 	while read -r k v _; do
 		[ "$k" = SUnreclaim: ] && echo $(( v / 1024 )) && return
 	done < /proc/meminfo
 }
-slab_limit=$(( $(slab_unreclaim_mb) + ${AFW_STRESS_SLAB_MB:-384} ))
+slab_limit=$(( $(slab_unreclaim_mb) + ${AFW_STRESS_SLAB_MB:-64} ))
 # breathe NAME: wait for the slab to come under slab_limit (or the hard
 # deadline); the seconds waited go to NAME.breathe.
 breathe() {
