@@ -19,9 +19,11 @@ secs=${AFW_BENCH_SECONDS:-3}
 bytes=${AFW_BENCH_BYTES:-160000000}
 reps=${AFW_BENCH_REPEAT:-3}
 conns=${AFW_BENCH_CONNECTS:-50}
-# afwd settings for the transfer, IO:GATHER (--io, --gather), or "default"
-# (neither option given); the last one is compared with the final baseline.
-settings=${AFW_BENCH_TRANSFER:-poll:0 uring:4000 default}
+# afwd settings for the transfer, IO:GATHER (--io, --gather), "default"
+# (no option given) or "whole" (--head-queue off: every inspected packet
+# copied whole, as before the headers queues); the last one is compared
+# with the final baseline.
+settings=${AFW_BENCH_TRANSFER:-whole poll:0 default}
 AFWD=$AFW_SRC/build/afwd
 work=$(mktemp -d)
 # afwd reads the policy here as the user afw once it runs.
@@ -94,12 +96,15 @@ iperf_mbps() {
 # transfer_opts SETTING: afwd's options for a setting of $settings, in
 # opts, and its name, in opts_name.
 transfer_opts() {
-	if [ "$1" = default ]; then
-		opts=() opts_name="afwd's defaults"
-	else
+	case $1 in
+	default)
+		opts=() opts_name="afwd's defaults" ;;
+	whole)
+		opts=(--head-queue off) opts_name="afwd's defaults but --head-queue off" ;;
+	*)
 		opts=(--io "${1%%:*}" --gather "${1#*:}")
-		opts_name="--io ${1%%:*} --gather ${1#*:}"
-	fi
+		opts_name="--io ${1%%:*} --gather ${1#*:}" ;;
+	esac
 }
 # afwd_measured CMD...: CMD's output, afwd's counters before and after it
 # kept for counted.

@@ -18,8 +18,9 @@
 # AFW_BENCH_BYTES (default 160 MB): bytes per TLS download, each measured
 # AFW_BENCH_REPEAT (default 3) times; AFW_BENCH_SECONDS (default 3): iperf3;
 # AFW_BENCH_CONNECTS (default 50): connections per connect measurement;
-# AFW_BENCH_TRANSFER (default "poll:0 uring:4000 default"): the transfer's
-# afwd settings, IO:GATHER for --io and --gather, or "default" for neither;
+# AFW_BENCH_TRANSFER (default "whole poll:0 default"): the transfer's afwd
+# settings, IO:GATHER for --io and --gather, "default" for neither, "whole"
+# for --head-queue off;
 # AFW_BENCH_MODES (default "bulk pair connect"): the boots to make.
 # AFW_BENCH_PERF=1: in the pair boot, a perf profile of one more iperf3 run
 # with no firewall and with each transfer setting (afwd-pair-perf-*.txt).
@@ -41,7 +42,7 @@ for mode in ${AFW_BENCH_MODES:-bulk pair connect}; do
 		-e "AFW_BENCH_BYTES=${AFW_BENCH_BYTES:-160000000}" \
 		-e "AFW_BENCH_REPEAT=${AFW_BENCH_REPEAT:-3}" \
 		-e "AFW_BENCH_CONNECTS=${AFW_BENCH_CONNECTS:-50}" \
-		-e "AFW_BENCH_TRANSFER=${AFW_BENCH_TRANSFER:-poll:0 uring:4000 default}" \
+		-e "AFW_BENCH_TRANSFER=${AFW_BENCH_TRANSFER:-whole poll:0 default}" \
 		-e "AFW_BENCH_WRAP=${AFW_BENCH_WRAP:-}" -e "AFW_BENCH_PERF=${AFW_BENCH_PERF:-0}" ||
 		{ echo "bench: the $mode boot failed; see $out/$mode" >&2; failed=1; }
 	echo "== $mode ($(cat "$out/$mode/wall_s" 2> /dev/null || echo ?) s wall)"
