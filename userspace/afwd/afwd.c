@@ -16,9 +16,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <netinet/in.h>
 #include <sys/signalfd.h>
 
 #include "afwnl.h"
+#include "flow.h"
 #include "ctl.h"
 #include "daemon.h"
 #include "offline.h"
@@ -229,6 +231,69 @@ static void afw_daemon_check_module(struct afw_daemon *d)
 		afw_daemon_say(d, "afwd: warning: %s\n", line);
 }
 
+struct afw_daemon_claim {
+	const struct afw_daemon *d;
+	struct afw_flow_spec *v;
+	unsigned int n, cap;
+};
+
+static int afw_daemon_claim_one(const struct afw_flow_spec *f, void *data)
+{
+	struct afw_daemon_claim *c = data;
+	struct afw_flow_spec *v;
+	unsigned int i;
+
+	if (!f->own_queue)
+		return 0;
+	for (i = 0; i < c->d->nworkers; i++)
+		if (c->d->workers[i].head == f->queue)
+			return 0;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		v = realloc(c->v, c->cap * sizeof(*v));
+		if (!v)
+			return -1;
+		c->v = v;
+	}
+	c->v[c->n++] = *f;
+	return 0;
+}
+
+/*
+ * Inspected flows that an earlier afwd gave a headers queue this one did
+ * not bind (--head-queue off, other queues, a bind that failed): nobody
+ * reads that queue, so its packets would pass unread (fail open) or not
+ * at all (fail closed). They go back to the unknown-flow queues, inspected
+ * whole. A flow afwd's own queue still holds is this afwd's to give back,
+ * packet by packet (worker.c).
+ */
+static void afw_daemon_claim_flows(struct afw_daemon *d)
+{
+	struct afw_daemon_claim c = { .d = d };
+	struct afw_nl nl;
+	unsigned int i, moved = 0;
+	int ret;
+
+	if (!atomic_load(&d->module_up) || afw_nl_open(&nl))
+		return;
+	/* A dump that raced with changes still lists flows that exist. */
+	ret = afw_flow_dump(&nl, afw_daemon_claim_one, &c);
+	for (i = 0; (!ret || ret == -EINTR) && i < c.n; i++) {
+		c.v[i].own_queue = false;
+		/* The connection exists: any SYN on its ports starts another. */
+		if (c.v[i].proto == IPPROTO_TCP)
+			c.v[i].flags = AFW_FLOW_F_ESTABLISHED;
+		moved += !afw_flow_add(&nl, &c.v[i]);
+	}
+	afw_nl_close(&nl);
+	if (ret && ret != -EINTR)
+		fprintf(stderr, "afwd: warning: listing the module's flows: %s\n", strerror(-ret));
+	if (moved)
+		fprintf(stderr, "afwd: %u inspected flows had a headers queue nobody reads: "
+			"inspected whole again\n", moved);
+	free(c.v);
+}
+
 /*
  * One setting for both fail modes: what the kernel does with queued
  * packets while no afwd reads them (the module's "fail") and while afwd
@@ -403,6 +468,7 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 			goto close;
 		}
 	}
+	afw_daemon_claim_flows(&d);
 	/* Everything that needs more than CAP_NET_ADMIN is done: drop the rest. */
 	if (afw_privs_drop(&privs, err, sizeof(err)) < 0) {
 		fprintf(stderr, "afwd: %s\n", err);

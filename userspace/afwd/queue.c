@@ -58,6 +58,7 @@ struct afw_queue {
 	uint16_t head_num;		/* the headers queue, with has_head */
 	int head_errno;			/* why there is none */
 	struct afw_queue_opts o;
+	uint32_t cfg_seq;		/* the last configuration request's */
 	struct afw_queue_stats stats;
 	/* The run of equal verdicts, all of one queue, not yet written into tx. */
 	unsigned int run_len;
@@ -92,6 +93,7 @@ struct afw_queue {
 static int afw_queue_ring_open(struct afw_queue *q);
 static void afw_queue_ring_close(struct afw_queue *q);
 static int afw_queue_config(struct afw_queue *q, struct nlmsghdr *nlh);
+static int afw_queue_parse_msg(const struct nlmsghdr *nlh, struct afw_qpkt *p);
 
 /*
  * Binds queue @num to @q's socket, copying @range bytes of each packet.
@@ -132,20 +134,68 @@ static void afw_queue_unbind(struct afw_queue *q, uint16_t num)
 	mnl_socket_sendto(q->nl, nlh, nlh->nlmsg_len);
 }
 
-/* Sends one configuration message and waits for its ack. */
+/* Answers packet @p NF_DROP at once, in a message of its own. */
+static void afw_queue_drop_now(struct afw_queue *q, const struct afw_qpkt *p)
+{
+	char buf[128] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh;
+
+	nlh = nfq_nlmsg_put(buf, NFQNL_MSG_VERDICT, p->queue);
+	nfq_nlmsg_verdict_put(nlh, (int)p->id, NF_DROP);
+	q->stats.syscalls++;
+	q->stats.setup_dropped++;
+	mnl_socket_sendto(q->nl, nlh, nlh->nlmsg_len);
+}
+
+/*
+ * Sends one configuration message and waits for its ack. A queue bound
+ * already may send packets first (the main queue's while the headers
+ * queue is bound, or any between a BIND and its parameters): each is
+ * dropped at once, for TCP to send again. Left unread, it would wait for
+ * a later batch verdict of its queue, which covers every lower id, to
+ * pass it unjudged.
+ */
 static int afw_queue_config(struct afw_queue *q, struct nlmsghdr *nlh)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE] __attribute__((aligned(8)));
-	unsigned int seq = nlh->nlmsg_seq;
+	const struct nlmsgerr *e;
+	struct nlmsghdr *m;
+	struct afw_qpkt p;
+	uint32_t seq;
 	ssize_t n;
+	int len;
 
+	seq = ++q->cfg_seq;
+	nlh->nlmsg_seq = seq;
 	nlh->nlmsg_flags |= NLM_F_ACK;
 	if (mnl_socket_sendto(q->nl, nlh, nlh->nlmsg_len) < 0)
 		return -1;
-	n = mnl_socket_recvfrom(q->nl, buf, sizeof(buf));
-	if (n < 0)
-		return -1;
-	return mnl_cb_run(buf, n, seq, q->portid, NULL, NULL) < 0 ? -1 : 0;
+	for (;;) {
+		/* The ring takes the buffers only later: the first holds any packet whole. */
+		n = mnl_socket_recvfrom(q->nl, q->rx, AFW_QUEUE_MSGSIZE);
+		if (n < 0)
+			return -1;
+		len = (int)n;
+		for (m = (struct nlmsghdr *)q->rx; mnl_nlmsg_ok(m, len);
+		     m = mnl_nlmsg_next(m, &len)) {
+			if (m->nlmsg_type != NLMSG_ERROR) {
+				if (!afw_queue_parse_msg(m, &p))
+					afw_queue_drop_now(q, &p);
+				continue;
+			}
+			if (m->nlmsg_seq != seq)
+				continue;
+			if (m->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
+				errno = EBADMSG;
+				return -1;
+			}
+			e = mnl_nlmsg_get_payload(m);
+			if (e->error) {
+				errno = -e->error;
+				return -1;
+			}
+			return 0;
+		}
+	}
 }
 
 struct afw_queue *afw_queue_open(uint16_t num, int head, const struct afw_queue_opts *o,
@@ -266,9 +316,8 @@ int afw_queue_head(const struct afw_queue *q)
 	return q->head_errno;
 }
 
-/* Fills @p from one packet message; -1 if the message is not one. */
-static int afw_queue_parse(const struct afw_queue *q, const struct nlmsghdr *nlh,
-			   struct afw_qpkt *p)
+/* Fills @p from one packet message, of any queue; -1 if the message is not one. */
+static int afw_queue_parse_msg(const struct nlmsghdr *nlh, struct afw_qpkt *p)
 {
 	struct nlattr *attr[NFQA_MAX + 1] = { NULL };
 	struct nfqnl_msg_packet_hdr *ph;
@@ -301,6 +350,15 @@ static int afw_queue_parse(const struct afw_queue *q, const struct nlmsghdr *nlh
 		p->uid = ntohl(mnl_attr_get_u32(attr[NFQA_UID]));
 		p->gid = ntohl(mnl_attr_get_u32(attr[NFQA_GID]));
 	}
+	return 0;
+}
+
+/* Fills @p from one packet message of @q's queues; -1 otherwise. */
+static int afw_queue_parse(const struct afw_queue *q, const struct nlmsghdr *nlh,
+			   struct afw_qpkt *p)
+{
+	if (afw_queue_parse_msg(nlh, p) < 0)
+		return -1;
 	/* Only this socket's queues send here; anything else is not ours to answer. */
 	if (p->queue == q->num)
 		return 0;

@@ -329,13 +329,40 @@ static bool afw_worker_known(struct afw_worker *w, const struct afw_pkt *p,
 	return true;
 }
 
+struct afw_worker_pair {
+	struct afw_worker *w;
+	const struct afw_pkt *p;
+	unsigned int moved;
+};
+
+/* @rec, if it is a flow between @pair's two addresses on the headers queue: whole again. */
+static void afw_worker_pair_back(struct afw_lrec *rec, void *data)
+{
+	struct afw_worker_pair *pair = data;
+	const struct afw_pkt *p = pair->p;
+	struct afw_flow_spec f;
+
+	if (!afw_lrec_head(rec))
+		return;
+	afw_ledger_flow(rec, &f);
+	if ((f.family == AFW_FAMILY_IPV6) != (p->ipver == 6) ||
+	    !((!memcmp(f.src, p->src, 16) && !memcmp(f.dst, p->dst, 16)) ||
+	      (!memcmp(f.src, p->dst, 16) && !memcmp(f.dst, p->src, 16))))
+		return;
+	afw_lrec_set_head(rec, false);
+	afw_worker_flow(pair->w, rec, &f);
+	afw_kern_add(pair->w->kern, &f);
+	pair->moved++;
+}
+
 /*
  * A packet from the headers queue that afwd needs whole (afw_engine_packet()
  * would drop it): the flow is no longer one whose headers are all afwd
  * reads, or afwd no longer knows it (a restart). It is dropped, and the
  * flow installed again, inspected as it was, without its own queue: TCP
- * sends the packet again, and it comes whole. A packet that does not
- * decode even as headers names no flow, and is only dropped.
+ * sends the packet again, and it comes whole. A packet whose headers run
+ * past the copy names its addresses but not its ports: every flow of
+ * afwd's between those two addresses on the headers queue goes back.
  */
 static void afw_worker_head_back(struct afw_worker *w, const struct afw_qpkt *qp,
 				 const struct afw_pkt *p, bool decoded)
@@ -345,8 +372,21 @@ static void afw_worker_head_back(struct afw_worker *w, const struct afw_qpkt *qp
 	char words[128];
 
 	afw_queue_verdict(w->q, qp, NF_DROP, 0, false);
-	if (!decoded || !p->has_l4 || !w->kern || !afw_kern_up(w->kern))
+	if (!w->kern || !afw_kern_up(w->kern))
 		return;
+	if (!decoded || !p->has_l4) {
+		struct afw_worker_pair pair = { .w = w, .p = p };
+
+		if (!p->ipver)
+			return;
+		afw_ledger_each(w->ledger, afw_worker_pair_back, &pair);
+		w->head_back += pair.moved;
+		if (pair.moved)
+			afw_log_printf(w->log, "afwd: queue %u: %u flows inspected with whole packets "
+				       "again (headers past the copy: %s)\n", w->qnum, pair.moved,
+				       p->reason ? p->reason : "no transport header");
+		return;
+	}
 	rec = afw_ledger_find_pkt(w->ledger, p);
 	if (rec && afw_lrec_head(rec)) {
 		afw_lrec_set_head(rec, false);
@@ -620,6 +660,13 @@ static void *afw_worker_main(void *arg)
 				ok = afw_pkt_decode_head(&p, head_buf, pkts[i].data, pkts[i].len,
 							 pkts[i].orig_len) == AFW_PKT_OK;
 
+				/*
+				 * The ledger first, as for a whole packet: a reload
+				 * may have given the flow another verdict, which the
+				 * module may not hold yet.
+				 */
+				if (ok && afw_worker_known(w, &p, &pkts[i], now))
+					continue;
 				if (!ok || (p.cut && ((p.tcp_flags & AFW_TCP_SYN) ||
 						      !afw_engine_headers_enough(w->engine, &p)))) {
 					afw_worker_head_back(w, &pkts[i], &p, ok);

@@ -53,7 +53,7 @@ ready_after() { [ "$(grep -c 'afwd: ready' $work/afwd.log)" -gt "$1" ]; }
 start_afwd() {
 	local n
 	n=$(grep -c 'afwd: ready' $work/afwd.log 2> /dev/null)
-	nsx $NS_R "$AFWD" -q 0-1 --module on -p $work/policy.conf --ctl $work/afwd.sock -j \
+	nsx $NS_R "$AFWD" -q 0-1 --module on -p $work/policy.conf --ctl $work/afwd.sock -j "$@" \
 		2>> $work/afwd.log &
 	# The socket comes before the queues are ready: wait for afwd to say so.
 	wait_until 30 ready_after "${n:-0}"
@@ -167,6 +167,22 @@ check "the stream ran its 12 s without an error" \
 check_ge "the new afwd gave its flows back to whole packets" 1 "$(stats_sum head_back)"
 check_grep "and said so" "inspected with whole packets again \\(a flow this afwd did not decide\\)" \
 	"$(cat $work/afwd.log)"
+# Restarted with no headers queues at all: the flows an earlier afwd gave
+# one would wait on a queue nobody reads. It gives them back at start.
+nsx $NS_C iperf3 -c $S4 -p 5201 -t 12 -J > $work/iperf3.json &
+ipid=$!
+check "a third inspected stream runs on the headers queues" wait_until 20 head_flows
+pkill -KILL -f "$AFWD -q 0-1"
+check "afwd restarts under it with --head-queue off" start_afwd --head-queue off
+wait $ipid
+check "the stream ran its 12 s without an error" \
+	jq -e '.end.sum_received.bytes > 1000000 and .error == null' $work/iperf3.json
+check_grep "afwd gave the old headers queue's flows back at start" \
+	"inspected flows had a headers queue nobody reads" "$(cat $work/afwd.log)"
+pkill -TERM -f "$AFWD -q 0-1"
+afwd_gone() { ! pgrep -f "$AFWD -q 0-1" > /dev/null; }
+wait_until 15 afwd_gone
+check "afwd starts again with its defaults" start_afwd
 check_eq "the headers queues are bound with a copy range of 256" "256 256" \
 	"$(nsx $NS_R awk '$1 >= 32768 { printf "%s%s", (n++ ? " " : ""), $5 }' \
 		/proc/net/netfilter/nfnetlink_queue)"
