@@ -42,8 +42,10 @@ session_end
 upgrade=$(ls "$AFW_SRC"/build/deb/upgrade/afw_*+b1_*.deb 2> /dev/null | head -n 1)
 # A real system has no policy-rc.d; a container image's (which the host
 # root may hold, and this guest's root is it) would keep the package's
-# scripts from restarting anything. In the guest's overlay only.
-rm -f /usr/sbin/policy-rc.d
+# scripts from restarting anything. Set aside for the upgrade, in the
+# guest's overlay only, and put back for the purge's comparison.
+rcd=/usr/sbin/policy-rc.d
+[ -e $rcd ] && mv $rcd $rcd.afw-test
 check "the upgrade package is there" test -f "$upgrade"
 session_start
 check "a session runs before the upgrade" wait_until 30 session_more_than 0
@@ -65,6 +67,7 @@ check "the session still runs" alive
 check_eq "and still by rule 5's flow" 1 \
 	"$("$AFWCTL" -j flow list | jq '[.[] | select(.sport == 45022 and .origin == "rule" and .rule == 5)] | length')"
 session_end
+[ -e $rcd.afw-test ] && mv $rcd.afw-test $rcd
 
 check "man afwctl works" sh -c 'man -P cat afwctl 2>/dev/null | grep -q "afwctl - configure"'
 check_grep "bash completion is installed" "complete -F _afwctl afwctl" \
