@@ -12,10 +12,10 @@
 #include <linux/netlink.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 
 #include "netns.h"
 #include "ruleset.h"
+#include "sort.h"
 
 /* Bounds of the parameters: a ruleset's arrays grow by doubling a u32. */
 #define AFW_MAX_RULES_LIMIT	BIT(24)
@@ -159,30 +159,33 @@ static bool afw_rule_keeps_accepting(u32 rule_id, const void *ctx)
 
 /*
  * After a replace, the flows of the accept rules that are gone (or accept
- * no more) go: those of rules kept under their id stay. Out of memory, all
- * go, and the next packet an accept rule passes installs its flow again.
+ * no more) go: those of rules kept under their id stay. With no accept
+ * rule, or out of memory, all go; the next packet an accept rule passes
+ * installs its flow again.
  */
 static void afw_ruleset_prune_flows(struct afw_net *an)
 {
 	const struct afw_ruleset *rs = afw_ruleset_locked(an);
 	struct afw_accept_ids *a;
-	u32 i;
+	u32 i, n;
 
 	/*
 	 * No test of rule_flows here: a packet an old accept rule passed may
 	 * be about to insert the first rule flow. afw_flows_prune_rules()
 	 * waits for it before it looks.
 	 */
-	a = kvmalloc(struct_size(a, ids, rs ? rs->nrules : 0), GFP_KERNEL);
+	for (i = 0, n = 0; rs && i < rs->nrules; i++)
+		n += rs->rules[i]->action == AFW_ACTION_ACCEPT;
+	a = n ? kvmalloc(struct_size(a, ids, n), GFP_KERNEL) : NULL;
 	if (!a) {
 		afw_flows_prune_rules(an, afw_rule_keeps_none, NULL);
 		return;
 	}
 	a->n = 0;
-	for (i = 0; rs && i < rs->nrules; i++)
+	for (i = 0; i < rs->nrules; i++)
 		if (rs->rules[i]->action == AFW_ACTION_ACCEPT)
 			a->ids[a->n++] = rs->rules[i]->id;
-	sort(a->ids, a->n, sizeof(u32), afw_u32_cmp, NULL);
+	afw_sort(a->ids, a->n, sizeof(u32), afw_u32_cmp);
 	afw_flows_prune_rules(an, afw_rule_keeps_accepting, a);
 	kvfree(a);
 }
@@ -328,9 +331,10 @@ static void afw_sort_rules(struct afw_rule **rules, u32 n,
 	u32 i;
 
 	for (i = 1; i < n && cmp(&rules[i - 1], &rules[i]) <= 0; i++)
-		;
+		if (!(i & 65535))
+			cond_resched();
 	if (i < n)
-		sort(rules, n, sizeof(*rules), cmp, NULL);
+		afw_sort(rules, n, sizeof(*rules), cmp);
 }
 
 static int afw_rule_order_cmp(const void *a, const void *b)

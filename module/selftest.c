@@ -3,9 +3,9 @@
  * Classifier selftest: random rules and packets, each packet classified by
  * the tuple space search and by a deliberately naive linear scan that reads
  * the rules' own fields, never the masks. Any difference is a bug in one of
- * them. Runs at load time with "selftest=1", with two checks of the
- * pieces beneath: port ranges as prefixes, and counter slots that refuse a
- * holder rather than wrap.
+ * them. Runs at load time with "selftest=1", with three checks of the
+ * pieces beneath: port ranges as prefixes, counter slots that refuse a
+ * holder rather than wrap, and the sort that commits use.
  */
 
 #include <linux/in.h>
@@ -19,6 +19,7 @@
 #include "classify.h"
 #include "counters.h"
 #include "selftest.h"
+#include "sort.h"
 
 static bool afw_selftest_run;
 module_param_named(selftest, afw_selftest_run, bool, 0444);
@@ -381,6 +382,71 @@ static bool afw_st_counters(void)
 	return ok;
 }
 
+static int afw_st_u32_cmp(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int afw_st_u64_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * afw_sort() of random arrays of both sizes (with repeats, and sizes
+ * around the heap's levels) and of one in order and one reversed: each
+ * comes out in order, with the same values (sum and sum of squares).
+ */
+static bool afw_st_sort(struct rnd_state *rnd)
+{
+	static const u32 sizes[] = { 0, 1, 2, 3, 7, 8, 9, 255, 256, 4097, 10000 };
+	u64 *a, sum, sq, sum2, sq2;
+	u32 *b, i, k, n, shape;
+	bool ok = true;
+
+	a = kvmalloc_array(10000, sizeof(*a), GFP_KERNEL);
+	b = kvmalloc_array(10000, sizeof(*b), GFP_KERNEL);
+	if (!a || !b) {
+		ok = false;
+		goto out;
+	}
+	for (k = 0; k < ARRAY_SIZE(sizes) * 4 && ok; k++) {
+		n = sizes[k % ARRAY_SIZE(sizes)];
+		shape = k / ARRAY_SIZE(sizes);
+		sum = sq = 0;
+		for (i = 0; i < n; i++) {
+			if (shape == 0)
+				a[i] = i;
+			else if (shape == 1)
+				a[i] = n - i;
+			else
+				a[i] = prandom_u32_state(rnd) % (shape == 2 ? 16 : U32_MAX);
+			b[i] = a[i];
+			a[i] |= (u64)a[i] << 32;
+			sum += b[i];
+			sq += (u64)b[i] * b[i];
+		}
+		afw_sort(a, n, sizeof(*a), afw_st_u64_cmp);
+		afw_sort(b, n, sizeof(*b), afw_st_u32_cmp);
+		sum2 = sq2 = 0;
+		for (i = 0; i < n; i++) {
+			if ((i && (a[i - 1] > a[i] || b[i - 1] > b[i])) || (u32)a[i] != b[i])
+				ok = false;
+			sum2 += b[i];
+			sq2 += (u64)b[i] * b[i];
+		}
+		ok = ok && sum == sum2 && sq == sq2;
+	}
+out:
+	kvfree(a);
+	kvfree(b);
+	return ok;
+}
+
 int afw_selftest(void)
 {
 	struct afw_rule **rules;
@@ -398,10 +464,14 @@ int afw_selftest(void)
 		pr_err("selftest: a counter slot's holders are not bounded at U16_MAX\n");
 		return -EINVAL;
 	}
+	prandom_seed_state(&rnd, get_random_u64());
+	if (!afw_st_sort(&rnd)) {
+		pr_err("selftest: afw_sort() left an array out of order or changed it\n");
+		return -EINVAL;
+	}
 	rules = kvcalloc(AFW_ST_RULES, sizeof(*rules), GFP_KERNEL);
 	if (!rules)
 		return -ENOMEM;
-	prandom_seed_state(&rnd, get_random_u64());
 	for (i = 0; i < AFW_ST_RULES; i++) {
 		struct afw_rule_spec spec = {};
 

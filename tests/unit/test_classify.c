@@ -13,6 +13,7 @@
 #include "../../module/classify.c"
 #include "../../module/rule.c"
 #include "../../module/selftest.c"
+#include "../../module/sort.c"
 
 #include "check.h"
 

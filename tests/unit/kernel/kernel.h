@@ -123,6 +123,7 @@ static inline bool refcount_dec_and_test(refcount_t *r)
 #define rcu_barrier() do { } while (0)
 #define cond_resched() do { } while (0)
 #define might_sleep() do { } while (0)
+#define WARN_ON_ONCE(c) (!!(c))
 
 /* One thread: plain counters. */
 typedef struct {
