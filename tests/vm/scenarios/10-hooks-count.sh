@@ -19,6 +19,15 @@ topo_routed || not_ok "routed topology comes up" "ping across the router failed"
 nsx $NS_C ping -q -c 3 -i 0.05 -W 2 $S4 > /dev/null
 check_eq "an unconfigured namespace counts nothing" 0 "$(counter $NS_C ipv4 out packets)"
 check_eq "and status says it is not active" false "$("$AFWCTL" -n $NS_C -j status | jq .active)"
+# Nor does a request the module refuses: both port ranges make 256 masks
+# (past max_masks), refused as a rule and as a file's commit.
+check_fails "a rule needing more masks than max_masks is refused" \
+	"$AFWCTL" -n $NS_C rule add proto tcp sport 1-65534 dport 1-65534 accept
+echo "proto tcp sport 1-65534 dport 1-65534 accept" > /tmp/afw-masks.rules
+check_fails "so is a file holding it" "$AFWCTL" -n $NS_C load /tmp/afw-masks.rules
+nsx $NS_C ping -q -c 3 -i 0.05 -W 2 $S4 > /dev/null
+check_eq "a refused request leaves no hooks: nothing counted" 0 "$(counter $NS_C ipv4 out packets)"
+check_eq "and the namespace is still not active" false "$("$AFWCTL" -n $NS_C -j status | jq .active)"
 check "configuring the three namespaces" afw_activate $NS_C $NS_R $NS_S
 check_eq "a configured namespace is active" true "$("$AFWCTL" -n $NS_C -j status | jq .active)"
 
