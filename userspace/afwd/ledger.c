@@ -350,20 +350,29 @@ static uint8_t afw_ledger_verdict(enum afw_decision d)
 	}
 }
 
+void afw_ledger_spec(struct afw_flow_spec *f, int ipver, uint8_t proto, const uint8_t *src,
+		     uint16_t sport, const uint8_t *dst, uint16_t dport, enum afw_decision d,
+		     bool established)
+{
+	memset(f, 0, sizeof(*f));
+	f->family = ipver == 6 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4;
+	f->proto = proto;
+	memcpy(f->src, src, 16);
+	memcpy(f->dst, dst, 16);
+	f->sport = sport;
+	f->dport = dport;
+	f->verdict = afw_ledger_verdict(d);
+	if (established && proto == IPPROTO_TCP)
+		f->flags = AFW_FLOW_F_ESTABLISHED;
+}
+
 void afw_ledger_flow(const struct afw_lrec *r, struct afw_flow_spec *f)
 {
 	int c = r->client, s = !r->client;
 
-	memset(f, 0, sizeof(*f));
-	f->family = r->key.ipver == 6 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4;
-	f->proto = r->key.proto;
-	memcpy(f->src, r->key.addr[c], 16);
-	memcpy(f->dst, r->key.addr[s], 16);
-	f->sport = r->key.port[c];
-	f->dport = r->key.port[s];
-	f->verdict = afw_ledger_verdict((enum afw_decision)r->decision);
-	if (r->established && r->key.proto == IPPROTO_TCP)
-		f->flags = AFW_FLOW_F_ESTABLISHED;
+	afw_ledger_spec(f, r->key.ipver, r->key.proto, r->key.addr[c], r->key.port[c],
+			r->key.addr[s], r->key.port[s], (enum afw_decision)r->decision,
+			r->established);
 }
 
 void afw_lrec_set_established(struct afw_lrec *r)

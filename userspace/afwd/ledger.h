@@ -81,6 +81,13 @@ void afw_ledger_drop(struct afw_ledger *l, struct afw_lrec *r);
  */
 void afw_ledger_flow(const struct afw_lrec *r, struct afw_flow_spec *f);
 /*
+ * The same for a flow afwd keeps no record of: from @src:@sport (client)
+ * to @dst:@dport, 16-byte addresses of IP version @ipver.
+ */
+void afw_ledger_spec(struct afw_flow_spec *f, int ipver, uint8_t proto, const uint8_t *src,
+		     uint16_t sport, const uint8_t *dst, uint16_t dport, enum afw_decision d,
+		     bool established);
+/*
  * The connection was past the client's SYN when it was decided: the
  * module is to take any SYN on its ports for a new connection. A flow
  * decided at its SYN is installed ahead of its connection, and that SYN,

@@ -69,17 +69,23 @@ static uint32_t afw_worker_idle_s(const struct afw_worker *w)
 	return w->d->cfg->flow_timeout ? w->d->cfg->flow_timeout : AFW_MODULE_FLOW_TIMEOUT;
 }
 
+/* What this worker adds to every flow it installs: timeout and queue. */
+static void afw_worker_flow_own(const struct afw_worker *w, struct afw_flow_spec *f, bool head)
+{
+	f->timeout = w->d->cfg->flow_timeout;
+	/* Inspected by its headers alone: they come from the headers queue. */
+	if (w->head >= 0 && f->verdict == AFW_VERDICT_INSPECT && head) {
+		f->own_queue = true;
+		f->queue = (uint16_t)w->head;
+	}
+}
+
 /* The flow of @rec, as FLOW_NEW gives it to the module. */
 static void afw_worker_flow(const struct afw_worker *w, const struct afw_lrec *rec,
 			    struct afw_flow_spec *f)
 {
 	afw_ledger_flow(rec, f);
-	f->timeout = w->d->cfg->flow_timeout;
-	/* Inspected by its headers alone: they come from the headers queue. */
-	if (w->head >= 0 && f->verdict == AFW_VERDICT_INSPECT && afw_lrec_head(rec)) {
-		f->own_queue = true;
-		f->queue = (uint16_t)w->head;
-	}
+	afw_worker_flow_own(w, f, afw_lrec_head(rec));
 }
 
 /* @f in words, for the log: "tcp 192.0.2.1:40000 -> 198.51.100.2:443". */
@@ -181,25 +187,11 @@ static void afw_worker_install(struct afw_worker *w, const struct afw_result *r,
 			afw_ledger_wait(w->ledger, rec, now);
 	} else {
 		/* No record (no memory): installed all the same, just not remembered. */
-		struct afw_flow_spec f = { 0 };
+		struct afw_flow_spec f;
 
-		f.family = r->family == AF_INET6 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4;
-		f.proto = r->l4proto;
-		memcpy(f.src, r->src, 16);
-		memcpy(f.dst, r->dst, 16);
-		f.sport = r->sport;
-		f.dport = r->dport;
-		f.verdict = r->decision == AFW_DECIDE_DENY ? AFW_VERDICT_DROP :
-			    r->decision == AFW_DECIDE_REJECT ? AFW_VERDICT_REJECT :
-			    r->decision == AFW_DECIDE_INSPECT ? AFW_VERDICT_INSPECT :
-			    AFW_VERDICT_ACCEPT;
-		f.timeout = w->d->cfg->flow_timeout;
-		if (established && f.proto == IPPROTO_TCP)
-			f.flags = AFW_FLOW_F_ESTABLISHED;
-		if (head && f.verdict == AFW_VERDICT_INSPECT) {
-			f.own_queue = true;
-			f.queue = (uint16_t)w->head;
-		}
+		afw_ledger_spec(&f, r->family == AF_INET6 ? 6 : 4, r->l4proto, r->src, r->sport,
+				r->dst, r->dport, r->decision, established);
+		afw_worker_flow_own(w, &f, head);
 		afw_kern_add(w->kern, &f);
 	}
 }
@@ -392,17 +384,9 @@ static void afw_worker_head_back(struct afw_worker *w, const struct afw_qpkt *qp
 		afw_lrec_set_head(rec, false);
 		afw_worker_flow(w, rec, &f);
 	} else if (!rec) {
-		memset(&f, 0, sizeof(f));
-		f.family = p->ipver == 6 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4;
-		f.proto = p->proto;
-		memcpy(f.src, p->src, 16);
-		memcpy(f.dst, p->dst, 16);
-		f.sport = p->sport;
-		f.dport = p->dport;
-		f.verdict = AFW_VERDICT_INSPECT;
-		f.timeout = w->d->cfg->flow_timeout;
-		if (p->proto == IPPROTO_TCP)
-			f.flags = AFW_FLOW_F_ESTABLISHED;
+		afw_ledger_spec(&f, p->ipver, p->proto, p->src, p->sport, p->dst, p->dport,
+				AFW_DECIDE_INSPECT, true);
+		afw_worker_flow_own(w, &f, false);
 	} else {
 		/* Installed whole already: this one came before the change took. */
 		return;
