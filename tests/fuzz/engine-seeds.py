@@ -13,7 +13,7 @@ import struct
 import sys
 
 SYN, SYNACK, SACK, SACKDATA, DATA, PUREACK, RST, TIME, UDP = 0, 1, 2, 3, 4, 7, 8, 9, 10
-GOOD, BAD, NOISE = 0, 1, 2
+GOOD, BAD, NOISE, WATCHED = 0, 1, 2, 3
 WHOLE = 0x80
 
 
@@ -60,6 +60,12 @@ SEEDS = {
     # the time afwd waits for its answer, then the rest.
     "new-syn-ignored": hs() + step(DATA, BAD, 0, 99) + step(SACK) + step(SYN, 1, 7) +
     step(TIME, 200) + step(TIME, 200) + step(DATA, BAD, 100, 200) + step(SACK),
+    # Inspected flows: every packet still goes to afwd, which must hold
+    # against the denied hello sent over the watched one, or after a reset.
+    "inspected": hs() + whole(WATCHED) + step(SACKDATA, 1) + whole(BAD) + step(SACK),
+    "inspected-unacked": hs() + whole(WATCHED, 0x01) + whole(BAD) + step(SACK),
+    "inspected-reuse": hs() + whole(WATCHED) + step(SACKDATA, 1) + step(RST) +
+    step(SYN, 1, 7) + step(SYNACK) + step(PUREACK) + whole(BAD) + step(SACK),
 }
 
 

@@ -21,13 +21,21 @@
  * flow and goes to afwd as a new one (afwd installs a flow decided past
  * the client's SYN as established, so that a SYN before any other packet
  * is a new one too), and, on the UDP flow, a QUIC Initial
- * of its client's, which goes to afwd while the flow stays. A flow idle for
+ * of its client's, which goes to afwd while the flow stays. An inspected
+ * flow's packets all go to afwd: whole, or, where afwd installed the flow
+ * with its headers queue, their first 256 bytes, as the worker takes them
+ * (a packet it cannot judge so is dropped, and the flow installed again
+ * without the queue). That queue is for flows decided with no byte left
+ * unacknowledged, which a decision on a hello never is: with this policy
+ * the branch stays unreached, and the worker's give-back rule
+ * (afw_engine_head_takes()) is the one modelled. A flow idle for
  * its timeout is gone (TCP: a day, UDP: two minutes, the module's
  * defaults; a TCP flow closing after FINs both ways or a RST in the window:
  * 10 s), and its packets go to afwd again. The invariant, checked after
- * every step: never is a flow allowed while the server's connection has
- * parsed the denied name. The policy denies by default, so that nothing
- * but a read of the allowed name can allow.
+ * every step: never is a flow allowed or inspected while the server's
+ * connection has parsed the denied name. The policy denies by default, so
+ * that nothing but a read of the allowed name can allow, and of the
+ * watched one (as long as the others) inspect.
  */
 
 #include <stdio.h>
@@ -35,6 +43,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "queue.h"
 #include "tcp_build.h"
 #include "tls.h"
 
@@ -45,7 +54,7 @@
 #define SISN 0x7ffffff0u
 #define WIN 2048
 
-enum { K_NONE, K_ALLOW, K_DENY };
+enum { K_NONE, K_ALLOW, K_DENY, K_INSPECT };
 
 #define S_NS (1000 * MS)
 #define TCP_TIMEOUT (86400 * S_NS)
@@ -62,6 +71,7 @@ struct kflow {
 	int verdict;
 	int initiator;			/* the end afwd installed as the source */
 	bool started;			/* installed AFW_FLOW_F_ESTABLISHED */
+	bool head;			/* inspected by the headers queue */
 	bool tracked[2], acked[2], fin[2], closing;
 	bool own_syn[2];		/* all the end sent so far was its SYN */
 	uint32_t isn[2];		/* that SYN's sequence number */
@@ -97,7 +107,7 @@ struct h {
 	struct kflow ku;		/* the UDP flow in the kernel */
 	struct srv s;
 	uint32_t isn;			/* the client's current ISN */
-	uint8_t good[512], bad[512], noise[512];
+	uint8_t good[512], bad[512], noise[512], watched[512];
 	size_t hlen;
 	uint8_t scratch[AFW_TLS_SCRATCH_SIZE];
 };
@@ -219,26 +229,41 @@ static void srv_client(struct h *h, const struct tb_seg *g, bool csum_checked)
 /* The invariant. */
 static void check(const struct h *h)
 {
-	if (h->k.verdict == K_ALLOW && h->s.parsed == 2)
+	if ((h->k.verdict == K_ALLOW || h->k.verdict == K_INSPECT) && h->s.parsed == 2)
 		abort();
 }
 
 /*
  * afwd's decision, installed: FLOW_NEW with the client as the source, and,
  * @started, AFW_FLOW_F_ESTABLISHED (afwd decided past the client's SYN).
- * The policy never inspects; an inspected flow's packets would all come to
- * afwd, as with no flow.
+ * A FLOW_NEW of a flow the module has replaces it, tracking and all.
  */
 static void kflow_install(struct kflow *k, const struct afw_result *res, int initiator,
 			  bool started, uint64_t timeout, uint64_t now)
 {
 	memset(k, 0, sizeof(*k));
 	k->verdict = res->decision == AFW_DECIDE_ALLOW ? K_ALLOW :
-		     res->decision == AFW_DECIDE_INSPECT ? K_NONE : K_DENY;
+		     res->decision == AFW_DECIDE_INSPECT ? K_INSPECT : K_DENY;
 	k->initiator = initiator;
 	k->started = started;
 	k->timeout = timeout;
 	k->expires = now + timeout;
+}
+
+/*
+ * The worker's FLOW_NEW that gives an inspected flow back to whole
+ * packets: the same flow, verdict and start, in a new entry.
+ */
+static void kflow_reinstall(struct kflow *k, uint64_t now)
+{
+	struct kflow was = *k;
+
+	memset(k, 0, sizeof(*k));
+	k->verdict = was.verdict;
+	k->initiator = was.initiator;
+	k->started = was.started;
+	k->timeout = was.timeout;
+	k->expires = now + was.timeout;
 }
 
 /* The flow's idle time starts again; a closing flow has 10 s at most. */
@@ -332,29 +357,55 @@ static int kflow_udp(struct kflow *k, int side, const uint8_t *d, size_t len, ui
 	return version ? K_NONE : K_ALLOW;
 }
 
-/* A packet through afwd; returns whether it passed. Installs what afwd decides. */
-static bool through(struct h *h, const struct tb_seg *g, bool trusted)
+/*
+ * A packet through afwd, whole or, @head, from the headers queue; returns
+ * whether it passed. Installs what afwd decides, as the worker does.
+ */
+static bool through(struct h *h, const struct tb_seg *g, bool trusted, bool head)
 {
-	uint8_t buf[STREAM_MAX + 200];
+	uint8_t buf[STREAM_MAX + 200], hbuf[AFW_PKT_HEAD_MAX];
 	struct afw_result res;
 	struct afw_pkt p;
 	enum afw_pass pass;
 	bool decided;
 	size_t n = tb_build(buf, g);
 
-	if (afw_pkt_decode(&p, AFW_LINK_RAW, buf, n) != AFW_PKT_OK)
-		abort();
-	p.csum = trusted ? AFW_CSUM_TRUSTED : AFW_CSUM_CHECK;
+	if (head) {
+		/* What the worker cannot judge cut is dropped, the flow given back whole. */
+		if (afw_pkt_decode_head(&p, hbuf, buf, n < AFW_QUEUE_HEAD_BYTES ? n :
+					AFW_QUEUE_HEAD_BYTES, n) != AFW_PKT_OK ||
+		    !afw_engine_head_takes(h->e, &p)) {
+			TRACE("  afwd headers queue: %s seq %u len %zu: back to whole packets\n",
+			      g->from_server ? "server" : "client", g->seq, g->len);
+			kflow_reinstall(&h->k, h->now);
+			return false;
+		}
+		TRACE("  afwd headers queue: %s seq %u len %zu, %zu bytes cut\n",
+		      g->from_server ? "server" : "client", g->seq, g->len, p.cut);
+		/* Cut: no bytes to check the sum over, as the worker takes it. */
+		p.csum = p.cut || trusted ? AFW_CSUM_TRUSTED : AFW_CSUM_CHECK;
+	} else {
+		if (afw_pkt_decode(&p, AFW_LINK_RAW, buf, n) != AFW_PKT_OK)
+			abort();
+		p.csum = trusted ? AFW_CSUM_TRUSTED : AFW_CSUM_CHECK;
+	}
 	pass = afw_engine_packet(h->e, h->pol, &p, false, 0, h->now, &res, &decided);
 	TRACE("  afwd %s: seq %u ack %u flags %02x len %zu%s -> %s%s%s %s%s\n",
 	      g->from_server ? "server" : "client", g->seq, g->ack, g->flags, g->len,
 	      g->bad_csum ? " badcsum" : "", afw_pass_name(pass), decided ? " decided " : "",
 	      decided ? afw_decision_name(res.decision) : "", decided ? res.reason : "",
 	      decided && res.quiet ? " (quiet)" : "");
-	/* As afwd's worker installs it: established unless decided on the client's SYN. */
-	if (decided)
+	/*
+	 * As afwd's worker installs it: established unless decided on the
+	 * client's SYN; inspected by the headers queue while its headers are
+	 * all afwd reads.
+	 */
+	if (decided && !res.per_packet) {
 		kflow_install(&h->k, &res, res.sport == 40000 ? 0 : 1,
 			      (g->flags & (TB_SYN | TB_ACK)) != TB_SYN, TCP_TIMEOUT, h->now);
+		h->k.head = res.decision == AFW_DECIDE_INSPECT &&
+			    afw_engine_headers_enough(h->e, &p);
+	}
 	return pass == AFW_PASS_ACCEPT;
 }
 
@@ -364,7 +415,8 @@ static void client(struct h *h, const struct tb_seg *g, bool trusted, bool lost)
 	int k = kflow_tcp(&h->k, 0, g, h->now);
 	bool pass;
 
-	pass = k == K_NONE ? through(h, g, trusted) : k == K_ALLOW;
+	pass = k == K_NONE || k == K_INSPECT ? through(h, g, trusted, k == K_INSPECT && h->k.head) :
+	       k == K_ALLOW;
 	if (pass && !lost)
 		srv_client(h, g, !trusted);
 	TRACE("client seq +%d len %zu flags %02x: %s%s; server state %d rcv_nxt +%d parsed %d; kernel %d\n",
@@ -376,9 +428,12 @@ static void client(struct h *h, const struct tb_seg *g, bool trusted, bool lost)
 
 static void server(struct h *h, struct tb_seg g)
 {
+	int k;
+
 	g.from_server = true;
-	if (kflow_tcp(&h->k, 1, &g, h->now) == K_NONE)
-		through(h, &g, false);
+	k = kflow_tcp(&h->k, 1, &g, h->now);
+	if (k == K_NONE || k == K_INSPECT)
+		through(h, &g, false, k == K_INSPECT && h->k.head);
 	check(h);
 }
 
@@ -390,18 +445,20 @@ static void udp(struct h *h, bool from_server, const uint8_t *d, size_t len)
 	struct afw_pkt p;
 	bool decided;
 	size_t i;
+	int k;
 
 	if (len > sizeof(payload))
 		len = sizeof(payload);
 	for (i = 0; i < len; i++)
 		payload[i] = d[i % h->hlen];
-	if (kflow_udp(&h->ku, from_server, payload, len, h->now) != K_NONE)
+	k = kflow_udp(&h->ku, from_server, payload, len, h->now);
+	if (k == K_ALLOW || k == K_DENY)
 		return;
 	if (afw_pkt_decode(&p, AFW_LINK_RAW, buf, tb_udp(buf, from_server, payload, len)) !=
 	    AFW_PKT_OK)
 		abort();
 	afw_engine_packet(h->e, h->pol, &p, false, 0, h->now, &res, &decided);
-	if (decided)
+	if (decided && !res.per_packet)
 		kflow_install(&h->ku, &res, res.sport == 40000 ? 0 : 1, false, UDP_TIMEOUT, h->now);
 }
 
@@ -414,6 +471,7 @@ static void expired(const struct afw_result *r, void *data)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char text[] = "default deny\nprio 10 host allowed.test allow\n"
+				   "prio 15 host watched.test inspect\n"
 				   "prio 20 host blocked.test deny\n";
 	static struct afw_policy *pol;
 	static struct afw_engine *e;
@@ -446,6 +504,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h.now = 1000 * MS;
 	h.hlen = tb_hello(h.good, "allowed.test", HELLO_PAD);
 	tb_hello(h.bad, "blocked.test", HELLO_PAD);
+	tb_hello(h.watched, "watched.test", HELLO_PAD);
 	memcpy(h.noise, h.good, h.hlen);
 	h.noise[h.hlen / 2] ^= 0x5a;
 	h.isn = 1000;
@@ -454,7 +513,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const uint8_t *b = data;
 		struct tb_seg g = { 0 };
 		uint32_t off = (uint32_t)(b[2] | b[3] << 8) % (h.hlen + 16), len;
-		const uint8_t *src = b[1] % 3 == 0 ? h.good : b[1] % 3 == 1 ? h.bad : h.noise;
+		const uint8_t *src = b[1] % 4 == 0 ? h.good : b[1] % 4 == 1 ? h.bad :
+				     b[1] % 4 == 2 ? h.noise : h.watched;
 		bool trusted = b[7] & 0x40, lost = (b[7] & 0x1f) == 0x1f;
 
 		h.now += MS;

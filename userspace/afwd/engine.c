@@ -2022,6 +2022,11 @@ bool afw_engine_headers_enough(struct afw_engine *e, const struct afw_pkt *p)
 	return d && !(d->flags & (AFW_DR_UNCONFIRMED | AFW_DR_PER_PACKET | AFW_DR_INSTALL));
 }
 
+bool afw_engine_head_takes(struct afw_engine *e, const struct afw_pkt *p)
+{
+	return !p->cut || (!(p->tcp_flags & AFW_TCP_SYN) && afw_engine_headers_enough(e, p));
+}
+
 /* A packet of a decided flow. */
 static enum afw_pass afw_engine_late(struct afw_engine *e, const struct afw_policy *pol,
 				     struct afw_drec *d, const struct afw_pkt *p, int side,

@@ -141,6 +141,13 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 bool afw_engine_headers_enough(struct afw_engine *e, const struct afw_pkt *p);
 
 /*
+ * Whether @p, from the headers queue, can be judged as it came: whole (it
+ * fit the copy), or cut, not a SYN, of a flow whose headers are all afwd
+ * reads. Otherwise afwd drops it and gives its flow back to whole packets.
+ */
+bool afw_engine_head_takes(struct afw_engine *e, const struct afw_pkt *p);
+
+/*
  * A packet afw_pkt_decode() failed on: decided by the policy as reason
  * "undecodable", with what the decoder got to (family, addresses,
  * protocol). Packets that end alike are answered alike without asking

@@ -651,8 +651,7 @@ static void *afw_worker_main(void *arg)
 				 */
 				if (ok && afw_worker_known(w, &p, &pkts[i], now))
 					continue;
-				if (!ok || (p.cut && ((p.tcp_flags & AFW_TCP_SYN) ||
-						      !afw_engine_headers_enough(w->engine, &p)))) {
+				if (!ok || !afw_engine_head_takes(w->engine, &p)) {
 					afw_worker_head_back(w, &pkts[i], &p, ok);
 					continue;
 				}
