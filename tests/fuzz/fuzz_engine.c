@@ -25,10 +25,9 @@
  * flow's packets all go to afwd: whole, or, where afwd installed the flow
  * with its headers queue, their first 256 bytes, as the worker takes them
  * (a packet it cannot judge so is dropped, and the flow installed again
- * without the queue). That queue is for flows decided with no byte left
- * unacknowledged, which a decision on a hello never is: with this policy
- * the branch stays unreached, and the worker's give-back rule
- * (afw_engine_head_takes()) is the one modelled. A flow idle for
+ * without the queue, afw_engine_head_takes()). The worker gives a flow
+ * that queue when it is decided with its judged bytes acknowledged: a
+ * hello decided on the server's acknowledgement is. A flow idle for
  * its timeout is gone (TCP: a day, UDP: two minutes, the module's
  * defaults; a TCP flow closing after FINs both ways or a RST in the window:
  * 10 s), and its packets go to afwd again. The invariant, checked after
@@ -283,8 +282,9 @@ static bool kflow_live(struct kflow *k, uint64_t now)
 
 /*
  * A TCP segment from end @side meets the kernel's flow, as afw_flow_packet()
- * and afw_flow_tcp() take it: K_NONE when it goes to afwd (there is no flow,
- * or the segment ended it), else what it gets.
+ * and afw_flow_tcp() take it: K_NONE when it goes to afwd as a new flow's
+ * (there is no flow, or the segment ended it), K_INSPECT when it goes to
+ * afwd as an inspected flow's, else what it gets.
  */
 static int kflow_tcp(struct kflow *k, int side, const struct tb_seg *g, uint64_t now)
 {
@@ -332,7 +332,7 @@ static int kflow_tcp(struct kflow *k, int side, const struct tb_seg *g, uint64_t
 			k->closing = true;
 	}
 	kflow_touch(k, now);
-	return K_ALLOW;
+	return k->verdict;
 }
 
 /*
