@@ -69,8 +69,8 @@ afwd_start() {
 	shift
 	{
 		echo "default deny"
-		echo "prio 10 host bench.test app tls $action"
-		echo "prio 20 app unknown dport 5201 $action"
+		echo "prio 10 host bench.test l7 tls $action"
+		echo "prio 20 l7 unknown dport 5201 $action"
 	} > $work/policy.conf
 	rm -f $work/afwd.sock
 	# ip netns exec execs afwd, so $! is afwd itself.

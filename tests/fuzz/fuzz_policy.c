@@ -19,7 +19,7 @@ static void afw_fuzz_facts(const uint8_t *data, size_t size, unsigned int k, str
 	size_t cut = size ? (k * 7919u) % size : 0;
 
 	memset(f, 0, sizeof(*f));
-	f->app = (enum afw_app)(k % (AFW_APP_MAX + 2));
+	f->l7 = (enum afw_l7)(k % (AFW_L7_MAX + 2));
 	f->host = (struct afw_text){ (const char *)data + cut, (size - cut) % 300 };
 	/* An ALPN wire list cut from the bytes: its lengths may lie. */
 	f->alpn = (struct afw_text){ (const char *)data, size < 64 ? size : 64 };

@@ -48,7 +48,7 @@ handshakes() { grep -c "^handshake $1 " $work/server.log 2> /dev/null; }
 
 cat > $work/policy.conf << 'POLICY'
 default deny
-prio 10 host allowed.test,long.test app tls allow
+prio 10 host allowed.test,long.test l7 tls allow
 prio 20 host *.rej.test reject
 POLICY
 chmod 644 $work/policy.conf

@@ -69,7 +69,7 @@ check_grep "and the pointer, as malformed" \
 # when the policy loads; a reload reads them again.
 cat > $work/policy.conf << 'POLICY'
 default deny
-prio 5 app dns to resolvers allow
+prio 5 l7 dns to resolvers allow
 POLICY
 check_grep "a policy with to resolvers loads" "^ok" "$("$afwd" --reload --ctl $work/afwd.sock)"
 check_eq "a query to the configured resolver is answered, whatever its name" 192.0.2.1 \

@@ -44,7 +44,7 @@ check "iptables NFQUEUE chain in the server namespace" chain ""
 
 cat > $work/policy.conf << 'POLICY'
 default deny
-prio 10 host allowed.test app tls allow
+prio 10 host allowed.test l7 tls allow
 prio 20 host *.rej.test reject
 prio 30 host inspect.test inspect
 POLICY
@@ -83,7 +83,7 @@ check_grep "and offers the client's ALPN and a JA4" '"alpn":\["h2","http/1.1"\].
 # verdicts are conntrack marks.
 flows=$("$afwd" --flows --ctl $work/afwd.sock)
 check_grep "afwd --flows lists the allowed flow, client to server, with its host and line" \
-	"^{\"queue\":0,\"family\":\"ipv4\",\"proto\":6,\"src\":\"$CA\",\"sport\":[0-9]*,\"dst\":\"$SA\",\"dport\":443,\"decision\":\"allow\",\"where\":\"mark\",\"app\":\"tls\",\"by\":\"$work/policy.conf:2\",\"host\":\"allowed.test\"}\$" \
+	"^{\"queue\":0,\"family\":\"ipv4\",\"proto\":6,\"src\":\"$CA\",\"sport\":[0-9]*,\"dst\":\"$SA\",\"dport\":443,\"decision\":\"allow\",\"where\":\"mark\",\"l7\":\"tls\",\"by\":\"$work/policy.conf:2\",\"host\":\"allowed.test\"}\$" \
 	"$flows"
 check_grep "and the denied one, by the default line" \
 	"\"decision\":\"deny\",.*\"by\":\"$work/policy.conf:1 default\",\"host\":\"denied.test\"}" "$flows"

@@ -22,7 +22,7 @@ python3 "$fx/make-afwd-pcaps.py" "$work/gen" &&
 cat > "$work/policy.conf" << 'EOF2'
 default allow
 prio 10 host curl.afw.test deny
-prio 20 app http host www.example.com reject
+prio 20 l7 http host www.example.com reject
 EOF2
 
 # field CAPTURE KEY: one field of the only record afwd prints for CAPTURE.

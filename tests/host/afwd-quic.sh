@@ -30,7 +30,7 @@ check "the chain of docs/afwd.md for UDP 443 in the server's namespace, Initials
 
 cat > $work/policy.conf << 'POLICY'
 default deny
-prio 10 host allowed.test app quic alpn h3 allow
+prio 10 host allowed.test l7 quic alpn h3 allow
 POLICY
 ip netns exec $S "$afwd" -q 0 --module off --io poll -p $work/policy.conf --ctl $work/afwd.sock -j \
 	2> $work/afwd.log &

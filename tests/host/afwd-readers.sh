@@ -35,7 +35,7 @@ default allow
 prio 10 host denied.test deny
 prio 20 host inspect.test inspect
 prio 30 proto tcp dport 80,443,8000,8080 reason timeout,bound,table-full,not-tls,malformed,evasion,undecodable deny
-prio 40 app http name none dport 80 deny
+prio 40 l7 http name none dport 80 deny
 POLICY
 ip netns exec $S "$afwd" -q 0 --module off -p $work/policy.conf --ctl $work/afwd.sock -j \
 	2> $work/afwd.log &

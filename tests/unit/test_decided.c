@@ -31,7 +31,7 @@ int main(void)
 	int failed = 0;
 
 	CHECK(failed, "a line of afwd's is read",
-	      afwctl_decided_parse(HEAD "\"decision\":\"allow\",\"where\":\"module\",\"app\":\"tls\","
+	      afwctl_decided_parse(HEAD "\"decision\":\"allow\",\"where\":\"module\",\"l7\":\"tls\","
 				   "\"by\":\"/etc/afw/policy.conf:12\",\"host\":\"example.com\"}",
 				   &d) == 0);
 	inet_pton(AF_INET, "192.0.2.1", a);
@@ -44,7 +44,7 @@ int main(void)
 	set.v = calloc(1, sizeof(*set.v));
 	set.n = set.cap = 1;
 	CHECK(failed, "a host with escaped quotes and keys inside",
-	      afwctl_decided_parse(HEAD "\"decision\":\"deny\",\"where\":\"mark\",\"app\":\"tls\","
+	      afwctl_decided_parse(HEAD "\"decision\":\"deny\",\"where\":\"mark\",\"l7\":\"tls\","
 				   "\"reason\":\"evasion\",\"by\":\"reader: evasion\","
 				   "\"host\":\"a\\\",\\\"by\\\":\\\"x\\\\\"}", &set.v[0]) == 0 &&
 	      !strcmp(set.v[0].host, "\"a\\\",\\\"by\\\":\\\"x\\\\\"") &&

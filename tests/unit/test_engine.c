@@ -188,7 +188,7 @@ static void test_quic_spread(int *failed, struct afw_quic_ctx *q)
 	}
 	printf("# hello of %zu bytes in %u Initials\n", hl, sent);
 	CHECK(*failed, "a QUIC hello over 42 Initials is read whole",
-	      sent == 42 && r.decided && r.decisions == 1 && r.res.app == AFW_APP_QUIC &&
+	      sent == 42 && r.decided && r.decisions == 1 && r.res.l7 == AFW_L7_QUIC &&
 	      !strcmp(r.res.host, "spread.test") && r.res.decision == AFW_DECIDE_ALLOW &&
 	      accepted == 42 && !r.res.giveup);
 	rig_free(&r);
@@ -407,7 +407,7 @@ static void test_tcp(int *failed)
 		snprintf(what, sizeof(what), "%s, as OpenSSL reads it: SNI %s, denied by its rule",
 			 tls[i].file, tls[i].sni);
 		CHECK(*failed, what, n && tcp_stream(&r, 7000, 443, buf, n, 40) == AFW_PASS_DROP &&
-		      r.res.app == AFW_APP_TLS && !strcmp(r.res.host, tls[i].sni));
+		      r.res.l7 == AFW_L7_TLS && !strcmp(r.res.host, tls[i].sni));
 		rig_free(&r);
 	}
 	if (!rig_init(&r, "default allow\nhost public.afw.test ech yes deny\n"))
@@ -423,7 +423,7 @@ static void test_tcp(int *failed)
 	n = load("bad-sni-duplicate.bin", buf, sizeof(buf));
 	CHECK(*failed, "a malformed ClientHello is denied under a default allow, reason malformed",
 	      n && tcp_stream(&r, 7002, 443, buf, n, 1000) == AFW_PASS_DROP &&
-	      r.res.giveup == AFW_REASON_MALFORMED && r.res.app == AFW_APP_TLS);
+	      r.res.giveup == AFW_REASON_MALFORMED && r.res.l7 == AFW_L7_TLS);
 	rig_free(&r);
 
 	if (!rig_init(&r, "default allow\nproto tcp dport 443 reason not-tls deny\n"))
@@ -589,15 +589,15 @@ static void test_dns(int *failed)
 	struct rig r;
 	size_t n;
 
-	if (!rig_init(&r, "default deny\nhost allowed.test,*.ok.test app dns allow\n"
-			  "app dns name invalid reject\n")) {
+	if (!rig_init(&r, "default deny\nhost allowed.test,*.ok.test l7 dns allow\n"
+			  "l7 dns name invalid reject\n")) {
 		CHECK(*failed, "dns: rig", 0);
 		return;
 	}
 	n = dns_query("allowed.test", q);
 	CHECK(*failed, "dns/udp: a query for an allowed name passes",
 	      send_pkt(&r, IPPROTO_UDP, 0, 40000, 53, 0, 0, q, n) == AFW_PASS_ACCEPT &&
-	      r.decided && r.res.app == AFW_APP_DNS && !strcmp(r.res.host, "allowed.test") &&
+	      r.decided && r.res.l7 == AFW_L7_DNS && !strcmp(r.res.host, "allowed.test") &&
 	      r.res.decision == AFW_DECIDE_ALLOW && r.res.rule_line == 2);
 	n = dns_query("Www.OK.test", q);
 	CHECK(*failed, "dns/udp: a suffix rule, any case",
@@ -618,7 +618,7 @@ static void test_dns(int *failed)
 	q[12 + 9] = 12;
 	CHECK(*failed, "dns/udp: a compression pointer in the question is malformed",
 	      send_pkt(&r, IPPROTO_UDP, 0, 40004, 53, 0, 0, q, 12 + 10 + 4) == AFW_PASS_DROP &&
-	      r.res.giveup == AFW_REASON_MALFORMED && r.res.app == AFW_APP_DNS &&
+	      r.res.giveup == AFW_REASON_MALFORMED && r.res.l7 == AFW_L7_DNS &&
 	      strstr(r.res.reason, "compression pointer"));
 	/* TCP: a two-byte length, then the message; split in three segments. */
 	n = dns_query("allowed.test", q);
@@ -627,7 +627,7 @@ static void test_dns(int *failed)
 	r.decisions = 0;
 	tcp_stream(&r, 40005, 53, tq, n + 2, 7);
 	CHECK(*failed, "dns/tcp: a query in pieces is read whole and allowed",
-	      r.decisions == 1 && r.res.app == AFW_APP_DNS && !strcmp(r.res.host, "allowed.test") &&
+	      r.decisions == 1 && r.res.l7 == AFW_L7_DNS && !strcmp(r.res.host, "allowed.test") &&
 	      r.res.decision == AFW_DECIDE_ALLOW);
 	n = dns_query("denied.test", q);
 	tq[0] = (uint8_t)(n >> 8), tq[1] = (uint8_t)n;

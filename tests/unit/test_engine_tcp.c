@@ -647,7 +647,7 @@ static void test_remembered(void)
  */
 static void test_headers_only(void)
 {
-	static const char text[] = "default deny\nprio 10 app unknown inspect\n";
+	static const char text[] = "default deny\nprio 10 l7 unknown inspect\n";
 	static const uint8_t cmd[] = "not tls, not http: a protocol of its own\n";
 	struct afw_policy_error err;
 	struct afw_policy *saved = pol;

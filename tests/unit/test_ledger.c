@@ -35,7 +35,7 @@ static struct afw_result result(const char *host, uint16_t sport, enum afw_decis
 	inet_pton(AF_INET, "10.0.0.2", r.dst);
 	r.sport = sport;
 	r.dport = 443;
-	r.app = AFW_APP_TLS;
+	r.l7 = AFW_L7_TLS;
 	snprintf(r.host, sizeof(r.host), "%s", host);
 	/* As on the wire: a length byte, then the id. */
 	memcpy(r.alpn, "\x02h2\x08http/1.1", 12);
@@ -124,7 +124,7 @@ static struct afw_lrec *udp_record(struct afw_ledger *l, const char *client, enu
 	struct afw_result r = result("q.test", 40000, d);
 
 	r.l4proto = IPPROTO_UDP;
-	r.app = AFW_APP_QUIC;
+	r.l7 = AFW_L7_QUIC;
 	memset(r.src, 0, sizeof(r.src));
 	inet_pton(AF_INET, client, r.src);
 	return afw_ledger_put(l, &r, AFW_LREC_SENT, 1000 * S);
@@ -290,12 +290,12 @@ int main(void)
 	/* Facts kept are the facts the policy read. */
 	afw_facts_from_result(&r, &orig);
 	afw_ledger_facts(rec, &facts);
-	CHECK(failed, "facts: host, JA4, both ALPN values, uid, app, port and address come back",
+	CHECK(failed, "facts: host, JA4, both ALPN values, uid, l7, port and address come back",
 	      facts.host.len == 6 && !memcmp(facts.host.ptr, "a.test", 6) &&
 	      facts.ja4.len == orig.ja4.len && !memcmp(facts.ja4.ptr, orig.ja4.ptr, orig.ja4.len) &&
 	      facts.alpn.len == 12 && !memcmp(facts.alpn.ptr, "\x02h2\x08http/1.1", 12) &&
 	      facts.ech &&
-	      facts.has_uid && facts.uid == 1000 && facts.app == AFW_APP_TLS &&
+	      facts.has_uid && facts.uid == 1000 && facts.l7 == AFW_L7_TLS &&
 	      facts.dport == 443 && facts.family == AF_INET && facts.l4proto == IPPROTO_TCP &&
 	      !memcmp(facts.daddr, r.dst, 16));
 	p1 = policy("default deny\nprio 1 alpn h2 uid 1000 dport 443 to 10.0.0.0/24 "
@@ -314,7 +314,7 @@ int main(void)
 		struct afw_result g = result("", 40100, AFW_DECIDE_ALLOW);
 		struct afw_lrec *grec;
 
-		g.app = AFW_APP_UNKNOWN;
+		g.l7 = AFW_L7_UNKNOWN;
 		g.giveup = AFW_REASON_TIMEOUT;
 		g.alpn_len = 0;
 		g.ech = false;
@@ -322,7 +322,7 @@ int main(void)
 		afw_ledger_facts(grec, &facts);
 		p1 = policy("default allow\nprio 1 dport 443 reason timeout deny\n");
 		CHECK(failed, "facts: a give-up's reason comes back, and a rule on it decides",
-		      grec && facts.reason == AFW_REASON_TIMEOUT && facts.app == AFW_APP_UNKNOWN &&
+		      grec && facts.reason == AFW_REASON_TIMEOUT && facts.l7 == AFW_L7_UNKNOWN &&
 		      p1 && afw_policy_match(p1, &facts, NULL) == AFW_DECIDE_DENY);
 		afw_policy_free(p1);
 		afw_ledger_drop(l, grec);

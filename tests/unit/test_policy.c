@@ -57,7 +57,7 @@ static bool fails(const char *text, unsigned int line, unsigned int column, cons
 
 static struct afw_facts tls_flow(const char *host)
 {
-	struct afw_facts f = { .app = AFW_APP_TLS, .family = AF_INET, .dport = 443,
+	struct afw_facts f = { .l7 = AFW_L7_TLS, .family = AF_INET, .dport = 443,
 			       .l4proto = IPPROTO_TCP };
 
 	if (host)
@@ -118,7 +118,7 @@ static void test_parse(int *failed)
 	p = parse("  # only a comment\n\ndefault inspect # trailing comment\r\n", &err);
 	CHECK(*failed, "a default alone is a policy", p && afw_policy_rules(p) == 0);
 	afw_policy_free(p);
-	p = parse("default allow\nprio 4294967295 app tls,quic,http,unknown host a.b,*.c "
+	p = parse("default allow\nprio 4294967295 l7 tls,quic,http,unknown host a.b,*.c "
 		  "alpn h2 ja4 T13D1516H2_8DAAF6152771_E5627EFA2AB1 proto tcp,udp,132 "
 		  "dport 0,1-65535 to ::/0,192.0.2.0/24,2001:db8::/32 uid root,65534 deny", &err);
 	CHECK(*failed, "every keyword at once parses", p && afw_policy_rules(p) == 1);
@@ -218,9 +218,26 @@ static void test_parse(int *failed)
 	CHECK(*failed, "host: 253 bytes and a trailing dot is fine", p != NULL);
 	afw_policy_free(p);
 
-	CHECK(*failed, "app unknown value",
+	CHECK(*failed, "l7 unknown value, under its old name app",
 	      fails("default deny\napp tls,ssh allow\n", 2, 9, "ssh",
-		    "tls, quic, http, dns or unknown"));
+		    "l7 is tls, quic, http, dns or unknown"));
+	CHECK(*failed, "l7 and app are one keyword: both in a rule is given twice",
+	      fails("default deny\nl7 tls app http allow\n", 2, 8, "app", "given twice"));
+	p = parse("default deny\nprio 3 app quic,http allow\n", &err);
+	if (p) {
+		char *out = NULL;
+		size_t outlen = 0;
+		FILE *o = open_memstream(&out, &outlen);
+
+		afw_policy_print(p, o);
+		fclose(o);
+		CHECK(*failed, "app is still read, and printed back as l7",
+		      out && strstr(out, "prio 3 l7 quic,http allow\n"));
+		free(out);
+		afw_policy_free(p);
+	} else {
+		CHECK(*failed, "app is still read, and printed back as l7", false);
+	}
 	CHECK(*failed, "alpn with a control byte",
 	      fails("default deny\nalpn h2\x01 allow\n", 2, 6, "h2\x01", "printable"));
 	CHECK(*failed, "a control byte is spelt out in the message",
@@ -311,11 +328,11 @@ static void test_match(int *failed)
 	CHECK(*failed, "reject by exact name, any case, trailing dot",
 	      afw_policy_match(p, &f, &m) == AFW_DECIDE_REJECT && m.line == 5);
 	f = tls_flow(NULL);
-	f.app = AFW_APP_UNKNOWN;
+	f.l7 = AFW_L7_UNKNOWN;
 	inet_pton(AF_INET, "10.20.30.40", f.daddr);
 	f.has_uid = true;
 	f.uid = 1000;
-	CHECK(*failed, "app, port, prefix and uid together inspect",
+	CHECK(*failed, "l7, port, prefix and uid together inspect",
 	      afw_policy_match(p, &f, &m) == AFW_DECIDE_INSPECT && m.line == 7);
 	f.uid = 1001;
 	CHECK(*failed, "another uid does not", line_of(p, &f) == 2);
@@ -323,7 +340,7 @@ static void test_match(int *failed)
 	f.has_uid = false;
 	CHECK(*failed, "an unknown uid does not", line_of(p, &f) == 2);
 	f = tls_flow("example.org");
-	f.app = AFW_APP_HTTP;
+	f.l7 = AFW_L7_HTTP;
 	f.dport = 8050;
 	CHECK(*failed, "a port range of a list", line_of(p, &f) == 8);
 	f.dport = 8100;
@@ -363,7 +380,7 @@ static void test_match(int *failed)
 		  "prio 3 host same.test inspect\n"
 		  "prio 3 host same.test allow\n"
 		  "prio 3 allow\n"
-		  "prio 2 app quic proto udp reject\n"
+		  "prio 2 l7 quic proto udp reject\n"
 		  "prio 2 alpn H2 deny\n"
 		  "prio 2 ja4 t13d1516h2_8daaf6152771_e5627efa2ab1 allow\n"
 		  "prio 2 to 2001:db8::/32 inspect\n", &err);
@@ -375,11 +392,11 @@ static void test_match(int *failed)
 	CHECK(*failed, "equal priority keeps file order", line_of(p, &f) == 2);
 	f = tls_flow("other.test");
 	CHECK(*failed, "a rule without conditions matches anything", line_of(p, &f) == 4);
-	f.app = AFW_APP_QUIC;
+	f.l7 = AFW_L7_QUIC;
 	f.l4proto = IPPROTO_UDP;
-	CHECK(*failed, "app and proto", line_of(p, &f) == 5);
+	CHECK(*failed, "l7 and proto", line_of(p, &f) == 5);
 	f.l4proto = IPPROTO_TCP;
-	CHECK(*failed, "app without its proto", line_of(p, &f) == 4);
+	CHECK(*failed, "l7 without its proto", line_of(p, &f) == 4);
 	f.alpn = alpn_list(ab, sizeof(ab), "h2");
 	CHECK(*failed, "ALPN compares case-sensitively", line_of(p, &f) == 4);
 	f.alpn = alpn_list(ab, sizeof(ab), "H2");
@@ -518,7 +535,7 @@ static const char *const addr_pool[] = {
 	"10.1.2.3", "10.2.0.1", "192.0.2.9", "8.8.8.8", "2001:db8::1", "2001:db9::1",
 };
 static const unsigned int port_pool[] = { 22, 80, 443, 8080, 8443 };
-static const char *const app_names[] = { "unknown", "tls", "quic", "http" };
+static const char *const l7_names[] = { "unknown", "tls", "quic", "http" };
 static const char *const reason_names[] = {
 	"", "timeout", "bound", "table-full", "not-tls", "malformed", "evasion", "undecodable",
 	"mid-stream",
@@ -528,7 +545,7 @@ static const char *const name_names[] = { "none", "invalid", "valid" };
 static unsigned int f_alpn[3], f_alpn_n;
 
 struct ref_rule {
-	unsigned int prio, line, verdict, apps, reasons, names, ech;
+	unsigned int prio, line, verdict, l7s, reasons, names, ech;
 	unsigned int n_host, host[3], n_alpn, alpn[2], n_ja4, ja4, n_proto, proto[2];
 	unsigned int n_port, lo[2], hi[2], n_net, net[2], n_uid, uid[2];
 };
@@ -592,7 +609,7 @@ static bool ref_matches(const struct ref_rule *r, const struct afw_facts *f)
 	const char *why;
 	unsigned int name;
 
-	if (r->apps && !(r->apps & (1u << f->app)))
+	if (r->l7s && !(r->l7s & (1u << f->l7)))
 		return false;
 	if (r->reasons && !(r->reasons & (1u << f->reason)))
 		return false;
@@ -600,7 +617,7 @@ static bool ref_matches(const struct ref_rule *r, const struct afw_facts *f)
 	       2 : 4;
 	if (r->names && !(r->names & name))
 		return false;
-	if (r->ech && (!(f->app == AFW_APP_TLS || f->app == AFW_APP_QUIC) ||
+	if (r->ech && (!(f->l7 == AFW_L7_TLS || f->l7 == AFW_L7_QUIC) ||
 		       !(r->ech & (f->ech ? 1 : 2))))
 		return false;
 	for (hit = !r->n_host, i = 0; i < r->n_host; i++)
@@ -671,11 +688,11 @@ static void random_rule(unsigned int *seed, struct ref_rule *r, char *buf, size_
 	r->prio = rnd(seed, 6);
 	snprintf(buf, len, "prio %u", r->prio);
 	if (!rnd(seed, 4)) {
-		r->apps = 1 + rnd(seed, 15);
+		r->l7s = 1 + rnd(seed, 15);
 		for (i = 0; i < 4; i++)
-			if (r->apps & (1u << i))
+			if (r->l7s & (1u << i))
 				snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
-					 r->apps & ((1u << i) - 1) ? "," : " app ", app_names[i]);
+					 r->l7s & ((1u << i) - 1) ? "," : " l7 ", l7_names[i]);
 	}
 	if (!rnd(seed, 5)) {
 		r->reasons = (1 + rnd(seed, 511)) & ~1u;
@@ -759,7 +776,7 @@ static void random_facts(unsigned int *seed, struct afw_facts *f)
 	size_t off = 0;
 
 	memset(f, 0, sizeof(*f));
-	f->app = (enum afw_app)rnd(seed, 4);
+	f->l7 = (enum afw_l7)rnd(seed, 4);
 	host = flow_hosts[rnd(seed, sizeof(flow_hosts) / sizeof(flow_hosts[0]))];
 	if (host)
 		f->host = (struct afw_text){ host, strlen(host) };
@@ -916,7 +933,7 @@ static struct afw_facts giveup(enum afw_reason reason, uint8_t proto, uint16_t p
 {
 	struct afw_facts f = tls_flow(NULL);
 
-	f.app = AFW_APP_UNKNOWN;
+	f.l7 = AFW_L7_UNKNOWN;
 	f.reason = reason;
 	f.l4proto = proto;
 	f.dport = port;
@@ -972,10 +989,10 @@ static void test_terms(int *failed)
 		  "prio 2 reason not-tls dport 443 reject\n"
 		  "prio 3 reason malformed to 10.0.0.0/8 allow\n"
 		  "prio 4 dport 443 inspect\n"
-		  "prio 5 name none app tls deny\n"
+		  "prio 5 name none l7 tls deny\n"
 		  "prio 6 name invalid reject\n"
 		  "prio 7 ech yes host public.test deny\n"
-		  "prio 8 ech no app quic inspect\n", &err);
+		  "prio 8 ech no l7 quic inspect\n", &err);
 	CHECK(*failed, "a policy with reason, name and ech parses", p != NULL);
 	if (!p) {
 		printf("# %s\n", err.msg);
@@ -1021,10 +1038,10 @@ static void test_terms(int *failed)
 	CHECK(*failed, "a valid name matches neither", line_of(p, &f) == 1);
 	f.ech = true;
 	CHECK(*failed, "ech yes with the public name", line_of(p, &f) == 8);
-	f.app = AFW_APP_QUIC;
+	f.l7 = AFW_L7_QUIC;
 	f.ech = false;
 	CHECK(*failed, "ech no: a QUIC hello without ECH", line_of(p, &f) == 9);
-	f.app = AFW_APP_HTTP;
+	f.l7 = AFW_L7_HTTP;
 	CHECK(*failed, "ech tests only TLS and QUIC flows", line_of(p, &f) == 1);
 
 	o = open_memstream(&out, &outlen);
@@ -1032,8 +1049,8 @@ static void test_terms(int *failed)
 	fclose(o);
 	CHECK(*failed, "the printer writes reason, name and ech back",
 	      out && strstr(out, "prio 1 reason timeout,bound proto 6 dport 443 deny\n") &&
-	      strstr(out, "prio 5 name none app tls deny\n") == NULL &&
-	      strstr(out, "prio 5 app tls name none deny\n") &&
+	      strstr(out, "prio 5 name none l7 tls deny\n") == NULL &&
+	      strstr(out, "prio 5 l7 tls name none deny\n") &&
 	      strstr(out, "prio 7 host public.test ech yes deny\n") &&
 	      strstr(out, "prio 3 reason malformed to 10.0.0.0/8 allow\n"));
 	q = out ? afw_policy_parse(out, outlen, "printed", &err) : NULL;
@@ -1133,47 +1150,47 @@ static void test_dist_baseline(int *failed)
 {
 	static const struct {
 		uint8_t dir, l4proto;
-		enum afw_app app;
+		enum afw_l7 l7;
 		uint16_t sport, dport;
 		bool lo;
 		enum afw_decision want;
 		const char *what;
 		const char *to;		/* the server; NULL: 0.0.0.0 */
 	} cases[] = {
-		{ AFW_FDIR_OUT, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 5432, true, AFW_DECIDE_ALLOW,
+		{ AFW_FDIR_OUT, IPPROTO_TCP, AFW_L7_UNKNOWN, 40000, 5432, true, AFW_DECIDE_ALLOW,
 		  "a connection over loopback", NULL },
-		{ AFW_FDIR_IN, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 5432, true, AFW_DECIDE_ALLOW,
+		{ AFW_FDIR_IN, IPPROTO_TCP, AFW_L7_UNKNOWN, 40000, 5432, true, AFW_DECIDE_ALLOW,
 		  "loopback seen coming in", NULL },
-		{ AFW_FDIR_IN, IPPROTO_ICMP, AFW_APP_UNKNOWN, 0, 0, false, AFW_DECIDE_ALLOW,
+		{ AFW_FDIR_IN, IPPROTO_ICMP, AFW_L7_UNKNOWN, 0, 0, false, AFW_DECIDE_ALLOW,
 		  "ICMP (errors) in", NULL },
-		{ AFW_FDIR_IN, IPPROTO_ICMPV6, AFW_APP_UNKNOWN, 0, 0, false, AFW_DECIDE_ALLOW,
+		{ AFW_FDIR_IN, IPPROTO_ICMPV6, AFW_L7_UNKNOWN, 0, 0, false, AFW_DECIDE_ALLOW,
 		  "ICMPv6 (neighbour discovery) in", NULL },
-		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_APP_UNKNOWN, 68, 67, false, AFW_DECIDE_ALLOW,
+		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_L7_UNKNOWN, 68, 67, false, AFW_DECIDE_ALLOW,
 		  "a DHCP request", NULL },
-		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_APP_UNKNOWN, 67, 68, false, AFW_DECIDE_ALLOW,
+		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_L7_UNKNOWN, 67, 68, false, AFW_DECIDE_ALLOW,
 		  "a DHCP server's answer", NULL },
-		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_APP_UNKNOWN, 546, 547, false, AFW_DECIDE_ALLOW,
+		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_L7_UNKNOWN, 546, 547, false, AFW_DECIDE_ALLOW,
 		  "a DHCPv6 request", NULL },
-		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_APP_UNKNOWN, 547, 546, false, AFW_DECIDE_ALLOW,
+		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_L7_UNKNOWN, 547, 546, false, AFW_DECIDE_ALLOW,
 		  "a DHCPv6 server's answer", NULL },
-		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_APP_DNS, 40000, 53, false, AFW_DECIDE_ALLOW,
+		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_L7_DNS, 40000, 53, false, AFW_DECIDE_ALLOW,
 		  "this host's DNS query to its resolver", "192.0.2.53" },
-		{ AFW_FDIR_OUT, IPPROTO_TCP, AFW_APP_DNS, 40000, 53, false, AFW_DECIDE_ALLOW,
+		{ AFW_FDIR_OUT, IPPROTO_TCP, AFW_L7_DNS, 40000, 53, false, AFW_DECIDE_ALLOW,
 		  "this host's DNS query over TCP to its resolver", "192.0.2.53" },
-		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_APP_DNS, 40000, 53, false, AFW_DECIDE_DENY,
+		{ AFW_FDIR_OUT, IPPROTO_UDP, AFW_L7_DNS, 40000, 53, false, AFW_DECIDE_DENY,
 		  "a DNS query to a server the host is not configured to ask: the default",
 		  "198.51.100.9" },
-		{ AFW_FDIR_IN, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 22, false, AFW_DECIDE_ALLOW,
+		{ AFW_FDIR_IN, IPPROTO_TCP, AFW_L7_UNKNOWN, 40000, 22, false, AFW_DECIDE_ALLOW,
 		  "inbound SSH", NULL },
-		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_APP_DNS, 40000, 53, false, AFW_DECIDE_DENY,
+		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_L7_DNS, 40000, 53, false, AFW_DECIDE_DENY,
 		  "a DNS query from elsewhere: the default", NULL },
-		{ AFW_FDIR_OUT, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 22, false, AFW_DECIDE_DENY,
+		{ AFW_FDIR_OUT, IPPROTO_TCP, AFW_L7_UNKNOWN, 40000, 22, false, AFW_DECIDE_DENY,
 		  "outbound SSH: the default", NULL },
-		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_APP_UNKNOWN, 53, 40000, false, AFW_DECIDE_DENY,
+		{ AFW_FDIR_IN, IPPROTO_UDP, AFW_L7_UNKNOWN, 53, 40000, false, AFW_DECIDE_DENY,
 		  "a datagram from port 53 to any port: the default", NULL },
-		{ AFW_FDIR_IN, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 8080, false, AFW_DECIDE_DENY,
+		{ AFW_FDIR_IN, IPPROTO_TCP, AFW_L7_UNKNOWN, 40000, 8080, false, AFW_DECIDE_DENY,
 		  "inbound to another port: the default", NULL },
-		{ AFW_FDIR_UNKNOWN, IPPROTO_TCP, AFW_APP_UNKNOWN, 40000, 22, false, AFW_DECIDE_DENY,
+		{ AFW_FDIR_UNKNOWN, IPPROTO_TCP, AFW_L7_UNKNOWN, 40000, 22, false, AFW_DECIDE_DENY,
 		  "a flow of unknown direction: the default", NULL },
 	};
 	static char text[1 << 16];
@@ -1207,7 +1224,7 @@ static void test_dist_baseline(int *failed)
 	if (!p)
 		return;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		f = (struct afw_facts){ .app = cases[i].app, .family = AF_INET,
+		f = (struct afw_facts){ .l7 = cases[i].l7, .family = AF_INET,
 					.l4proto = cases[i].l4proto, .sport = cases[i].sport,
 					.dport = cases[i].dport, .dir = cases[i].dir };
 		if (cases[i].l4proto == IPPROTO_ICMPV6)
@@ -1245,7 +1262,7 @@ static void test_resolvers(int *failed)
 	const char *text = "default deny\nprio 1 to resolvers allow\n";
 	struct afw_policy_error err;
 	char a[64], b[64], list[200], out[512];
-	struct afw_facts f = { .app = AFW_APP_DNS, .family = AF_INET, .dport = 53,
+	struct afw_facts f = { .l7 = AFW_L7_DNS, .family = AF_INET, .dport = 53,
 			       .l4proto = IPPROTO_UDP };
 	struct afw_policy *p;
 
@@ -1283,7 +1300,7 @@ static void test_resolvers(int *failed)
 	p = parse(text, &err);
 	CHECK(*failed, "to resolvers with none configured loads", p != NULL);
 	if (p) {
-		f = (struct afw_facts){ .app = AFW_APP_DNS, .family = AF_INET, .dport = 53,
+		f = (struct afw_facts){ .l7 = AFW_L7_DNS, .family = AF_INET, .dport = 53,
 					.l4proto = IPPROTO_UDP };
 		CHECK(*failed, "and matches no server at all",
 		      afw_policy_match(p, &f, NULL) == AFW_DECIDE_DENY);
@@ -1387,7 +1404,7 @@ static void test_direction(int *failed)
 		return;
 	}
 	f = tls_flow(NULL);
-	f.app = AFW_APP_UNKNOWN;
+	f.l7 = AFW_L7_UNKNOWN;
 	f.dport = 22;
 	f.sport = 40000;
 	inet_pton(AF_INET, "192.0.2.7", f.saddr);
@@ -1408,7 +1425,7 @@ static void test_direction(int *failed)
 	CHECK(*failed, "an IPv4 'from' never matches an IPv6 flow", line_of(p, &f) == 1);
 
 	f = tls_flow(NULL);
-	f.app = AFW_APP_DNS;
+	f.l7 = AFW_L7_DNS;
 	f.l4proto = IPPROTO_UDP;
 	f.dport = 53;
 	f.dir = AFW_FDIR_OUT;

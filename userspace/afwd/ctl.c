@@ -206,10 +206,10 @@ void afw_ctl_flow_json(FILE *out, const struct afw_worker *w, const struct afw_l
 				 m.is_default ? " default" : "");
 	}
 	fprintf(out, "{\"queue\":%u,\"family\":\"%s\",\"proto\":%u,\"src\":\"%s\",\"sport\":%u,"
-		"\"dst\":\"%s\",\"dport\":%u,\"decision\":\"%s\",\"where\":\"%s\",\"app\":\"%s\"",
+		"\"dst\":\"%s\",\"dport\":%u,\"decision\":\"%s\",\"where\":\"%s\",\"l7\":\"%s\"",
 		w->qnum, fam == AF_INET6 ? "ipv6" : "ipv4", f.proto, src, f.sport, dst, f.dport,
 		afw_decision_name(afw_lrec_decision(rec)), afw_ctl_where(rec),
-		afw_app_name(facts.app));
+		afw_l7_name(facts.l7));
 	if (facts.reason != AFW_REASON_NONE)
 		fprintf(out, ",\"reason\":\"%s\"", afw_reason_name(facts.reason));
 	if (facts.ech)

@@ -31,7 +31,7 @@ void afw_ctl_serve(int lfd, struct afw_daemon *d,
 /*
  * One flow of a worker's ledger as a JSON line: the flow client to server,
  * the decision and where it is in force, the facts a person looks for (the
- * host, the app, the reason), and what decided it, judged by @pol (the
+ * host, the l7 protocol, the reason), and what decided it, judged by @pol (the
  * policy in force, which a reload has judged every record by): "by" is
  * "FILE:LINE" for a rule, "FILE:LINE default", or the reader that refused
  * the flow. The first fields come in a fixed order: "queue", "family",

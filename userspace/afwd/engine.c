@@ -459,7 +459,7 @@ static void afw_describe(const struct afw_pkt_key *k, int client, bool has_uid, 
 	res->dport = k->port[s];
 	res->has_uid = has_uid;
 	res->uid = uid;
-	facts->app = AFW_APP_UNKNOWN;
+	facts->l7 = AFW_L7_UNKNOWN;
 	facts->family = res->family;
 	memcpy(facts->saddr, res->src, 16);
 	memcpy(facts->daddr, res->dst, 16);
@@ -527,7 +527,7 @@ static void afw_engine_judge(const struct afw_policy *pol, const struct afw_fact
 {
 	struct afw_policy_match m = { 0 };
 
-	res->app = facts->app;
+	res->l7 = facts->l7;
 	res->giveup = facts->reason;
 	res->decision = afw_policy_match(pol, facts, &m);
 	res->rule_line = m.line;
@@ -546,16 +546,16 @@ static void afw_engine_judge(const struct afw_policy *pol, const struct afw_fact
 /*
  * A flow the readers could not name, for @reason: decided by the policy's
  * rules for that reason (evasion and malformed only by a rule naming them).
- * @app is what the report shows; the policy sees app "unknown".
+ * @l7 is what the report shows; the policy sees l7 "unknown".
  */
 static void afw_engine_giveup(const struct afw_policy *pol, struct afw_facts *facts,
-			      struct afw_result *res, enum afw_reason reason, enum afw_app app,
+			      struct afw_result *res, enum afw_reason reason, enum afw_l7 l7,
 			      const char *why)
 {
-	facts->app = AFW_APP_UNKNOWN;
+	facts->l7 = AFW_L7_UNKNOWN;
 	facts->reason = reason;
 	afw_engine_judge(pol, facts, res, why);
-	res->app = app;
+	res->l7 = l7;
 }
 
 static void afw_engine_hello(struct afw_engine *e, const struct afw_tls_hello *h,
@@ -565,7 +565,7 @@ static void afw_engine_hello(struct afw_engine *e, const struct afw_tls_hello *h
 	struct afw_span name;
 	size_t off = 0;
 
-	facts->app = t == AFW_JA4_QUIC ? AFW_APP_QUIC : AFW_APP_TLS;
+	facts->l7 = t == AFW_JA4_QUIC ? AFW_L7_QUIC : AFW_L7_TLS;
 	res->tls_version = h->version;
 	if (h->has_sni) {
 		facts->host = afw_text_of(&h->sni);
@@ -597,7 +597,7 @@ static bool afw_engine_follow_judge(const struct afw_policy *pol, struct afw_efl
 	struct afw_facts facts;
 
 	afw_engine_describe(f, res, &facts);
-	facts.app = AFW_APP_HTTP;
+	facts.l7 = AFW_L7_HTTP;
 	if (req->has_host) {
 		facts.host = afw_text_of(&req->host);
 		afw_copy_span(res->host, sizeof(res->host), &req->host);
@@ -646,7 +646,7 @@ static bool afw_engine_shadow_feed(const struct afw_policy *pol, struct afw_eflo
 		afw_engine_describe(f, res, &facts);
 		snprintf(why, sizeof(why), "a body a server that does not read it would read as a "
 			 "malformed request: %s", req.reason);
-		afw_engine_giveup(pol, &facts, res, AFW_REASON_MALFORMED, AFW_APP_HTTP, why);
+		afw_engine_giveup(pol, &facts, res, AFW_REASON_MALFORMED, AFW_L7_HTTP, why);
 		return true;
 	}
 	return false;
@@ -695,7 +695,7 @@ static bool afw_engine_follow_feed(const struct afw_policy *pol, struct afw_eflo
 		}
 		snprintf(why, sizeof(why), "what follows a request is not a request: %s",
 			 req.reason);
-		afw_engine_giveup(pol, &facts, res, AFW_REASON_MALFORMED, AFW_APP_HTTP, why);
+		afw_engine_giveup(pol, &facts, res, AFW_REASON_MALFORMED, AFW_L7_HTTP, why);
 		return true;
 	}
 	return false;
@@ -790,10 +790,10 @@ static bool afw_engine_dns(const struct afw_policy *pol, const uint8_t *data, si
 		return false;
 	if (ret == AFW_DNS_BAD) {
 		snprintf(why, sizeof(why), "malformed DNS query: %s", q.reason);
-		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_DNS, why);
+		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_L7_DNS, why);
 		return true;
 	}
-	facts->app = AFW_APP_DNS;
+	facts->l7 = AFW_L7_DNS;
 	facts->host = (struct afw_text){ q.name, q.name_len };
 	afw_copy_span(res->host, sizeof(res->host),
 		      &(struct afw_span){ (const uint8_t *)q.name, q.name_len });
@@ -832,14 +832,14 @@ static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
 		return false;
 	case AFW_TLS_BAD:
 		snprintf(why, sizeof(why), "malformed ClientHello: %s", h.reason);
-		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_TLS, why);
+		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_L7_TLS, why);
 		return true;
 	case AFW_TLS_NOT_TLS:
 		break;
 	}
 	switch (afw_h2_parse(data, len, e->scratch, AFW_ENGINE_MAX_HELLO, &h2)) {
 	case AFW_H2_OK:
-		facts->app = AFW_APP_HTTP;
+		facts->l7 = AFW_L7_HTTP;
 		if (h2.has_host) {
 			facts->host = (struct afw_text){ h2.host, h2.host_len };
 			snprintf(res->host, sizeof(res->host), "%s", h2.host);
@@ -851,14 +851,14 @@ static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
 		return false;
 	case AFW_H2_BAD:
 		snprintf(why, sizeof(why), "malformed HTTP/2: %s", h2.reason);
-		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_HTTP, why);
+		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_L7_HTTP, why);
 		return true;
 	case AFW_H2_NOT_H2:
 		break;
 	}
 	switch (afw_http_parse(data, len, &req)) {
 	case AFW_HTTP_OK:
-		facts->app = AFW_APP_HTTP;
+		facts->l7 = AFW_L7_HTTP;
 		if (req.has_host) {
 			facts->host = afw_text_of(&req.host);
 			afw_copy_span(res->host, sizeof(res->host), &req.host);
@@ -873,12 +873,12 @@ static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
 		return false;
 	case AFW_HTTP_BAD:
 		snprintf(why, sizeof(why), "malformed HTTP request: %s", req.reason);
-		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_HTTP, why);
+		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_L7_HTTP, why);
 		return true;
 	case AFW_HTTP_NOT_HTTP:
 		break;
 	}
-	afw_engine_giveup(pol, facts, res, AFW_REASON_NOT_TLS, AFW_APP_UNKNOWN,
+	afw_engine_giveup(pol, facts, res, AFW_REASON_NOT_TLS, AFW_L7_UNKNOWN,
 			  "neither TLS nor HTTP");
 	return true;
 }
@@ -909,7 +909,7 @@ static bool afw_engine_udp(struct afw_engine *e, const struct afw_policy *pol,
 		if (afw_tls_parse_handshake(msg, len, &h) != AFW_TLS_OK) {
 			snprintf(text, sizeof(text), "malformed ClientHello in QUIC: %s",
 				 h.reason ? h.reason : "incomplete");
-			afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_QUIC, text);
+			afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_L7_QUIC, text);
 			return true;
 		}
 		afw_engine_hello(e, &h, AFW_JA4_QUIC, res, facts);
@@ -920,7 +920,7 @@ static bool afw_engine_udp(struct afw_engine *e, const struct afw_policy *pol,
 		if (f->quic.fresh < AFW_QUIC_MAX_FRESH)
 			return false;
 		e->stats.bounds++;
-		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_APP_QUIC,
+		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_L7_QUIC,
 				  "bound: QUIC Initials without a whole ClientHello");
 		return true;
 	}
@@ -932,23 +932,23 @@ static bool afw_engine_udp(struct afw_engine *e, const struct afw_policy *pol,
 	 */
 	if (!f->quic.initials) {
 		snprintf(text, sizeof(text), "not QUIC: %s", why);
-		afw_engine_giveup(pol, facts, res, AFW_REASON_NOT_TLS, AFW_APP_UNKNOWN, text);
+		afw_engine_giveup(pol, facts, res, AFW_REASON_NOT_TLS, AFW_L7_UNKNOWN, text);
 		return true;
 	}
 	snprintf(text, sizeof(text), "QUIC: %s", why);
 	/* A QUIC flow that contradicts itself is trying to mislead. */
 	if (ret == -EILSEQ) {
 		e->stats.evasions++;
-		afw_engine_giveup(pol, facts, res, AFW_REASON_EVASION, AFW_APP_QUIC, text);
+		afw_engine_giveup(pol, facts, res, AFW_REASON_EVASION, AFW_L7_QUIC, text);
 		return true;
 	}
 	if (ret == -ENOBUFS) {
 		e->stats.bounds++;
-		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_APP_QUIC, text);
+		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_L7_QUIC, text);
 		return true;
 	}
 	if (ret == -EPROTO) {
-		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_APP_QUIC, text);
+		afw_engine_giveup(pol, facts, res, AFW_REASON_MALFORMED, AFW_L7_QUIC, text);
 		return true;
 	}
 	/* A forged or damaged datagram changes nothing; wait for the real ones. */
@@ -1266,7 +1266,7 @@ static bool afw_engine_read(struct afw_engine *e, const struct afw_policy *pol,
 		return false;
 	data = afw_engine_stream(e, f, &len);
 	if (!data) {
-		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_APP_UNKNOWN,
+		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_L7_UNKNOWN,
 				  "bound: out of memory");
 		*judged = afw_engine_app_len(f);
 		e->stats.bounds++;
@@ -1538,7 +1538,7 @@ static enum afw_pass afw_engine_evasion(struct afw_engine *e, const struct afw_p
 					bool *decided)
 {
 	e->stats.evasions++;
-	afw_engine_giveup(pol, facts, res, AFW_REASON_EVASION, AFW_APP_UNKNOWN, why);
+	afw_engine_giveup(pol, facts, res, AFW_REASON_EVASION, AFW_L7_UNKNOWN, why);
 	if (f->state == AFW_EF_CONFIRMING || res->decision == AFW_DECIDE_DENY ||
 	    res->decision == AFW_DECIDE_REJECT) {
 		*decided = true;
@@ -1566,7 +1566,7 @@ static enum afw_pass afw_engine_tls_check(struct afw_engine *e, const struct afw
 	if (r == AFW_REASON_EVASION)
 		return afw_engine_evasion(e, pol, f, res, facts, why, now, decided);
 	if (r != AFW_REASON_NONE) {
-		afw_engine_giveup(pol, facts, res, r, AFW_APP_TLS, why);
+		afw_engine_giveup(pol, facts, res, r, AFW_L7_TLS, why);
 		*decided = true;
 		return afw_engine_settle(e, f, res, false);
 	}
@@ -1678,7 +1678,7 @@ static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct af
 		if (st & AFW_STORE_NOMEM) {
 			e->stats.bounds++;
 			afw_engine_giveup(pol, facts, res, f->buf ? AFW_REASON_BOUND :
-					  AFW_REASON_TABLE_FULL, AFW_APP_UNKNOWN,
+					  AFW_REASON_TABLE_FULL, AFW_L7_UNKNOWN,
 					  "bound: the buffers of all flows are full");
 			return afw_engine_decide(e, f, res, afw_engine_app_len(f), now, false,
 						 decided);
@@ -1711,7 +1711,7 @@ static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct af
 bound:
 	if (f->idle >= e->o.max_packets || (f->buf && f->reasm.have >= f->reasm.cap)) {
 		e->stats.bounds++;
-		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_APP_UNKNOWN,
+		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_L7_UNKNOWN,
 				  f->idle >= e->o.max_packets ?
 				  "bound: client packets without new bytes" :
 				  "bound: client bytes without a ClientHello or request head");
@@ -1793,7 +1793,7 @@ static enum afw_pass afw_engine_udp_packet(struct afw_engine *e, const struct af
 	if (!f->buf) {
 		if (!afw_mem_take(e, AFW_TLS_SCRATCH_SIZE)) {
 			e->stats.bounds++;
-			afw_engine_giveup(pol, facts, res, AFW_REASON_TABLE_FULL, AFW_APP_UNKNOWN,
+			afw_engine_giveup(pol, facts, res, AFW_REASON_TABLE_FULL, AFW_L7_UNKNOWN,
 					  "bound: the buffers of all flows are full");
 			return afw_engine_decide(e, f, res, 0, now, false, decided);
 		}
@@ -1801,7 +1801,7 @@ static enum afw_pass afw_engine_udp_packet(struct afw_engine *e, const struct af
 		if (!f->buf) {
 			e->stats.memory -= AFW_TLS_SCRATCH_SIZE;
 			e->stats.bounds++;
-			afw_engine_giveup(pol, facts, res, AFW_REASON_TABLE_FULL, AFW_APP_UNKNOWN,
+			afw_engine_giveup(pol, facts, res, AFW_REASON_TABLE_FULL, AFW_L7_UNKNOWN,
 					  "bound: out of memory");
 			return afw_engine_decide(e, f, res, 0, now, false, decided);
 		}
@@ -1812,7 +1812,7 @@ static enum afw_pass afw_engine_udp_packet(struct afw_engine *e, const struct af
 		return afw_engine_decide(e, f, res, 0, now, false, decided);
 	if (f->idle >= e->o.max_packets) {
 		e->stats.bounds++;
-		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_APP_QUIC,
+		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_L7_QUIC,
 				  "bound: datagrams without new CRYPTO bytes");
 		return afw_engine_decide(e, f, res, 0, now, false, decided);
 	}
@@ -1931,7 +1931,7 @@ static bool afw_engine_quic_more(struct afw_engine *e, const struct afw_policy *
 	afw_engine_describe(f, res, &facts);
 	if (reason == AFW_REASON_EVASION)
 		e->stats.evasions++;
-	afw_engine_giveup(pol, &facts, res, reason, AFW_APP_QUIC, why);
+	afw_engine_giveup(pol, &facts, res, reason, AFW_L7_QUIC, why);
 	e->stats.decided[res->decision]++;
 	f->decision = (uint8_t)res->decision;
 	f->pass = afw_decision_pass(res->decision) == AFW_PASS_ACCEPT ? AFW_PASS_ACCEPT :
@@ -2159,7 +2159,7 @@ static enum afw_pass afw_engine_at_once(struct afw_engine *e, const struct afw_p
 	afw_describe(k, client, has_uid, uid, res, &facts);
 	afw_orient(p, from_client, &facts.dir, &facts.iif, &facts.oif);
 	res->packets = 1;
-	afw_engine_giveup(pol, &facts, res, reason, AFW_APP_UNKNOWN, why);
+	afw_engine_giveup(pol, &facts, res, reason, AFW_L7_UNKNOWN, why);
 	memset(&rec, 0, sizeof(rec));
 	rec.key = *k;
 	rec.hash = hash;
@@ -2385,7 +2385,7 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 		/* The server ignored the new SYN: the old connection, unread, is decided now. */
 		if (f->has_prev && (f->prev_rec.flags & AFW_DR_OPEN)) {
 			afw_engine_describe(f, &res, &facts);
-			afw_engine_giveup(pol, &facts, &res, AFW_REASON_EVASION, AFW_APP_UNKNOWN,
+			afw_engine_giveup(pol, &facts, &res, AFW_REASON_EVASION, AFW_L7_UNKNOWN,
 					  "evasion: a new SYN the server did not answer, in a "
 					  "connection under analysis");
 			f->prev_rec.decision = (uint8_t)res.decision;
@@ -2403,7 +2403,7 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 			continue;
 		}
 		afw_engine_describe(f, &res, &facts);
-		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_APP_UNKNOWN,
+		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_L7_UNKNOWN,
 				  "end of capture in the handshake");
 		afw_engine_settle(e, f, &res, true);
 		fn(&res, data);
@@ -2421,7 +2421,7 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 		}
 		e->stats.bounds++;
 		afw_engine_describe(f, &res, &facts);
-		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_APP_UNKNOWN,
+		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_L7_UNKNOWN,
 				  all ? "end of capture before a decision" :
 					"bound: no progress within the analysis time");
 		afw_engine_decide(e, f, &res, f->key.proto == IPPROTO_TCP ?
@@ -2468,9 +2468,9 @@ const char *afw_pass_name(enum afw_pass pass)
 	return (unsigned int)pass < 3 ? names[pass] : "?";
 }
 
-const char *afw_app_name(enum afw_app app)
+const char *afw_l7_name(enum afw_l7 l7)
 {
 	static const char *const names[] = { "unknown", "tls", "quic", "http", "dns" };
 
-	return (unsigned int)app <= AFW_APP_MAX ? names[app] : "?";
+	return (unsigned int)l7 <= AFW_L7_MAX ? names[l7] : "?";
 }

@@ -58,7 +58,7 @@ struct afw_result {
 	uint8_t l4proto;
 	uint8_t src[16], dst[16];	/* client, server */
 	uint16_t sport, dport;
-	enum afw_app app;
+	enum afw_l7 l7;
 	char host[AFW_RESULT_HOST];	/* SNI or HTTP Host; "" if none */
 	/*
 	 * The offered ALPN ids as on the wire (a length byte, then the id),
@@ -174,6 +174,6 @@ const struct afw_engine_stats *afw_engine_stats(const struct afw_engine *e);
 unsigned int afw_engine_flows(const struct afw_engine *e);
 
 const char *afw_pass_name(enum afw_pass pass);
-const char *afw_app_name(enum afw_app app);
+const char *afw_l7_name(enum afw_l7 l7);
 
 #endif /* AFW_ENGINE_H */

@@ -13,18 +13,18 @@
 #include <stdint.h>
 
 /* The application protocol the analyzers recognised. */
-enum afw_app {
-	AFW_APP_UNKNOWN,
-	AFW_APP_TLS,
-	AFW_APP_QUIC,
-	AFW_APP_HTTP,
-	AFW_APP_DNS,
-	__AFW_APP_MAX
+enum afw_l7 {
+	AFW_L7_UNKNOWN,
+	AFW_L7_TLS,
+	AFW_L7_QUIC,
+	AFW_L7_HTTP,
+	AFW_L7_DNS,
+	__AFW_L7_MAX
 };
-#define AFW_APP_MAX (__AFW_APP_MAX - 1)
+#define AFW_L7_MAX (__AFW_L7_MAX - 1)
 
 /*
- * Why the analyzers could not name a flow (app is then "unknown"), so that
+ * Why the analyzers could not name a flow (l7 is then "unknown"), so that
  * a policy decides each kind of give-up on its own terms instead of
  * sending them all to the default. AFW_REASON_NONE: the flow was read.
  * The policy word "reason" takes the names in afw_reason_name().
@@ -66,8 +66,8 @@ struct afw_text {
 };
 
 struct afw_facts {
-	enum afw_app app;
-	enum afw_reason reason;		/* AFW_REASON_NONE unless app is unknown */
+	enum afw_l7 l7;
+	enum afw_reason reason;		/* AFW_REASON_NONE unless l7 is unknown */
 	/*
 	 * The TLS or QUIC SNI, the HTTP Host without its ":port", or the name
 	 * a DNS query asks for, as sent:

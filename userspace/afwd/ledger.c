@@ -172,7 +172,7 @@ static void afw_ledger_touch(struct afw_ledger *l, struct afw_lrec *r)
 }
 
 /*
- * The facts in bytes: app, reason, ech, uid (flag and value), then the
+ * The facts in bytes: l7, reason, ech, uid (flag and value), then the
  * host, the JA4 and the ALPN list (as on the wire: a length byte, then
  * the id, for each) as a length and its bytes. The address, port and
  * protocol are the flow's own and are not repeated.
@@ -182,7 +182,7 @@ static size_t afw_lrec_pack(const struct afw_facts *f, uint8_t *out)
 	size_t n = 0, len;
 
 #define AFW_PUT(p, l) do { if (out) memcpy(out + n, (p), (l)); n += (l); } while (0)
-	uint8_t head[8] = { (uint8_t)f->app, (uint8_t)f->reason, f->ech, f->has_uid, 0, 0, 0, 0 };
+	uint8_t head[8] = { (uint8_t)f->l7, (uint8_t)f->reason, f->ech, f->has_uid, 0, 0, 0, 0 };
 
 	memcpy(head + 4, &f->uid, 4);
 	AFW_PUT(head, sizeof(head));
@@ -207,7 +207,7 @@ void afw_ledger_facts(const struct afw_lrec *r, struct afw_facts *f)
 	int s = !r->client;
 
 	memset(f, 0, sizeof(*f));
-	f->app = (enum afw_app)p[0];
+	f->l7 = (enum afw_l7)p[0];
 	f->reason = (enum afw_reason)p[1];
 	f->ech = p[2];
 	f->has_uid = p[3];
@@ -237,7 +237,7 @@ void afw_ledger_facts(const struct afw_lrec *r, struct afw_facts *f)
 void afw_facts_from_result(const struct afw_result *res, struct afw_facts *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->app = res->app;
+	f->l7 = res->l7;
 	f->reason = res->giveup;
 	f->ech = res->ech;
 	if (*res->host)

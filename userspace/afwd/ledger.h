@@ -3,7 +3,7 @@
  * A worker's ledger: a compact, bounded record of each flow it decided and
  * handed on (to the module, or to conntrack as a mark). A record keeps the
  * flow, its verdict, and the facts the policy read (the host, ALPN values,
- * JA4, app, reason, uid; the port and address come from the flow), so that
+ * JA4, l7, reason, uid; the port and address come from the flow), so that
  *  - a policy reload judges every recorded flow again, and the ones whose
  *    verdict changed are updated where they are installed;
  *  - a flow the module refused, or lost (flushed, unloaded and loaded

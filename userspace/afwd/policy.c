@@ -30,12 +30,12 @@ static const char *const afw_decision_names[] = {
 	[AFW_DECIDE_INSPECT] = "inspect",
 };
 
-static const char *const afw_app_names[] = {
-	[AFW_APP_UNKNOWN] = "unknown",
-	[AFW_APP_TLS] = "tls",
-	[AFW_APP_QUIC] = "quic",
-	[AFW_APP_HTTP] = "http",
-	[AFW_APP_DNS] = "dns",
+static const char *const afw_l7_names[] = {
+	[AFW_L7_UNKNOWN] = "unknown",
+	[AFW_L7_TLS] = "tls",
+	[AFW_L7_QUIC] = "quic",
+	[AFW_L7_HTTP] = "http",
+	[AFW_L7_DNS] = "dns",
 };
 
 static const char *const afw_dir_names[] = {
@@ -60,7 +60,7 @@ static const char *const afw_reason_names[] = {
 #define AFW_N(a) (sizeof(a) / sizeof((a)[0]))
 
 _Static_assert(AFW_N(afw_reason_names) == __AFW_REASON_MAX, "a name for every reason");
-_Static_assert(AFW_N(afw_app_names) == __AFW_APP_MAX, "a name for every app");
+_Static_assert(AFW_N(afw_l7_names) == __AFW_L7_MAX, "a name for every l7 protocol");
 
 #define AFW_JA4_LEN 36
 
@@ -235,17 +235,17 @@ static int afw_kw_ja4(struct afw_parse *ps, struct afw_prule *r, char *item)
 	return afw_add_str(ps, &r->ja4, item, len, false);
 }
 
-static int afw_kw_app(struct afw_parse *ps, struct afw_prule *r, char *item)
+static int afw_kw_l7(struct afw_parse *ps, struct afw_prule *r, char *item)
 {
 	size_t i;
 
-	for (i = 0; i < AFW_N(afw_app_names); i++) {
-		if (!strcmp(item, afw_app_names[i])) {
-			r->apps |= (uint8_t)(1u << i);
+	for (i = 0; i < AFW_N(afw_l7_names); i++) {
+		if (!strcmp(item, afw_l7_names[i])) {
+			r->l7s |= (uint8_t)(1u << i);
 			return 0;
 		}
 	}
-	return afw_perr(ps, item, "app is tls, quic, http, dns or unknown");
+	return afw_perr(ps, item, "l7 is tls, quic, http, dns or unknown");
 }
 
 static int afw_kw_reason(struct afw_parse *ps, struct afw_prule *r, char *item)
@@ -508,7 +508,7 @@ static const struct {
 	const char *word;
 	int (*item)(struct afw_parse *ps, struct afw_prule *r, char *item);
 } afw_keywords[] = {
-	{ "app", afw_kw_app },
+	{ "l7", afw_kw_l7 },
 	{ "reason", afw_kw_reason },
 	{ "host", afw_kw_host },
 	{ "name", afw_kw_name },
@@ -638,8 +638,9 @@ static int afw_parse_line(struct afw_parse *ps, char *line)
 			last_kw = NULL;
 			continue;
 		}
+		/* "app", l7's name before programs could be matched, is still read. */
 		for (k = 0; k < AFW_N(afw_keywords); k++)
-			if (!strcmp(w, afw_keywords[k].word))
+			if (!strcmp(strcmp(w, "app") ? w : "l7", afw_keywords[k].word))
 				break;
 		if (k == AFW_N(afw_keywords))
 			return afw_perr(ps, w, "unknown word");
@@ -890,10 +891,10 @@ void afw_policy_print(const struct afw_policy *p, FILE *out)
 	for (i = 0; i < p->rules.n; i++) {
 		r = AFW_AT(&p->rules, struct afw_prule, i);
 		fprintf(out, "prio %" PRIu32, r->prio);
-		for (j = 0; j <= AFW_APP_MAX; j++)
-			if (r->apps & (1u << j))
-				fprintf(out, "%s%s", r->apps & ((1u << j) - 1) ? "," : " app ",
-					afw_app_names[j]);
+		for (j = 0; j <= AFW_L7_MAX; j++)
+			if (r->l7s & (1u << j))
+				fprintf(out, "%s%s", r->l7s & ((1u << j) - 1) ? "," : " l7 ",
+					afw_l7_names[j]);
 		for (j = 1; j <= AFW_REASON_MAX; j++)
 			if (r->reasons & (1u << j))
 				fprintf(out, "%s%s", r->reasons & ((1u << j) - 1) ? "," : " reason ",

@@ -4,7 +4,7 @@
  * learned about it (facts.h). docs/policy.md describes the syntax:
  *
  *   default allow|deny|reject|inspect
- *   [prio N] [app LIST] [reason LIST] [host LIST] [name LIST] [ech yes|no]
+ *   [prio N] [l7 LIST] [reason LIST] [host LIST] [name LIST] [ech yes|no]
  *   [alpn LIST] [ja4 LIST] [proto LIST] [dport LIST] [to LIST] [uid LIST]
  *   allow|deny|reject|inspect
  *

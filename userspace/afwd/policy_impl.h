@@ -63,7 +63,7 @@ struct afw_prule {
 	uint32_t prio;
 	uint32_t line;
 	enum afw_decision verdict;
-	uint8_t apps;		/* 1 << AFW_APP_*; 0: any */
+	uint8_t l7s;		/* 1 << AFW_L7_*; 0: any */
 	uint8_t names;		/* AFW_PNAME_*; 0: any */
 	uint8_t ech;		/* AFW_PECH_*; 0: any */
 	uint16_t reasons;	/* 1 << AFW_REASON_*; 0: any, but see afw_policy_match() */

@@ -286,7 +286,7 @@ static bool afw_rule_rest(const struct afw_policy *p, const struct afw_prule *r,
 	uint32_t i;
 	bool hit;
 
-	if (r->apps && ((unsigned int)f->app > AFW_APP_MAX || !(r->apps & (1u << f->app))))
+	if (r->l7s && ((unsigned int)f->l7 > AFW_L7_MAX || !(r->l7s & (1u << f->l7))))
 		return false;
 	if (r->reasons && ((unsigned int)f->reason > AFW_REASON_MAX ||
 			   !(r->reasons & (1u << f->reason))))
@@ -294,7 +294,7 @@ static bool afw_rule_rest(const struct afw_policy *p, const struct afw_prule *r,
 	if (r->names && !(r->names & name))
 		return false;
 	if (r->ech) {
-		if (f->app != AFW_APP_TLS && f->app != AFW_APP_QUIC)
+		if (f->l7 != AFW_L7_TLS && f->l7 != AFW_L7_QUIC)
 			return false;
 		if (!(r->ech & (f->ech ? AFW_PECH_YES : AFW_PECH_NO)))
 			return false;

@@ -114,9 +114,9 @@ void afw_report_json(FILE *out, const struct afw_result *r, const struct timespe
 		fprintf(out, "\"time\":\"%s\",", t);
 	}
 	fprintf(out, "\"proto\":\"%s\",\"l4\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
-		"\"sport\":%u,\"dport\":%u", afw_app_name(r->app), afw_l4_name(r->l4proto),
+		"\"sport\":%u,\"dport\":%u", afw_l7_name(r->l7), afw_l4_name(r->l4proto),
 		src, dst, r->sport, r->dport);
-	afw_json_opt(out, "sni", r->app == AFW_APP_TLS || r->app == AFW_APP_QUIC ? r->host : "");
+	afw_json_opt(out, "sni", r->l7 == AFW_L7_TLS || r->l7 == AFW_L7_QUIC ? r->host : "");
 	fputs(",\"alpn\":[", out);
 	afw_alpn_list(out, r, afw_json_bytes);
 	fputc(']', out);
@@ -124,9 +124,9 @@ void afw_report_json(FILE *out, const struct afw_result *r, const struct timespe
 		fputs(",\"ech\":true", out);
 	afw_json_opt(out, "tls_version", ver);
 	afw_json_opt(out, "ja4", r->ja4);
-	afw_json_opt(out, "http_host", r->app == AFW_APP_HTTP ? r->host : "");
+	afw_json_opt(out, "http_host", r->l7 == AFW_L7_HTTP ? r->host : "");
 	afw_json_opt(out, "http_method", r->http_method);
-	afw_json_opt(out, "dns_name", r->app == AFW_APP_DNS ? r->host : "");
+	afw_json_opt(out, "dns_name", r->l7 == AFW_L7_DNS ? r->host : "");
 	if (r->giveup)
 		fprintf(out, ",\"giveup\":\"%s\"", afw_reason_name(r->giveup));
 	fprintf(out, ",\"verdict\":\"%s\",\"reason\":", afw_decision_name(r->decision));
@@ -152,9 +152,9 @@ void afw_report_text(FILE *out, const struct afw_result *r, const struct timespe
 	}
 	fprintf(out, "%s %s%s%s:%u -> %s%s%s:%u %s", afw_l4_name(r->l4proto), v6 ? "[" : "", src,
 		v6 ? "]" : "", r->sport, v6 ? "[" : "", dst, v6 ? "]" : "", r->dport,
-		afw_app_name(r->app));
+		afw_l7_name(r->l7));
 	if (*r->host) {
-		fputs(r->app == AFW_APP_HTTP ? " host=" : r->app == AFW_APP_DNS ? " qname=" :
+		fputs(r->l7 == AFW_L7_HTTP ? " host=" : r->l7 == AFW_L7_DNS ? " qname=" :
 		      " sni=", out);
 		afw_text_quoted(out, r->host, strlen(r->host));
 	}

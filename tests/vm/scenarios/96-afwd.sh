@@ -33,10 +33,10 @@ afwd_stat() { "$AFWD" --stats --ctl $work/afwd.sock | jq ".$1"; }
 
 cat > $work/policy.conf << 'POLICY'
 default deny
-prio 10 host allowed.test app tls allow
+prio 10 host allowed.test l7 tls allow
 prio 20 host *.rej.test reject
 prio 30 host inspect.test inspect
-prio 40 app unknown dport 5201 inspect
+prio 40 l7 unknown dport 5201 inspect
 POLICY
 check "the router queues unknown TCP to 443 to queues 0-1, fail closed" \
 	"$AFWCTL" -n $NS_R config set unknown queue queue 0-1 fail closed

@@ -54,7 +54,7 @@ port_of() { sed -n 's/^port //p' $work/$1.log; }
 
 cat > $work/policy.conf << 'POLICY'
 default deny
-prio 10 host allowed.test,long.test,long2.test,third.test app tls allow
+prio 10 host allowed.test,long.test,long2.test,third.test l7 tls allow
 POLICY
 # Both directions: afwd installs an allow once it sees the server's ACK.
 configure() {
