@@ -29,7 +29,7 @@ PKG_CONFIG ?= pkg-config
 CC ?= cc
 CFLAGS ?= -O2 -g
 AFW_CFLAGS := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-DAFW_VERSION='"$(VERSION)"' -Iinclude/uapi -Iuserspace/lib -Iuserspace/afwd
+	-DAFW_VERSION='"$(VERSION)"' -Iinclude/uapi -Iuserspace/lib -Iuserspace/l7 -Iuserspace/afwd
 
 B := build
 LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c userspace/lib/rule.c \
@@ -39,21 +39,24 @@ AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afw
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c userspace/afwctl/stats.c userspace/afwctl/switch.c \
 	userspace/afwctl/decided.c
-# afwd's protocol parsers, a library of their own so tests and fuzzers link them.
-AFWD_LIB_SRCS := userspace/afwd/tls.c userspace/afwd/ja4.c userspace/afwd/http.c \
-	userspace/afwd/pkt.c userspace/afwd/reasm.c userspace/afwd/pcap.c \
-	userspace/afwd/quic.c userspace/afwd/policy.c userspace/afwd/policy_match.c \
-	userspace/afwd/hostname.c userspace/afwd/pace.c userspace/afwd/engine.c \
-	userspace/afwd/h2.c userspace/afwd/tcp.c userspace/afwd/escape.c userspace/afwd/ledger.c \
-	userspace/afwd/dns.c userspace/afwd/settings.c userspace/afwd/resolvers.c
+# What afwd reads and decides, apart from the daemon: packets and TCP
+# reassembly, the readers, the flow engine, the policy and the decision
+# records. A library that the daemon, the tests, the fuzzers and the
+# benchmarks link.
+L7_SRCS := userspace/l7/pkt.c userspace/l7/reasm.c userspace/l7/tcp.c userspace/l7/pcap.c \
+	userspace/l7/tls.c userspace/l7/ja4.c userspace/l7/quic.c userspace/l7/http.c \
+	userspace/l7/h2.c userspace/l7/dns.c userspace/l7/engine.c userspace/l7/policy.c \
+	userspace/l7/policy_match.c userspace/l7/hostname.c userspace/l7/resolvers.c \
+	userspace/l7/escape.c userspace/l7/report.c
+# The daemon's pieces that unit tests drive without a queue.
+AFWD_LIB_SRCS := userspace/afwd/pace.c userspace/afwd/ledger.c userspace/afwd/settings.c
 AFWD_SRCS := userspace/afwd/afwd.c userspace/afwd/worker.c userspace/afwd/queue.c \
-	userspace/afwd/kernel.c userspace/afwd/report.c \
-	userspace/afwd/offline.c userspace/afwd/ctl.c userspace/afwd/log.c userspace/afwd/conntrack.c \
-	userspace/afwd/privs.c
+	userspace/afwd/kernel.c userspace/afwd/offline.c userspace/afwd/ctl.c userspace/afwd/log.c \
+	userspace/afwd/conntrack.c userspace/afwd/privs.c
 UNIT_SRCS := $(filter-out tests/unit/test_classify.c,$(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS)) $(B)/tests/test_classify
 HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h) \
-	$(wildcard userspace/afwd/*.h tests/unit/*.h)
+	$(wildcard userspace/l7/*.h userspace/afwd/*.h tests/unit/*.h)
 
 .PHONY: all module userspace unit tools fuzz install install-module install-userspace \
 	uninstall uninstall-module uninstall-userspace \
@@ -112,6 +115,10 @@ $(B)/libafw.a: $(LIB_SRCS:%.c=$(B)/%.o)
 	rm -f $@
 	$(AR) rcs $@ $^
 
+$(B)/libafwl7.a: $(L7_SRCS:%.c=$(B)/%.o)
+	rm -f $@
+	$(AR) rcs $@ $^
+
 $(B)/libafwd.a: $(AFWD_LIB_SRCS:%.c=$(B)/%.o)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -119,7 +126,7 @@ $(B)/libafwd.a: $(AFWD_LIB_SRCS:%.c=$(B)/%.o)
 $(B)/afwctl: $(AFWCTL_SRCS:%.c=$(B)/%.o) $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
 
-$(B)/afwd: $(AFWD_SRCS:%.c=$(B)/%.o) $(B)/libafwd.a $(B)/libafw.a
+$(B)/afwd: $(AFWD_SRCS:%.c=$(B)/%.o) $(B)/libafwd.a $(B)/libafwl7.a $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(NFQ_LIBS) $(MNL_LIBS) $(CRYPTO_LIBS) \
 		$(URING_LIBS) $(NGHTTP2_LIBS) $(CAP_LIBS)
 
@@ -128,7 +135,7 @@ $(B)/tests/test_decided: $(B)/tests/unit/test_decided.o $(B)/userspace/afwctl/de
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
 
-$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafwd.a $(B)/libafw.a
+$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafwd.a $(B)/libafwl7.a $(B)/libafw.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS) $(CRYPTO_LIBS) $(NGHTTP2_LIBS)
 
@@ -168,7 +175,7 @@ FUZZ_FLAGS := $(FUZZ_SAN) -fsanitize=fuzzer,address,undefined
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJ := $(B)/fuzz/obj
-FUZZ_AFWD_OBJS := $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(AFWD_LIB_SRCS) userspace/lib/words.c)
+FUZZ_AFWD_OBJS := $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(L7_SRCS) $(AFWD_LIB_SRCS) userspace/lib/words.c)
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(LIB_SRCS))
 
 $(FUZZ_OBJ)/%.o: %.c $(HDRS)
@@ -194,12 +201,12 @@ NDPI_LIBS = $(shell $(PKG_CONFIG) --libs libndpi)
 
 bench-parse: $(B)/bench/parse
 
-$(B)/bench/parse: bench/parse.c $(B)/libafwd.a $(HDRS)
+$(B)/bench/parse: bench/parse.c $(B)/libafwl7.a $(HDRS)
 	@$(PKG_CONFIG) --exists libndpi && [ -e /usr/include/valgrind/callgrind.h ] || { \
 		echo "afw: the parse benchmark needs libndpi-dev and valgrind; run 'sudo scripts/install-deps --bench'" >&2; \
 		exit 1; }
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(NDPI_CFLAGS) $(CRYPTO_CFLAGS) -o $@ $< $(B)/libafwd.a \
+	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(NDPI_CFLAGS) $(CRYPTO_CFLAGS) -o $@ $< $(B)/libafwl7.a \
 		$(NDPI_LIBS) $(CRYPTO_LIBS) $(NGHTTP2_LIBS)
 
 install: install-module install-userspace
