@@ -601,12 +601,7 @@ static int afw_rule_new(struct sk_buff *skb, struct genl_info *info)
 	/* Our reference goes to the ruleset; this one keeps r alive for the reply. */
 	afw_rule_get(r);
 	mutex_lock(&an->lock);
-	ret = afw_net_activate(genl_info_net(info), info->extack);
-	if (ret)
-		afw_rule_put(r);
-	else
-		ret = afw_ruleset_add(an, r, info->extack);
-	afw_net_activated(genl_info_net(info), !ret);
+	ret = afw_ruleset_add(genl_info_net(info), r, info->extack);
 	mutex_unlock(&an->lock);
 	if (ret) {
 		afw_rule_put(r);
@@ -770,12 +765,7 @@ static int afw_ruleset_replace(struct sk_buff *skb, struct genl_info *info)
 				goto out;
 			}
 		}
-		ret = afw_net_activate(genl_info_net(info), info->extack);
-		if (ret)
-			afw_stage_drop(an, portid);
-		else
-			ret = afw_stage_commit(an, portid, &cfg, info->extack);
-		afw_net_activated(genl_info_net(info), !ret);
+		ret = afw_stage_commit(genl_info_net(info), portid, &cfg, info->extack);
 	} else if (!flags && !info->attrs[AFW_A_RULES]) {
 		NL_SET_ERR_MSG_MOD(info->extack, "neither flags nor rules: nothing to do");
 		ret = -EINVAL;
@@ -891,19 +881,15 @@ static int afw_flow_new(struct sk_buff *skb, struct genl_info *info)
 		req.own_queue = true;
 		req.queue = nla_get_u16(tb[AFW_FLOW_A_QUEUE]);
 	}
-	/*
-	 * Only the first requests of a namespace take the lock, and insert
-	 * under it: a flow is never left in a namespace without hooks.
-	 */
-	if (READ_ONCE(an->active))
-		return afw_flow_insert(an, &req, GFP_KERNEL_ACCOUNT, info->extack);
-	mutex_lock(&an->lock);
-	ret = afw_net_activate(genl_info_net(info), info->extack);
-	if (!ret)
-		ret = afw_flow_insert(an, &req, GFP_KERNEL_ACCOUNT, info->extack);
-	afw_net_activated(genl_info_net(info), !ret);
-	mutex_unlock(&an->lock);
-	return ret;
+	/* Only the first request of a namespace takes the lock. */
+	if (!READ_ONCE(an->active)) {
+		mutex_lock(&an->lock);
+		ret = afw_net_activate(genl_info_net(info), info->extack);
+		mutex_unlock(&an->lock);
+		if (ret)
+			return ret;
+	}
+	return afw_flow_insert(an, &req, GFP_KERNEL_ACCOUNT, info->extack);
 }
 
 static int afw_flow_del(struct sk_buff *skb, struct genl_info *info)
@@ -1053,7 +1039,6 @@ static int afw_config_set(struct sk_buff *skb, struct genl_info *info)
 	}
 	/* Packets see the old settings or the new ones, never a mix. */
 	afw_config_publish(an, c);
-	afw_net_activated(genl_info_net(info), true);
 out:
 	mutex_unlock(&an->lock);
 	return ret;

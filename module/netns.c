@@ -47,7 +47,7 @@ int afw_net_activate(struct net *net, struct netlink_ext_ack *extack)
 	int ret;
 
 	lockdep_assert_held(&an->lock);
-	if (an->hooked)
+	if (an->active)
 		return 0;
 	/*
 	 * Like conntrack: afw sees a datagram whole, so a later fragment
@@ -63,7 +63,7 @@ int afw_net_activate(struct net *net, struct netlink_ext_ack *extack)
 	ret = afw_hooks_register(net);
 	if (ret)
 		goto err_hooks;
-	an->hooked = true;
+	WRITE_ONCE(an->active, true);
 	return 0;
 
 err_hooks:
@@ -73,33 +73,6 @@ err_defrag6:
 err_defrag4:
 	NL_SET_ERR_MSG_MOD(extack, "cannot register the netfilter hooks in this namespace");
 	return ret;
-}
-
-static void afw_net_unhook(struct net *net)
-{
-	afw_hooks_unregister(net);
-	nf_defrag_ipv6_disable(net);
-	nf_defrag_ipv4_disable(net);
-}
-
-void afw_net_activated(struct net *net, bool changed)
-{
-	struct afw_net *an = afw_net(net);
-
-	lockdep_assert_held(&an->lock);
-	if (an->active || !an->hooked)
-		return;
-	if (changed) {
-		WRITE_ONCE(an->active, true);
-		return;
-	}
-	/*
-	 * Nothing was configured: a refused request leaves no hooks (nor
-	 * defragmentation) behind. No packet needs them, since nothing is
-	 * configured, and the state they read stays with the namespace.
-	 */
-	afw_net_unhook(net);
-	an->hooked = false;
 }
 
 static int __net_init afw_net_init(struct net *net)
@@ -144,15 +117,18 @@ err_stats:
  * period between every pre_exit and the first exit, so no packet is still
  * inside a hook when afw_net_exit() frees its state. Unregistering alone
  * does not wait; it only frees the old hook array after a grace period.
- * No request can run now (their sockets hold the namespace), so @hooked
+ * No request can run now (their sockets hold the namespace), so @active
  * needs no lock.
  */
 static void __net_exit afw_net_pre_exit(struct net *net)
 {
 	struct afw_net *an = afw_net(net);
 
-	if (an->hooked)
-		afw_net_unhook(net);
+	if (!an->active)
+		return;
+	afw_hooks_unregister(net);
+	nf_defrag_ipv6_disable(net);
+	nf_defrag_ipv4_disable(net);
 }
 
 static void __net_exit afw_net_exit(struct net *net)

@@ -58,12 +58,8 @@ struct afw_net {
 	/*
 	 * The hooks (and IP defragmentation) are registered the first time
 	 * the namespace is configured, under @lock: a namespace that never
-	 * uses afw never pays for it. @hooked: they are registered, perhaps
-	 * for a request still under way. @active: a request configured the
-	 * namespace; never cleared. Read without the lock by status, and by
-	 * FLOW_NEW, which takes the lock while it is false.
+	 * uses afw never pays for it. Read without the lock by status.
 	 */
-	bool hooked;
 	bool active;
 
 	/*
@@ -100,11 +96,12 @@ void afw_config_publish(struct afw_net *an, struct afw_config *cfg);
 
 /*
  * Registers the namespace's hooks if they are not yet; needs afw_net.lock.
- * Every request that configures anything calls it first, and then, still
- * under the lock, afw_net_activated() with whether it changed anything.
+ * Every request that configures anything calls it once nothing else it
+ * does can fail, right before its change is published: a refused request
+ * leaves no hooks. (A FLOW_NEW that then finds no memory is the one
+ * exception: the hooks stay.)
  */
 int afw_net_activate(struct net *net, struct netlink_ext_ack *extack);
-void afw_net_activated(struct net *net, bool changed);
 
 int afw_netns_init(void);
 void afw_netns_exit(void);

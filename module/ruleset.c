@@ -71,21 +71,27 @@ static void afw_ruleset_publish(struct afw_net *an, struct afw_ruleset *rs)
 		afw_ruleset_free_rcu(old);
 }
 
-/* Builds and publishes a snapshot of @rules; takes @rules on success. */
-static int afw_ruleset_swap(struct afw_net *an, struct afw_rule **rules, u32 n,
-			    struct netlink_ext_ack *extack)
+/*
+ * Publishes @rs, built for @net, once the namespace's hooks are there:
+ * registering them is the last thing that can fail, so a request refused
+ * for its rules leaves no hooks behind. On failure @rs goes.
+ */
+static int afw_ruleset_activate_publish(struct net *net, struct afw_ruleset *rs,
+					struct netlink_ext_ack *extack)
 {
-	struct afw_ruleset *rs;
+	int ret = afw_net_activate(net, extack);
 
-	rs = afw_ruleset_build(rules, n, an->ruleset_gen + 1, afw_max_masks, extack);
-	if (IS_ERR(rs))
-		return PTR_ERR(rs);
-	afw_ruleset_publish(an, rs);
+	if (ret) {
+		afw_ruleset_free(rs);
+		return ret;
+	}
+	afw_ruleset_publish(afw_net(net), rs);
 	return 0;
 }
 
-int afw_ruleset_add(struct afw_net *an, struct afw_rule *rule, struct netlink_ext_ack *extack)
+int afw_ruleset_add(struct net *net, struct afw_rule *rule, struct netlink_ext_ack *extack)
 {
+	struct afw_net *an = afw_net(net);
 	struct afw_ruleset *cur = afw_ruleset_locked(an);
 	u32 n = cur ? cur->nrules : 0, i, max_id = 0;
 	struct afw_ruleset *rs;
@@ -120,7 +126,7 @@ int afw_ruleset_add(struct afw_net *an, struct afw_rule *rule, struct netlink_ex
 	rs = afw_ruleset_with(cur, rule, an->ruleset_gen + 1, afw_max_masks, extack);
 	ret = PTR_ERR_OR_ZERO(rs);
 	if (!ret)
-		afw_ruleset_publish(an, rs);
+		ret = afw_ruleset_activate_publish(net, rs, extack);
 out:
 	/* The snapshot, if any, holds its own reference now. */
 	afw_rule_put(rule);
@@ -389,10 +395,12 @@ static void afw_stage_settings(struct afw_net *an, struct afw_config **cfg)
 	}
 }
 
-int afw_stage_commit(struct afw_net *an, u32 portid, struct afw_config **cfg,
+int afw_stage_commit(struct net *net, u32 portid, struct afw_config **cfg,
 		     struct netlink_ext_ack *extack)
 {
+	struct afw_net *an = afw_net(net);
 	struct afw_stage *st = afw_stage_of(an, portid, extack);
+	struct afw_ruleset *rs;
 	u32 i, max_id = 0;
 	int ret;
 
@@ -423,6 +431,9 @@ int afw_stage_commit(struct afw_net *an, u32 portid, struct afw_config **cfg,
 	afw_sort_rules(st->rules, st->n, afw_rule_order_cmp);
 
 	if (!st->n) {
+		ret = afw_net_activate(net, extack);
+		if (ret)
+			goto out;
 		afw_ruleset_publish(an, NULL);
 		afw_stage_settings(an, cfg);
 		afw_flows_prune_rules(an, afw_rule_keeps_none, NULL);
@@ -443,13 +454,17 @@ int afw_stage_commit(struct afw_net *an, u32 portid, struct afw_config **cfg,
 		st->rules = exact;
 		st->cap = st->n;
 	}
-	ret = afw_ruleset_swap(an, st->rules, st->n, extack);
+	rs = afw_ruleset_build(st->rules, st->n, an->ruleset_gen + 1, afw_max_masks, extack);
+	ret = PTR_ERR_OR_ZERO(rs);
+	if (ret)
+		goto out;
+	/* The snapshot owns the array and its own references now. */
+	for (i = 0; i < st->n; i++)
+		afw_rule_put(st->rules[i]);
+	st->rules = NULL;
+	st->n = 0;
+	ret = afw_ruleset_activate_publish(net, rs, extack);
 	if (!ret) {
-		/* The ruleset owns the array and its own references now. */
-		for (i = 0; i < st->n; i++)
-			afw_rule_put(st->rules[i]);
-		st->rules = NULL;
-		st->n = 0;
 		afw_stage_settings(an, cfg);
 		afw_ruleset_prune_flows(an);
 	}

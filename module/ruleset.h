@@ -11,8 +11,13 @@ struct netlink_ext_ack;
 extern unsigned int afw_max_rules;
 extern unsigned int afw_max_masks;
 
-/* All of these need afw_net.lock. add takes @rule's reference whatever it returns. */
-int afw_ruleset_add(struct afw_net *an, struct afw_rule *rule, struct netlink_ext_ack *extack);
+/*
+ * All of these need afw_net.lock. add takes @rule's reference whatever it
+ * returns; it and stage_commit register @net's hooks (afw_net_activate())
+ * once nothing else can fail, right before the new rules are published,
+ * so that a refused request leaves none behind.
+ */
+int afw_ruleset_add(struct net *net, struct afw_rule *rule, struct netlink_ext_ack *extack);
 int afw_ruleset_del(struct afw_net *an, u32 id, struct netlink_ext_ack *extack);
 void afw_ruleset_flush(struct afw_net *an);
 
@@ -36,7 +41,7 @@ int afw_stage_add(struct afw_net *an, u32 portid, struct afw_rule *rule,
  * owns: *@cfg becomes NULL), right after the rules, before the flows of
  * rules that went are pruned.
  */
-int afw_stage_commit(struct afw_net *an, u32 portid, struct afw_config **cfg,
+int afw_stage_commit(struct net *net, u32 portid, struct afw_config **cfg,
 		     struct netlink_ext_ack *extack);
 /* Abandons @portid's transaction, if it has one. */
 void afw_stage_drop(struct afw_net *an, u32 portid);
