@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Inside the "Allowed" benchmark VM (bench/allowed.sh). Writes allowed.txt
+# to the result share: one line a setup, each figure with its ratio to the
+# first setup's (no firewall).
+set -u
+. "$AFW_SRC/tests/vm/lib.sh"
+. "$AFW_SRC/bench/rules-mem.sh"
+exec 2> "$AFW_OUT/allowed.log"
+res=$AFW_OUT/allowed.txt
+: > "$res"
+secs=${AFW_BENCH_SECONDS:-3}
+pings=${AFW_BENCH_PINGS:-200}
+work=$(mktemp -d)
+
+topo_routed || { echo "bench: the topology did not come up" >> "$res"; exit 1; }
+iperf_server $NS_S -B $S4
+
+# The four figures of one setup, as "tcp1 tcp4 udp_pps ping_min ping_avg ping_max".
+tcp() {
+	nsx $NS_C iperf3 -c $S4 -P "$1" -t "$secs" -J > $work/ip.json
+	jq '.end.sum_received.bits_per_second / 1e9' $work/ip.json
+}
+udp() {
+	nsx $NS_C iperf3 -c $S4 -u -l 64 -b 0 -t "$secs" -J > $work/udp.json
+	jq '(.end.sum.packets - .end.sum.lost_packets) / .end.sum.seconds' $work/udp.json
+}
+rtt() {
+	nsx $NS_C ping -q -n -c "$pings" -i 0.002 $S4 |
+		awk -F'[/ ]' '/^rtt/ { print $7, $8, $9 }'
+}
+measure() { echo "$(tcp 1) $(tcp 4) $(udp) $(rtt)"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b : 0 }'; }
+# row NAME FIGURES: the line of a setup, against the first row's figures.
+row() {
+	local f=($2) b=($base)
+	printf '%-34s tcp1 %6.3f Gbit/s (%s)  tcp4 %6.3f (%s)  udp64 %8.0f pkt/s (%s)  ping %s/%s/%s ms (avg %s)\n' \
+		"$1:" "${f[0]}" "$(ratio "${f[0]}" "${b[0]}")" "${f[1]}" "$(ratio "${f[1]}" "${b[1]}")" \
+		"${f[2]}" "$(ratio "${f[2]}" "${b[2]}")" "${f[3]}" "${f[4]}" "${f[5]}" \
+		"$(ratio "${f[4]}" "${b[4]}")" >> "$res"
+}
+
+tcp 1 > /dev/null	# warm-up
+base=$(measure)
+row "no firewall" "$base"
+
+afw_load || { echo "bench: afw.ko did not load (allowed.log)" >> "$res"; exit 1; }
+# Accepted by a rule worse than every other: each table is looked up for
+# the packets no flow carries yet.
+printf 'prio 1000 dir forward from %s/32 to %s/32 accept\nprio 1000 dir forward from %s/32 to %s/32 accept\n' \
+	$C4 $S4 $S4 $C4 > $work/accept
+for n in 10 100000 1000000; do
+	rules_file "$n" $work/rules
+	cat $work/accept >> $work/rules
+	nsx $NS_R "$AFWCTL" load $work/rules || { echo "bench: $n rules refused" >> "$res"; exit 1; }
+	row "afw, $n rules, accept rule" "$(measure)"
+	nsx $NS_R "$AFWCTL" -j stats >&2
+	nsx $NS_R "$AFWCTL" rule flush
+	nsx $NS_R "$AFWCTL" flow flush
+done
+afw_unload
+
+if command -v nft > /dev/null; then
+	# The same 100k rules as nftables would be written: one set.
+	{
+		echo "table inet afwbench { set src { type ipv4_addr . inet_service; elements = {"
+		awk 'BEGIN { for (i = 0; i < 100000; i++)
+			printf "%s198.%d.%d.%d . %d", i ? ", " : "", 18 + int(i / 65536) % 2,
+				int(i / 256) % 256, i % 256, 1000 + int(i / 131072) }'
+		echo "} }"
+		echo "chain afwfwd { type filter hook forward priority 10; ip saddr . udp dport @src drop; accept; }"
+		echo "}"
+	} > $work/nft
+	if nsx $NS_R nft -f $work/nft; then
+		row "nftables, 100k rules in a set" "$(measure)"
+		nsx $NS_R nft delete table inet afwbench
+	else
+		echo "nftables: the 100k set was refused" >> "$res"
+	fi
+	# 10k rules one after another: every packet walks them all.
+	{
+		echo "table inet afwbench { chain afwfwd { type filter hook forward priority 10;"
+		awk 'BEGIN { for (i = 0; i < 10000; i++)
+			printf "ip saddr 198.18.%d.%d udp dport 1000 drop\n", int(i / 256) % 256, i % 256 }'
+		echo "accept; }"
+		echo "}"
+	} > $work/nft
+	if nsx $NS_R nft -f $work/nft; then
+		row "nftables, 10k rules in a chain" "$(measure)"
+		nsx $NS_R nft delete table inet afwbench
+	else
+		echo "nftables: the 10k chain was refused" >> "$res"
+	fi
+fi
+row "no firewall, again" "$(measure)"
