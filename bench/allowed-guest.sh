@@ -61,6 +61,17 @@ for n in 10 100000 1000000; do
 done
 afw_unload
 
+# nft_row WHAT: the ruleset in $work/nft loaded on the router, measured as
+# "nftables, WHAT", then taken away.
+nft_row() {
+	if nsx $NS_R nft -f $work/nft; then
+		row "nftables, $1" "$(measure)"
+		nsx $NS_R nft delete table inet afwbench
+	else
+		echo "nftables: $1 refused" >> "$res"
+	fi
+}
+
 if command -v nft > /dev/null; then
 	# The same 100k rules as nftables would be written: one set.
 	{
@@ -72,12 +83,7 @@ if command -v nft > /dev/null; then
 		echo "chain afwfwd { type filter hook forward priority 10; ip saddr . udp dport @src drop; accept; }"
 		echo "}"
 	} > $work/nft
-	if nsx $NS_R nft -f $work/nft; then
-		row "nftables, 100k rules in a set" "$(measure)"
-		nsx $NS_R nft delete table inet afwbench
-	else
-		echo "nftables: the 100k set was refused" >> "$res"
-	fi
+	nft_row "100k rules in a set"
 	# 10k rules one after another: every packet walks them all.
 	{
 		echo "table inet afwbench { chain afwfwd { type filter hook forward priority 10;"
@@ -86,11 +92,6 @@ if command -v nft > /dev/null; then
 		echo "accept; }"
 		echo "}"
 	} > $work/nft
-	if nsx $NS_R nft -f $work/nft; then
-		row "nftables, 10k rules in a chain" "$(measure)"
-		nsx $NS_R nft delete table inet afwbench
-	else
-		echo "nftables: the 10k chain was refused" >> "$res"
-	fi
+	nft_row "10k rules in a chain"
 fi
 row "no firewall, again" "$(measure)"
