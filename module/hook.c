@@ -57,6 +57,9 @@ static unsigned int afw_queue(struct afw_net *an, const struct afw_config *cfg,
 	u16 num = cfg->queue_num;
 	unsigned int verdict;
 
+	/* The module is going: queue nothing its hooks could not take back. */
+	if (unlikely(READ_ONCE(an->draining)))
+		return cfg->fail_open ? NF_ACCEPT : NF_DROP;
 	if (own >= 0)
 		num = (u16)own;
 	/* Both directions share the key, so a flow stays on one queue. */

@@ -6,7 +6,9 @@
  */
 
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/random.h>
 #include <net/netfilter/ipv4/nf_defrag_ipv4.h>
 #include <net/netfilter/ipv6/nf_defrag_ipv6.h>
@@ -17,6 +19,13 @@
 #include "ruleset.h"
 
 unsigned int afw_net_id __read_mostly;
+
+/*
+ * Exported by the netfilter core for modules whose hooks leave packets in
+ * the queues (xt_CT and nft_ct use it), but declared in its private header
+ * only.
+ */
+void nf_queue_nf_hook_drop(struct net *net);
 
 /* The range AFW_CFG_A_MAX_FLOWS takes. */
 static int afw_param_max_flows_set(const char *val, const struct kernel_param *kp)
@@ -159,7 +168,41 @@ int afw_netns_init(void)
 	return register_pernet_subsys(&afw_net_ops);
 }
 
+/*
+ * A queued packet remembers its place in the namespace's hook array, and
+ * goes back there, verdict or flush, through nf_reinject(). Once afw's hooks
+ * are gone that place is wrong: the core warns and drops it. Unregistering
+ * flushes the queues it can see, but not one whose listener has just died:
+ * that queue has left the table and flushes from an RCU callback, maybe
+ * after the hooks have gone (seen under the stress test: an afwd killed
+ * during rmmod). So before the hooks go, afw stops queueing, waits for the
+ * hooks still queueing, flushes the live queues itself, and waits for the
+ * dying ones' callbacks. A queue that dies after that holds none of afw's
+ * packets. Runs after the control family is gone: no namespace can become
+ * active meanwhile.
+ */
+static void afw_netns_drain(void)
+{
+	struct net *net;
+
+	down_read(&net_rwsem);
+	for_each_net(net)
+		WRITE_ONCE(afw_net(net)->draining, true);
+	up_read(&net_rwsem);
+	synchronize_net();
+
+	down_read(&net_rwsem);
+	for_each_net(net)
+		if (afw_net(net)->active)
+			nf_queue_nf_hook_drop(net);
+	up_read(&net_rwsem);
+	/* A verdict that took its packet off a queue before the flush. */
+	synchronize_net();
+	rcu_barrier();
+}
+
 void afw_netns_exit(void)
 {
+	afw_netns_drain();
 	unregister_pernet_subsys(&afw_net_ops);
 }

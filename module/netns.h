@@ -63,6 +63,13 @@ struct afw_net {
 	bool active;
 
 	/*
+	 * Set once, at unload, before the hooks go: from then on a packet
+	 * that would be queued meets the fail setting at once (see
+	 * afw_netns_drain()). Read locklessly by the packet path.
+	 */
+	bool draining;
+
+	/*
 	 * Keys the queue fan-out hash: a sender who knew it could choose
 	 * ports that all land on one queue. Set once at creation.
 	 */

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """A test-only NFQUEUE listener: records every queued packet and answers it.
 
-  nfqlisten.py [--verdict accept|drop] LOG QUEUE[-QUEUE]...
+  nfqlisten.py [--verdict accept|drop|none] [--unload MODULE] LOG QUEUE[-QUEUE]...
 
 Binds the given queue numbers in the caller's network namespace, asks for
 the first bytes of each packet, and appends one line per packet to LOG:
@@ -11,7 +11,14 @@ the first bytes of each packet, and appends one line per packet to LOG:
 
 PROTO is tcp, udp, icmp, icmpv6 or the protocol number; SPORT and DPORT are
 "-" for a protocol without ports or a non-first fragment. Every packet gets
-the verdict chosen (accept by default). LOG is created only once every queue
+the verdict chosen (accept by default); with "none" every packet waits in
+the kernel's queue until the listener goes.
+
+--unload MODULE: after the first packet, close the socket (its queues, and
+the packets waiting in them, go with it) and at once unload MODULE, as
+rmmod does; then write "unloaded MODULE" or "unload: ERROR" to LOG and exit
+0, or 1 if the unload failed. Between the two, the kernel has had no time
+to let the closed queues' packets go: the unload meets them. LOG is created only once every queue
 is bound, so a caller may wait for it to appear; each line is flushed as it
 is written. SIGTERM or SIGINT ends the listener with exit 0; closing its
 socket unbinds the queues. A queue that cannot be bound (another listener
@@ -19,6 +26,7 @@ holds it, or no permission) is an error: exit 1 with a message.
 
 The layout follows include/uapi/linux/netfilter/nfnetlink_queue.h.
 """
+import ctypes
 import ipaddress
 import os
 import signal
@@ -41,6 +49,8 @@ NFQA_CFG_CMD, NFQA_CFG_PARAMS = 1, 2
 NFQNL_CFG_CMD_BIND = 1
 NFQNL_COPY_PACKET = 2
 NF_DROP, NF_ACCEPT = 0, 1
+SYS_DELETE_MODULE = 176  # x86_64
+O_NONBLOCK = 0o4000
 
 # Enough for an IPv6 header, a few extension headers and the ports.
 COPY_RANGE = 256
@@ -182,15 +192,34 @@ def queues(words):
 
 
 def usage():
-    sys.exit("usage: nfqlisten.py [--verdict accept|drop] LOG QUEUE[-QUEUE]...")
+    sys.exit("usage: nfqlisten.py [--verdict accept|drop|none] [--unload MODULE] "
+             "LOG QUEUE[-QUEUE]...")
+
+
+def unload(nl, module, log):
+    """Closes the queues' socket and unloads @module at once."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    nl.sock.close()
+    if libc.syscall(SYS_DELETE_MODULE, module.encode(), O_NONBLOCK) != 0:
+        log.write("unload: %s\n" % os.strerror(ctypes.get_errno()))
+        return 1
+    log.write("unloaded %s\n" % module)
+    return 0
 
 
 def main(argv):
     verdict = NF_ACCEPT
     if argv[:1] == ["--verdict"]:
-        if len(argv) < 2 or argv[1] not in ("accept", "drop"):
+        verdicts = {"accept": NF_ACCEPT, "drop": NF_DROP, "none": None}
+        if len(argv) < 2 or argv[1] not in verdicts:
             usage()
-        verdict = NF_ACCEPT if argv[1] == "accept" else NF_DROP
+        verdict = verdicts[argv[1]]
+        argv = argv[2:]
+    module = None
+    if argv[:1] == ["--unload"]:
+        if len(argv) < 2:
+            usage()
+        module = argv[1]
         argv = argv[2:]
     if len(argv) < 2:
         usage()
@@ -222,7 +251,10 @@ def main(argv):
                     log.write("%d %s %s %s %s %s\n" % ((queue,) + ip))
                 else:
                     log.write("%d unparsed\n" % queue)
-                nl.verdict(queue, packet_id, verdict)
+                if module:
+                    return unload(nl, module, log)
+                if verdict is not None:
+                    nl.verdict(queue, packet_id, verdict)
     except Stop:
         return 0
 

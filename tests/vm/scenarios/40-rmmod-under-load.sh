@@ -4,7 +4,8 @@
 # Loading and unloading the module while TCP streams through the router,
 # with a rule, its flows and the unknown-drop policy in force, neither breaks
 # the stream nor leaves anything in the kernel log (the suite checks dmesg
-# after every scenario). 98-stress does the same on several CPUs at once.
+# after every scenario); nor does an rmmod just as a queue's listener dies
+# with afw's packets in it. 98-stress does the same on several CPUs at once.
 . "$AFW_SRC/tests/vm/lib.sh"
 
 check "insmod afw.ko" afw_load
@@ -70,5 +71,31 @@ check "insmod with traffic running" afw_load
 for i in $(seq 1 20); do ip netns add $NSP-x$i; done
 for i in $(seq 1 20); do ip netns del $NSP-x$i; done
 check "status still answers after 20 namespaces came and went" "$AFWCTL" status
+
+# rmmod just as a queue's listener dies with afw's packets waiting in it.
+# That queue leaves the table at once but lets its packets go from an RCU
+# callback; were afw's hooks gone by then, the core would warn on each (the
+# kernel-log check after the scenario). The listener never answers: once a
+# connection's SYN waits in its queue it closes its socket and unloads afw
+# itself, in the same instant, as no rmmod started from a shell could.
+log=$(mktemp -u)
+on_exit rm -f $log
+nsx $NS_R modprobe -q nfnetlink_queue 2> /dev/null
+nsx $NS_R python3 "$AFW_SRC/tests/tools/nfqlisten.py" --verdict none --unload afw $log 7 &
+holder=$!
+check "a listener that never answers holds queue 7" wait_until 30 test -e $log
+check "the router queues unknown flows to it, fail closed" \
+	"$AFWCTL" -n $NS_R config set unknown queue queue 7 fail closed
+# SYNs until the module goes, however slow the guest.
+nsx $NS_C timeout 120 bash -c "exec 3<> /dev/tcp/$S4/7777" 2> /dev/null &
+syn=$!
+holder_gone() { ! kill -0 $holder 2> /dev/null; }
+check "it unloads afw once a SYN waits in its queue" wait_until 120 holder_gone
+kill $holder 2> /dev/null
+check_grep "and says so" "^unloaded afw" "$(cat $log)"
+check "the module is gone" sh -c '! [ -d /sys/module/afw ]'
+wait $syn 2> /dev/null
+check "insmod again" afw_load
+check "the router forwards again with no settings" nsx $NS_C ping -c 1 -W 5 $S4
 
 exit $AFW_FAILED
