@@ -118,10 +118,21 @@ boot() {
 	# AFW_VM_ENV ("VAR=VALUE ...") reaches the guest after the settings
 	# above, so that long runs (make stress-long) can override them.
 	for e in ${AFW_VM_ENV:-}; do envs+=(-e "$e"); done
-	echo "vm: booting $label ($img)" >&2
-	"$here/boot.sh" -k "$img" -i "$vmdir/initrd.gz" -o "$vmdir/out" \
-		-j "$here/guest.sh" "${envs[@]}" "${kargs[@]}" -t "$tmo" -c "${AFW_VM_CPUS:-2}"
-	echo $? > "$vmdir/boot-rc"
+	# A boot whose kernel splatted before the job has lost some of its
+	# checks (guest.sh): it ends at once, and gets two more tries.
+	local try last=()
+	for try in 1 2 3; do
+		[ "$try" = 3 ] && last=(-e AFW_BOOT_LAST=1)
+		rm -f "$vmdir/out/boot-splat.txt"
+		echo "vm: booting $label ($img)" >&2
+		"$here/boot.sh" -k "$img" -i "$vmdir/initrd.gz" -o "$vmdir/out" \
+			-j "$here/guest.sh" "${envs[@]}" "${last[@]}" "${kargs[@]}" \
+			-t "$tmo" -c "${AFW_VM_CPUS:-2}"
+		echo $? > "$vmdir/boot-rc"
+		[ "$try" -lt 3 ] && [ -s "$vmdir/out/boot-splat.txt" ] || break
+		echo "vm: $label splatted while booting, before the job; booting again:" >&2
+		grep -E -m 3 -- "$AFW_SPLAT_RE" "$vmdir/out/boot-splat.txt" | sed 's/^/vm:   /' >&2
+	done
 	echo "vm: $label finished in $(cat "$vmdir/out/wall_s" 2>/dev/null)s wall, $(cat "$vmdir/out/cpu_s" 2>/dev/null) CPU-s," \
 	     "rc $(cat "$vmdir/boot-rc")" >&2
 }
