@@ -157,41 +157,46 @@ h1=$(heads)
 check_ge "afwd read its packets from the headers queues (at least 300; read $((h1 - h0)))" \
 	300 $((h1 - h0))
 check_eq "no flow went back to whole packets" 0 "$(stats_sum head_back)"
-# afwd restarted under an inspected stream: the new one knows nothing of
-# its flows, so their headers are not enough. The first cut packet is
-# dropped and its flow goes back to whole packets; the stream goes on. It
-# runs 40 s: on the debug kernel, in CI, afwd took 27 s to start again, and
-# a 12 s stream had ended by then, leaving the new afwd no packet to judge.
-nsx $NS_C iperf3 -c $S4 -p 5201 -t 40 -J > $work/iperf2.json &
-ipid=$!
-check "a second inspected stream runs on the headers queues" wait_until 20 head_flows
-pkill -KILL -f "$AFWD -q 0-1"
-check "afwd restarts under it" start_afwd
-wait $ipid
-check "the stream ran its 40 s without an error" \
-	jq -e '.end.sum_received.bytes > 1000000 and .error == null' $work/iperf2.json
-check_ge "the new afwd gave its flows back to whole packets" 1 "$(stats_sum head_back)"
-check_grep "and said so" "inspected with whole packets again \\(a flow this afwd did not decide\\)" \
-	"$(cat $work/afwd.log)"
-# Restarted with no headers queues at all: the flows an earlier afwd gave
-# one would wait on a queue nobody reads. It gives them back at start.
-nsx $NS_C iperf3 -c $S4 -p 5201 -t 12 -J > $work/iperf3.json &
-ipid=$!
-check "a third inspected stream runs on the headers queues" wait_until 20 head_flows
-pkill -KILL -f "$AFWD -q 0-1"
-check "afwd restarts under it with --head-queue off" start_afwd --head-queue off
-wait $ipid
-check "the stream ran its 12 s without an error" \
-	jq -e '.end.sum_received.bytes > 1000000 and .error == null' $work/iperf3.json
-check_grep "afwd gave the old headers queue's flows back at start" \
-	"inspected flows had a headers queue nobody reads" "$(cat $work/afwd.log)"
-pkill -TERM -f "$AFWD -q 0-1"
-afwd_gone() { ! pgrep -f "$AFWD -q 0-1" > /dev/null; }
-wait_until 15 afwd_gone
-check "afwd starts again with its defaults" start_afwd
-check_eq "the headers queues are bound with a copy range of 256" "256 256" \
-	"$(nsx $NS_R awk '$1 >= 32768 { printf "%s%s", (n++ ? " " : ""), $5 }' \
-		/proc/net/netfilter/nfnetlink_queue)"
+# afwd's own logic as it restarts under inspected streams: what it gives
+# back, and when. AFW_AFWD_RESTARTS=0 (the debug kernel's run) leaves it to
+# 6.12: its kernel side is the flow updates and queues checked above.
+if [ "${AFW_AFWD_RESTARTS:-1}" = 1 ]; then
+	# afwd restarted under an inspected stream: the new one knows nothing of
+	# its flows, so their headers are not enough. The first cut packet is
+	# dropped and its flow goes back to whole packets; the stream goes on. It
+	# runs 40 s: on the debug kernel, in CI, afwd took 27 s to start again, and
+	# a 12 s stream had ended by then, leaving the new afwd no packet to judge.
+	nsx $NS_C iperf3 -c $S4 -p 5201 -t 40 -J > $work/iperf2.json &
+	ipid=$!
+	check "a second inspected stream runs on the headers queues" wait_until 20 head_flows
+	pkill -KILL -f "$AFWD -q 0-1"
+	check "afwd restarts under it" start_afwd
+	wait $ipid
+	check "the stream ran its 40 s without an error" \
+		jq -e '.end.sum_received.bytes > 1000000 and .error == null' $work/iperf2.json
+	check_ge "the new afwd gave its flows back to whole packets" 1 "$(stats_sum head_back)"
+	check_grep "and said so" "inspected with whole packets again \\(a flow this afwd did not decide\\)" \
+		"$(cat $work/afwd.log)"
+	# Restarted with no headers queues at all: the flows an earlier afwd gave
+	# one would wait on a queue nobody reads. It gives them back at start.
+	nsx $NS_C iperf3 -c $S4 -p 5201 -t 12 -J > $work/iperf3.json &
+	ipid=$!
+	check "a third inspected stream runs on the headers queues" wait_until 20 head_flows
+	pkill -KILL -f "$AFWD -q 0-1"
+	check "afwd restarts under it with --head-queue off" start_afwd --head-queue off
+	wait $ipid
+	check "the stream ran its 12 s without an error" \
+		jq -e '.end.sum_received.bytes > 1000000 and .error == null' $work/iperf3.json
+	check_grep "afwd gave the old headers queue's flows back at start" \
+		"inspected flows had a headers queue nobody reads" "$(cat $work/afwd.log)"
+	pkill -TERM -f "$AFWD -q 0-1"
+	afwd_gone() { ! pgrep -f "$AFWD -q 0-1" > /dev/null; }
+	wait_until 15 afwd_gone
+	check "afwd starts again with its defaults" start_afwd
+	check_eq "the headers queues are bound with a copy range of 256" "256 256" \
+		"$(nsx $NS_R awk '$1 >= 32768 { printf "%s%s", (n++ ? " " : ""), $5 }' \
+			/proc/net/netfilter/nfnetlink_queue)"
+fi
 
 # A new connection on a decided 5-tuple, through the module: a connection
 # to the allowed name, acknowledged and installed, reset; then a new one
