@@ -38,7 +38,7 @@ LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c us
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c userspace/afwctl/stats.c userspace/afwctl/switch.c \
-	userspace/afwctl/decided.c
+	userspace/afwctl/decided.c userspace/afwctl/log.c
 # What afwd reads and decides, apart from the daemon: packets and TCP
 # reassembly, the readers, the flow engine, the policy and the decision
 # records. A library that the daemon, the tests, the fuzzers and the
@@ -52,7 +52,7 @@ L7_SRCS := userspace/l7/pkt.c userspace/l7/reasm.c userspace/l7/tcp.c userspace/
 AFWD_LIB_SRCS := userspace/afwd/pace.c userspace/afwd/ledger.c userspace/afwd/settings.c
 AFWD_SRCS := userspace/afwd/afwd.c userspace/afwd/worker.c userspace/afwd/queue.c \
 	userspace/afwd/kernel.c userspace/afwd/offline.c userspace/afwd/ctl.c userspace/afwd/log.c \
-	userspace/afwd/conntrack.c userspace/afwd/privs.c
+	userspace/afwd/conntrack.c userspace/afwd/privs.c userspace/afwd/events.c
 UNIT_SRCS := $(filter-out tests/unit/test_classify.c,$(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS)) $(B)/tests/test_classify
 HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h) \
@@ -92,6 +92,9 @@ pkgcheck:
 	@$(PKG_CONFIG) --exists libcap || { \
 		echo "afw: libcap not found by pkg-config; install libcap-dev (or run 'make deps')" >&2; \
 		exit 1; }
+	@$(PKG_CONFIG) --exists sqlite3 || { \
+		echo "afw: sqlite3 not found by pkg-config; install libsqlite3-dev (or run 'make deps')" >&2; \
+		exit 1; }
 
 NFQ_CFLAGS = $(shell $(PKG_CONFIG) --cflags libnetfilter_queue)
 NFQ_LIBS = $(shell $(PKG_CONFIG) --libs libnetfilter_queue)
@@ -105,11 +108,13 @@ NGHTTP2_CFLAGS = $(shell $(PKG_CONFIG) --cflags libnghttp2)
 NGHTTP2_LIBS = $(shell $(PKG_CONFIG) --libs libnghttp2)
 CAP_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcap)
 CAP_LIBS = $(shell $(PKG_CONFIG) --libs libcap)
+SQLITE_CFLAGS = $(shell $(PKG_CONFIG) --cflags sqlite3)
+SQLITE_LIBS = $(shell $(PKG_CONFIG) --libs sqlite3)
 
 $(B)/%.o: %.c $(HDRS) | pkgcheck
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) $(NFQ_CFLAGS) $(CRYPTO_CFLAGS) $(URING_CFLAGS) \
-		$(NGHTTP2_CFLAGS) $(CAP_CFLAGS) -c -o $@ $<
+		$(NGHTTP2_CFLAGS) $(CAP_CFLAGS) $(SQLITE_CFLAGS) -c -o $@ $<
 
 $(B)/libafw.a: $(LIB_SRCS:%.c=$(B)/%.o)
 	rm -f $@
@@ -124,11 +129,11 @@ $(B)/libafwd.a: $(AFWD_LIB_SRCS:%.c=$(B)/%.o)
 	$(AR) rcs $@ $^
 
 $(B)/afwctl: $(AFWCTL_SRCS:%.c=$(B)/%.o) $(B)/libafw.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS) $(SQLITE_LIBS)
 
 $(B)/afwd: $(AFWD_SRCS:%.c=$(B)/%.o) $(B)/libafwd.a $(B)/libafwl7.a $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(NFQ_LIBS) $(MNL_LIBS) $(CRYPTO_LIBS) \
-		$(URING_LIBS) $(NGHTTP2_LIBS) $(CAP_LIBS)
+		$(URING_LIBS) $(NGHTTP2_LIBS) $(CAP_LIBS) $(SQLITE_LIBS)
 
 # afwctl's reading of afwd's answers is afwctl's own.
 $(B)/tests/test_decided: $(B)/tests/unit/test_decided.o $(B)/userspace/afwctl/decided.o $(B)/libafw.a

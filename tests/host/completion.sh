@@ -25,10 +25,12 @@ words() { complete_words "$ctl" "$1" | tr '\n' ' ' | sed 's/ $//'; }
 
 check_eq "complete -p afwctl after sourcing" "complete -F _afwctl afwctl" \
 	"$(bash --norc -c ". '$ctl'; complete -p afwctl")"
-check_grep "the commands" "^check config disable enable flow load reset-counters rule save stats status$" \
+check_grep "the commands" "^check config disable enable flow load log reset-counters rule save stats status$" \
 	"$(complete_words "$ctl" "afwctl " | grep -v '^-' | tr '\n' ' ' | sed 's/ $//')"
 check_eq "a command's prefix" "rule" "$(words "afwctl ru")"
 check_eq "after options" "list" "$(words "afwctl -j rule l")"
+check_eq "log's options" "--db --host --last --since --verdict" "$(words "afwctl log ")"
+check_eq "and its verdicts" "deny" "$(words "afwctl log --verdict d")"
 check_eq "rule subcommands" "add del flush list" "$(words "afwctl rule ")"
 ns=afw-compl-$$
 ip netns add $ns && trap 'ip netns del $ns' EXIT

@@ -44,6 +44,8 @@ static const struct afwctl_cmd afwctl_cmds[] = {
 	CMD("flow", flow, false, "list | add FLOW VERDICT [timeout S] | del FLOW | flush"),
 	CMD("enable", enable, false, "[--yes]: turn afw on again; asks first if an SSH session would be cut"),
 	CMD("disable", disable, false, "let every packet pass, keeping rules, flows and settings"),
+	CMD("log", log, true, "[--since T] [--host GLOB] [--verdict V] [--last N] [--db PATH]: "
+	    "afwd's stored decisions"),
 	CMD("config", config, false, "show, or set [--yes] KEY VALUE: unknown, queue, fail, "
 	    "max_flows, tcp_timeout, udp_timeout, flow_timeout, enabled"),
 };

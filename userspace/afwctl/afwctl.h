@@ -26,6 +26,13 @@ struct afwctl_req {
 	unsigned int has;		/* AFW_CFG_HAS_* for config set */
 	struct afw_conf conf;		/* load, check */
 	const char *afwd;		/* afwd's control socket; NULL: do not ask */
+	struct {			/* log */
+		const char *db;
+		long long since_ms;	/* -1: from the first */
+		const char *host;	/* a glob, or NULL */
+		const char *verdict;	/* afwd's word, or NULL */
+		long long limit;	/* the last N; -1: all */
+	} log;
 };
 
 /* afwd's control socket, as afwd's --ctl defaults to it. */
@@ -87,7 +94,7 @@ int afwctl_fail(const char *what, int err, const struct afw_nl *nl);
 /* A usage error: "afwctl: " and the message on stderr; returns 2. */
 int afwctl_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Each command: parse returns 0 or the exit code; run may be given a NULL nl only for check. */
+/* Each command: parse returns 0 or the exit code; run gets a NULL nl if offline (check, log). */
 #define AFWCTL_CMD(name) \
 	int afwctl_##name##_parse(struct afwctl_req *rq, int argc, char **argv); \
 	int afwctl_##name##_run(struct afw_nl *nl, struct afwctl_req *rq)
@@ -103,6 +110,7 @@ AFWCTL_CMD(flow);
 AFWCTL_CMD(config);
 AFWCTL_CMD(enable);
 AFWCTL_CMD(disable);
+AFWCTL_CMD(log);
 
 /* Whether @w is the guard's override, --yes or -y (enable, config set, load). */
 bool afwctl_is_yes(const char *w);

@@ -23,6 +23,8 @@
 #include "flow.h"
 #include "ctl.h"
 #include "daemon.h"
+#include "eventdb.h"
+#include "events.h"
 #include "offline.h"
 #include "privs.h"
 #include "report.h"
@@ -44,6 +46,11 @@ static void afw_usage(FILE *out)
 		"  -q, --queue N[-M]      NFQUEUE numbers, one thread each (default 0);\n"
 		"                         must match 'afwctl config set unknown queue N-M'\n"
 		"  -j, --json             decision log (or --pcap output) as JSON lines\n"
+		"      --events PATH      also store each decision in the SQLite database\n"
+		"                         PATH, for 'afwctl log' (default: none; the\n"
+		"                         packaged service: " AFW_EVENTS_DEFAULT ")\n"
+		"      --events-days N    keep events N days (default 30)\n"
+		"      --events-mb N      keep the database within N MB (default 64)\n"
 		"      --fail-open        the kernel lets packets through when afwd falls\n"
 		"                         behind (queue full); default: as the module's\n"
 		"                         'fail' setting says, dropped without the module\n"
@@ -379,6 +386,7 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 {
 	struct afw_daemon d = { .cfg = cfg };
 	struct afw_policy_error perr;
+	struct afw_events *events = NULL;
 	struct signalfd_siginfo si;
 	struct afw_privs privs;
 	struct pollfd pfd[2];
@@ -469,6 +477,15 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 		}
 	}
 	afw_daemon_claim_flows(&d);
+	if (cfg->events_path) {
+		events = afw_events_open(cfg->events_path, cfg->events_days, cfg->events_mb, err,
+					 sizeof(err));
+		if (!events) {
+			fprintf(stderr, "afwd: %s\n", err);
+			goto close;
+		}
+		afw_log_set_events(d.log, events);
+	}
 	/* Everything that needs more than CAP_NET_ADMIN is done: drop the rest. */
 	if (afw_privs_drop(&privs, err, sizeof(err)) < 0) {
 		fprintf(stderr, "afwd: %s\n", err);
@@ -500,6 +517,9 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 		       cfg->queue.fail_open ? "open" : "closed",
 		       cfg->fail_open_given ? "--fail-open" :
 		       up ? "the module's fail setting" : "the default without the module", head);
+	if (events)
+		afw_daemon_say(&d, "afwd: decisions are stored in %s for afwctl log, %u days and "
+			       "%u MB at most\n", cfg->events_path, cfg->events_days, cfg->events_mb);
 
 	pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = lfd, .events = POLLIN };
@@ -538,6 +558,7 @@ close:
 		afw_worker_close(&d.workers[i]);
 	free(d.workers);
 	afw_log_free(d.log);
+	afw_events_close(events);
 out:
 	if (lfd >= 0) {
 		close(lfd);
@@ -558,7 +579,8 @@ enum {
 	AFW_OPT_MARK_BASE, AFW_OPT_MAX_FLOWS, AFW_OPT_MAX_BYTES, AFW_OPT_MAX_PACKETS,
 	AFW_OPT_MAX_TIME, AFW_OPT_QUEUE_MAXLEN, AFW_OPT_GATHER, AFW_OPT_IO, AFW_OPT_CTL,
 	AFW_OPT_STATS, AFW_OPT_RELOAD, AFW_OPT_FLOWS, AFW_OPT_MAX_MEMORY, AFW_OPT_MAX_DECIDED,
-	AFW_OPT_USER, AFW_OPT_MAX_RECORDS, AFW_OPT_HEAD_QUEUE,
+	AFW_OPT_USER, AFW_OPT_MAX_RECORDS, AFW_OPT_HEAD_QUEUE, AFW_OPT_EVENTS, AFW_OPT_EVENTS_DAYS,
+	AFW_OPT_EVENTS_MB,
 	AFW_OPT_VERSION,
 };
 
@@ -591,6 +613,9 @@ int main(int argc, char **argv)
 		{ "user", required_argument, NULL, AFW_OPT_USER },
 		{ "max-records", required_argument, NULL, AFW_OPT_MAX_RECORDS },
 		{ "head-queue", required_argument, NULL, AFW_OPT_HEAD_QUEUE },
+		{ "events", required_argument, NULL, AFW_OPT_EVENTS },
+		{ "events-days", required_argument, NULL, AFW_OPT_EVENTS_DAYS },
+		{ "events-mb", required_argument, NULL, AFW_OPT_EVENTS_MB },
 		{ "version", no_argument, NULL, AFW_OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -605,6 +630,8 @@ int main(int argc, char **argv)
 			    .max_memory = AFW_ENGINE_MAX_MEMORY },
 		.mark_base = 0xa0,
 		.max_records = 65536,
+		.events_days = 30,
+		.events_mb = 64,
 		.head_first = AFW_HEAD_AUTO,
 		/*
 		 * No gathering: a stream whose window sits in the queue can
@@ -745,6 +772,19 @@ int main(int argc, char **argv)
 			break;
 		case AFW_OPT_USER:
 			cfg.user = optarg;
+			break;
+		case AFW_OPT_EVENTS:
+			cfg.events_path = optarg;
+			break;
+		case AFW_OPT_EVENTS_DAYS:
+			if (afw_opt_num("--events-days", optarg, 1, 36500, &v))
+				return 2;
+			cfg.events_days = (unsigned int)v;
+			break;
+		case AFW_OPT_EVENTS_MB:
+			if (afw_opt_num("--events-mb", optarg, 1, 1u << 20, &v))
+				return 2;
+			cfg.events_mb = (unsigned int)v;
 			break;
 		case AFW_OPT_MAX_RECORDS:
 			if (afw_opt_num("--max-records", optarg, 0, 1u << 24, &v))

@@ -46,6 +46,9 @@ struct afw_daemon_config {
 	uint64_t gather_ns;		/* under load, the longest a packet waits */
 	bool log_json;
 	bool fail_open_given;		/* --fail-open: else the module's "fail" */
+	const char *events_path;	/* the event log's database, or NULL */
+	unsigned int events_days;	/* kept this long */
+	unsigned int events_mb;		/* and within this size */
 };
 
 #define AFW_HEAD_AUTO (-2)

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 
+#include "events.h"
 #include "log.h"
 #include "report.h"
 
@@ -66,6 +67,8 @@ struct afw_log {
 	pthread_t thread;
 	uint64_t reported;			/* drops the writer has told of */
 	uint64_t reported_at;
+	struct afw_events *events;		/* the event log, or NULL */
+	uint64_t events_reported;		/* failures the writer has told of */
 };
 
 static uint64_t afw_log_now(void)
@@ -95,6 +98,11 @@ struct afw_log *afw_log_new(unsigned int nrings, bool json)
 	for (i = 0; i < nrings; i++)
 		l->rings[i].log = l;
 	return l;
+}
+
+void afw_log_set_events(struct afw_log *l, struct afw_events *ev)
+{
+	l->events = ev;
 }
 
 struct afw_log_ring *afw_log_ring(struct afw_log *l, unsigned int i)
@@ -234,6 +242,8 @@ static void afw_log_format(struct afw_log *l, struct afw_log_slot *s, FILE *out)
 {
 	switch (s->kind) {
 	case AFW_LOG_RESULT:
+		if (l->events)
+			afw_events_add(l->events, &s->res, &s->when);
 		if (l->json) {
 			afw_report_json(out, &s->res, &s->when);
 		} else {
@@ -272,6 +282,16 @@ static void afw_log_drain(struct afw_log *l)
 			afw_log_format(l, &r->slots[tail % AFW_LOG_SLOTS], out);
 		/* The slots are formatted: the producer may have them back. */
 		atomic_store_explicit(&r->tail, tail, memory_order_release);
+	}
+	if (l->events) {
+		afw_events_commit(l->events);
+		if (afw_events_failed(l->events) != l->events_reported) {
+			fprintf(out, "afwd: %llu decisions not stored in the event log (%s)\n",
+				(unsigned long long)(afw_events_failed(l->events) -
+						     l->events_reported),
+				afw_events_error(l->events));
+			l->events_reported = afw_events_failed(l->events);
+		}
 	}
 	dropped = afw_log_dropped(l);
 	now = afw_log_now();

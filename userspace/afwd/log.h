@@ -21,11 +21,18 @@
 /* How often, at most, the writer says how many records were dropped. */
 #define AFW_LOG_DROP_REPORT_NS 10000000000ull
 
+struct afw_events;
 struct afw_log;
 struct afw_log_ring;
 
 /* A log with @nrings rings, writing decision records as JSON when @json. */
 struct afw_log *afw_log_new(unsigned int nrings, bool json);
+
+/*
+ * Before the start: the writer also stores each decision in @ev, which the
+ * log's owner closes once the log has stopped.
+ */
+void afw_log_set_events(struct afw_log *l, struct afw_events *ev);
 
 /* Starts the writer thread; it writes to the file descriptor 2 (stderr). */
 int afw_log_start(struct afw_log *l, char *err, size_t errlen);
