@@ -33,6 +33,11 @@ check "afw is loaded again" afw_loaded
 check_eq "with the file's settings and rules again" "$want" "$(in_force)"
 check "systemctl start afwd" systemctl start afwd
 check_eq "afwd runs beside it" active "$(systemctl is-active afwd.service)"
+ready() { journalctl -u afwd -o cat 2> /dev/null | grep -q 'afwd: ready'; }
+wait_until 30 ready
+check_grep "storing its decisions in the event log" "decisions are stored in /var/lib/afw/events.db" \
+	"$(journalctl -u afwd -o cat 2> /dev/null)"
+check "which afwctl log reads, as installed" sh -c "$AFWCTL -j log | jq -e 'type == \"array\"'"
 
 # A life on a machine reached over SSH: a session from 192.0.2.2 to port 22,
 # which rule 5 of afw.conf accepts, is carried through the admin's edit of
