@@ -122,6 +122,30 @@ err_stats:
 }
 
 /*
+ * A queued packet remembers its place in the namespace's hook array, and
+ * goes back there, verdict or flush, through nf_reinject(). Once afw's hooks
+ * are gone that place is wrong: the core warns and drops it. Unregistering
+ * flushes the queues it can see, but not one whose listener has just died:
+ * that queue has left the table and flushes from an RCU callback, maybe
+ * after the hooks have gone (seen under the stress test: an afwd killed
+ * during rmmod; a namespace whose last process was its afwd goes the same
+ * way). So before the hooks go, afw stops queueing (@draining: a packet that
+ * would be queued meets the fail setting), waits for the hooks still
+ * queueing, flushes the live queues itself, and waits for the dying ones'
+ * callbacks. A queue that dies after that holds none of afw's packets.
+ *
+ * The flush is done twice, a grace period apart: a verdict may have taken
+ * its packet off a queue just before the first, and, answered NF_QUEUE,
+ * put it back in one.
+ */
+static void afw_net_flush(struct net *net)
+{
+	nf_queue_nf_hook_drop(net);
+	synchronize_net();
+	nf_queue_nf_hook_drop(net);
+}
+
+/*
  * The hooks go before anything they use: the pernet core waits for a grace
  * period between every pre_exit and the first exit, so no packet is still
  * inside a hook when afw_net_exit() frees its state. Unregistering alone
@@ -135,6 +159,13 @@ static void __net_exit afw_net_pre_exit(struct net *net)
 
 	if (!an->active)
 		return;
+	/* At unload, afw_netns_drain() has done this for every namespace. */
+	if (!READ_ONCE(an->draining)) {
+		WRITE_ONCE(an->draining, true);
+		synchronize_net();
+		afw_net_flush(net);
+		rcu_barrier();
+	}
 	afw_hooks_unregister(net);
 	nf_defrag_ipv6_disable(net);
 	nf_defrag_ipv4_disable(net);
@@ -169,17 +200,10 @@ int afw_netns_init(void)
 }
 
 /*
- * A queued packet remembers its place in the namespace's hook array, and
- * goes back there, verdict or flush, through nf_reinject(). Once afw's hooks
- * are gone that place is wrong: the core warns and drops it. Unregistering
- * flushes the queues it can see, but not one whose listener has just died:
- * that queue has left the table and flushes from an RCU callback, maybe
- * after the hooks have gone (seen under the stress test: an afwd killed
- * during rmmod). So before the hooks go, afw stops queueing, waits for the
- * hooks still queueing, flushes the live queues itself, and waits for the
- * dying ones' callbacks. A queue that dies after that holds none of afw's
- * packets. Runs after the control family is gone: no namespace can become
- * active meanwhile.
+ * At unload, afw_net_pre_exit()'s drain for every namespace at once: one
+ * set of grace periods for all. Runs after the control family is gone, so
+ * no namespace can become active meanwhile; one that is being dismantled
+ * has left the list, and drains in its own pre_exit.
  */
 static void afw_netns_drain(void)
 {
@@ -196,8 +220,12 @@ static void afw_netns_drain(void)
 		if (afw_net(net)->active)
 			nf_queue_nf_hook_drop(net);
 	up_read(&net_rwsem);
-	/* A verdict that took its packet off a queue before the flush. */
 	synchronize_net();
+	down_read(&net_rwsem);
+	for_each_net(net)
+		if (afw_net(net)->active)
+			nf_queue_nf_hook_drop(net);
+	up_read(&net_rwsem);
 	rcu_barrier();
 }
 

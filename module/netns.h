@@ -63,9 +63,10 @@ struct afw_net {
 	bool active;
 
 	/*
-	 * Set once, at unload, before the hooks go: from then on a packet
-	 * that would be queued meets the fail setting at once (see
-	 * afw_netns_drain()). Read locklessly by the packet path.
+	 * Set once, before the hooks go (at unload, or at the namespace's
+	 * end): from then on a packet that would be queued meets the fail
+	 * setting at once (see afw_net_flush()). Read locklessly by the
+	 * packet path.
 	 */
 	bool draining;
 
