@@ -249,6 +249,20 @@ netns_loop() {
 			"$AFWCTL" flow add proto udp from 127.0.0.1 to 127.0.0.1 sport 1 dport 2 accept
 			ping -q -c 20 -i 0.01 127.0.0.1
 			ping -6 -q -c 20 -i 0.01 ::1' > /dev/null 2>&1
+		# Then a queue whose listener goes with the namespace, a packet
+		# waiting in it: afw drains it before its hooks go, or the core
+		# warns (module/netns.c).
+		"$AFWCTL" -n $ns config set unknown queue queue 5 fail closed > /dev/null 2>&1
+		ip netns exec $ns python3 "$AFW_SRC/tests/tools/nfqlisten.py" --verdict none \
+			$work/hold-$n.log 5 > /dev/null 2>&1 &
+		holder=$!
+		for _ in $(seq 40); do
+			[ -e $work/hold-$n.log ] && break
+			sleep 0.5
+		done
+		nsx $ns bash -c 'echo held > /dev/udp/127.0.0.1/9' 2> /dev/null
+		kill -9 $holder 2> /dev/null
+		wait $holder 2> /dev/null
 		ip netns del $ns
 		n=$((n + 1))
 	done
