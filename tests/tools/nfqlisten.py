@@ -199,6 +199,9 @@ def usage():
 def unload(nl, module, log):
     """Closes the queues' socket and unloads @module at once."""
     libc = ctypes.CDLL(None, use_errno=True)
+    if os.uname().machine != "x86_64":
+        log.write("unload: delete_module's number is known for x86_64 only\n")
+        return 1
     nl.sock.close()
     if libc.syscall(SYS_DELETE_MODULE, module.encode(), O_NONBLOCK) != 0:
         log.write("unload: %s\n" % os.strerror(ctypes.get_errno()))

@@ -134,7 +134,9 @@ boot() {
 		echo $? > "$vmdir/boot-rc"
 		[ "$try" -lt 3 ] && [ -s "$vmdir/out/boot-splat.txt" ] || break
 		echo "vm: $label splatted while booting, before the job; booting again:" >&2
-		grep -E -m 3 -- "$AFW_SPLAT_RE" "$vmdir/out/boot-splat.txt" | sed 's/^/vm:   /' >&2
+		grep -E -m 3 -- 'WARNING: CPU:|BUG:|KASAN|UBSAN|Oops' "$vmdir/out/boot-splat.txt" |
+			sed 's/^/vm:   /' >&2
+		cp "$vmdir/out/console.log" "$vmdir/out/console-try$try.log"
 	done
 	echo "vm: $label finished in $(cat "$vmdir/out/wall_s" 2>/dev/null)s wall, $(cat "$vmdir/out/cpu_s" 2>/dev/null) CPU-s," \
 	     "rc $(cat "$vmdir/boot-rc")" >&2

@@ -82,7 +82,9 @@ check "status still answers after $cycles namespaces came and went" "$AFWCTL" st
 log=$(mktemp -u)
 on_exit rm -f $log
 nsx $NS_R modprobe -q nfnetlink_queue 2> /dev/null
-nsx $NS_R python3 "$AFW_SRC/tests/tools/nfqlisten.py" --verdict none --unload afw $log 7 &
+# Not through nsx: $! must be the listener itself.
+ip netns exec $NS_R python3 "$AFW_SRC/tests/tools/nfqlisten.py" --verdict none --unload afw \
+	$log 7 &
 holder=$!
 check "a listener that never answers holds queue 7" wait_until 30 test -e $log
 check "the router queues unknown flows to it, fail closed" \
