@@ -85,7 +85,8 @@ done
 check_grep "an unknown option gets a hint" "did you mean '--host'" "$("$afwctl" log --hots x 2>&1)"
 "$afwctl" log --db $work/none.db > $work/out 2> $work/err
 check_eq "a missing database fails" 1 $?
-check_grep "and points at afwd --events" "afwd stores its decisions there when run with --events" \
+check_grep "and points at afwd --events" \
+	"none.db: No such file or directory \(afwd stores its decisions there when run with --events" \
 	"$(cat $work/err)"
 echo 'not a database' > $work/junk.db
 "$afwctl" log --db $work/junk.db > $work/out 2> $work/err

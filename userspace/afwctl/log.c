@@ -184,10 +184,12 @@ int afwctl_log_run(struct afw_nl *nl, struct afwctl_req *rq)
 	(void)nl;
 	rc = sqlite3_open_v2(rq->log.db, &db, SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK) {
+		errno = db ? sqlite3_system_errno(db) : ENOMEM;
 		fprintf(stderr, "afwctl: log: %s: %s%s\n", rq->log.db,
-			db ? sqlite3_errmsg(db) : "out of memory",
-			rc == SQLITE_CANTOPEN ? " (afwd stores its decisions there when run with "
-			"--events; see afwd(8))" : "");
+			errno ? strerror(errno) : db ? sqlite3_errmsg(db) : "out of memory",
+			errno == ENOENT ? " (afwd stores its decisions there when run with "
+			"--events; see afwd(8))" : errno == EACCES ? " (the event log is afwd's: "
+			"run afwctl log as root)" : "");
 		goto out;
 	}
 	sqlite3_busy_timeout(db, 2000);

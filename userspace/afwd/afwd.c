@@ -465,6 +465,17 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 		fprintf(stderr, "afwd: out of memory\n");
 		goto out;
 	}
+	/* Before the queues are bound: nobody reads them while it opens. */
+	if (cfg->events_path) {
+		events = afw_events_open(cfg->events_path, cfg->events_days, cfg->events_mb, err,
+					 sizeof(err));
+		if (!events) {
+			fprintf(stderr, "afwd: %s\n", err);
+			d.nworkers = 0;		/* none is set up yet */
+			goto close;
+		}
+		afw_log_set_events(d.log, events);
+	}
 	for (i = 0; i < d.nworkers; i++) {
 		d.workers[i].d = &d;
 		d.workers[i].wake_fd = -1;
@@ -477,15 +488,6 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 		}
 	}
 	afw_daemon_claim_flows(&d);
-	if (cfg->events_path) {
-		events = afw_events_open(cfg->events_path, cfg->events_days, cfg->events_mb, err,
-					 sizeof(err));
-		if (!events) {
-			fprintf(stderr, "afwd: %s\n", err);
-			goto close;
-		}
-		afw_log_set_events(d.log, events);
-	}
 	/* Everything that needs more than CAP_NET_ADMIN is done: drop the rest. */
 	if (afw_privs_drop(&privs, err, sizeof(err)) < 0) {
 		fprintf(stderr, "afwd: %s\n", err);

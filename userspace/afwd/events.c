@@ -9,6 +9,7 @@
  */
 
 #include <arpa/inet.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,23 +33,26 @@ struct afw_events {
 	sqlite3_stmt *insert;
 	uint64_t max_age_ms;
 	int64_t max_bytes;
-	int64_t trimmed_at;		/* ms, of the last trim */
+	int64_t trimmed_at;		/* CLOCK_MONOTONIC ms of the last trim */
 	unsigned int pending;		/* events in the open transaction */
 	uint64_t failed;
-	char error[160];
+	bool news;			/* a failure since afw_events_take_error() */
+	char error[160];		/* the first of them */
 };
 
-static int64_t afw_events_now_ms(void)
+static int64_t afw_events_ms(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(clock, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void afw_events_fail(struct afw_events *ev, const char *what, unsigned int lost)
 {
-	snprintf(ev->error, sizeof(ev->error), "%s: %s", what, sqlite3_errmsg(ev->db));
+	if (!ev->news)
+		snprintf(ev->error, sizeof(ev->error), "%s: %s", what, sqlite3_errmsg(ev->db));
+	ev->news = true;
 	ev->failed += lost;
 }
 
@@ -72,7 +76,7 @@ struct afw_events *afw_events_open(const char *path, unsigned int max_days, unsi
 	}
 	ev->max_age_ms = (uint64_t)max_days * 86400000u;
 	ev->max_bytes = (int64_t)max_mb << 20;
-	ev->trimmed_at = afw_events_now_ms() - AFW_EVENTS_TRIM_MS;
+	ev->trimmed_at = afw_events_ms(CLOCK_MONOTONIC) - AFW_EVENTS_TRIM_MS;
 	if (sqlite3_open_v2(path, &ev->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
 		goto err;
@@ -82,10 +86,16 @@ struct afw_events *afw_events_open(const char *path, unsigned int max_days, unsi
 	 * Creating the schema writes: the write-ahead log and its index are
 	 * open from here on, whatever user afwd becomes.
 	 */
+	/* afwctl log may hold the file a moment (a reader's recovery). */
+	sqlite3_busy_timeout(ev->db, 2000);
 	step = "read";
 	if (sqlite3_prepare_v2(ev->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
 		goto err;
-	version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		goto err;
+	}
+	version = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	/* 0: new. Another version's rows are not ours to write beside. */
 	if (version && version != AFW_EVENTS_VERSION) {
@@ -141,7 +151,8 @@ void afw_events_add(struct afw_events *ev, const struct afw_result *r, const str
 	ev->pending++;
 	f = open_memstream(&rec, &len);
 	if (!f) {
-		ev->failed++;
+		afw_events_fail(ev, "record", 1);
+		ev->pending--;
 		return;
 	}
 	afw_report_json(f, r, when);
@@ -157,8 +168,19 @@ void afw_events_add(struct afw_events *ev, const struct afw_result *r, const str
 	sqlite3_bind_text(ev->insert, 5, dst, -1, SQLITE_STATIC);
 	sqlite3_bind_int(ev->insert, 6, r->dport);
 	sqlite3_bind_text(ev->insert, 7, rec, (int)len, SQLITE_STATIC);
-	if (sqlite3_step(ev->insert) != SQLITE_DONE)
-		afw_events_fail(ev, "insert", 1);
+	if (sqlite3_step(ev->insert) != SQLITE_DONE) {
+		/*
+		 * Some errors (a full disk, I/O) roll the whole transaction
+		 * back: the round's events so far are lost with this one.
+		 */
+		if (sqlite3_get_autocommit(ev->db)) {
+			afw_events_fail(ev, "insert", ev->pending);
+			ev->pending = 0;
+		} else {
+			afw_events_fail(ev, "insert", 1);
+			ev->pending--;
+		}
+	}
 	sqlite3_reset(ev->insert);
 	sqlite3_clear_bindings(ev->insert);
 	free(rec);
@@ -191,7 +213,6 @@ static void afw_events_trim(struct afw_events *ev, int64_t now)
 	int64_t used;
 	int i;
 
-	ev->trimmed_at = now;
 	snprintf(sql, sizeof(sql), "DELETE FROM events WHERE time_ms < %lld",
 		 (long long)(now - (int64_t)ev->max_age_ms));
 	if (afw_events_exec(ev, sql) != SQLITE_OK) {
@@ -218,15 +239,18 @@ static void afw_events_trim(struct afw_events *ev, int64_t now)
 
 void afw_events_commit(struct afw_events *ev)
 {
-	int64_t now = afw_events_now_ms();
+	int64_t now = afw_events_ms(CLOCK_MONOTONIC);
 
-	if (ev->pending && afw_events_exec(ev, "COMMIT") != SQLITE_OK) {
+	/* An insert's error may have ended the transaction already. */
+	if (!sqlite3_get_autocommit(ev->db) && afw_events_exec(ev, "COMMIT") != SQLITE_OK) {
 		afw_events_fail(ev, "commit", ev->pending);
 		afw_events_exec(ev, "ROLLBACK");
 	}
 	ev->pending = 0;
-	if (now - ev->trimmed_at >= AFW_EVENTS_TRIM_MS)
-		afw_events_trim(ev, now);
+	if (now - ev->trimmed_at >= AFW_EVENTS_TRIM_MS) {
+		ev->trimmed_at = now;
+		afw_events_trim(ev, afw_events_ms(CLOCK_REALTIME));
+	}
 }
 
 uint64_t afw_events_failed(const struct afw_events *ev)
@@ -234,7 +258,10 @@ uint64_t afw_events_failed(const struct afw_events *ev)
 	return ev->failed;
 }
 
-const char *afw_events_error(const struct afw_events *ev)
+const char *afw_events_take_error(struct afw_events *ev)
 {
+	if (!ev->news)
+		return NULL;
+	ev->news = false;
 	return ev->error;
 }

@@ -29,8 +29,12 @@ void afw_events_add(struct afw_events *ev, const struct afw_result *r, const str
 /* Ends the round's transaction; trims the database when it is due. */
 void afw_events_commit(struct afw_events *ev);
 
-/* Events that could not be stored, and the last reason, for the log. */
+/* Events that could not be stored (trims that failed lose none). */
 uint64_t afw_events_failed(const struct afw_events *ev);
-const char *afw_events_error(const struct afw_events *ev);
+/*
+ * The first failure (storing or trimming) since the last call, in words,
+ * or NULL if none; valid until the next call into @ev.
+ */
+const char *afw_events_take_error(struct afw_events *ev);
 
 #endif /* AFW_EVENTS_H */

@@ -69,6 +69,7 @@ struct afw_log {
 	uint64_t reported_at;
 	struct afw_events *events;		/* the event log, or NULL */
 	uint64_t events_reported;		/* failures the writer has told of */
+	uint64_t events_reported_at;
 };
 
 static uint64_t afw_log_now(void)
@@ -266,6 +267,7 @@ static void afw_log_drain(struct afw_log *l)
 {
 	unsigned int i, tail, head;
 	uint64_t dropped, now;
+	const char *why;
 	size_t len = 0;
 	char *buf = NULL;
 	FILE *out;
@@ -283,18 +285,22 @@ static void afw_log_drain(struct afw_log *l)
 		/* The slots are formatted: the producer may have them back. */
 		atomic_store_explicit(&r->tail, tail, memory_order_release);
 	}
+	now = afw_log_now();
 	if (l->events) {
 		afw_events_commit(l->events);
-		if (afw_events_failed(l->events) != l->events_reported) {
-			fprintf(out, "afwd: %llu decisions not stored in the event log (%s)\n",
+		/* As often as drops are told of, at most: a full disk is no flood. */
+		if ((now - l->events_reported_at >= AFW_LOG_DROP_REPORT_NS ||
+		     atomic_load(&l->stop)) && (why = afw_events_take_error(l->events))) {
+			fprintf(out, "afwd: event log: %llu decisions not stored (%llu in all); "
+				"first error: %s\n",
 				(unsigned long long)(afw_events_failed(l->events) -
 						     l->events_reported),
-				afw_events_error(l->events));
+				(unsigned long long)afw_events_failed(l->events), why);
 			l->events_reported = afw_events_failed(l->events);
+			l->events_reported_at = now;
 		}
 	}
 	dropped = afw_log_dropped(l);
-	now = afw_log_now();
 	if (dropped != l->reported &&
 	    (now - l->reported_at >= AFW_LOG_DROP_REPORT_NS || atomic_load(&l->stop))) {
 		fprintf(out, "afwd: %llu log records dropped: the log could not keep up "
