@@ -205,6 +205,17 @@ int afw_netns_init(void)
  * no namespace can become active meanwhile; one that is being dismantled
  * has left the list, and drains in its own pre_exit.
  */
+static void afw_netns_flush_active(void)
+{
+	struct net *net;
+
+	down_read(&net_rwsem);
+	for_each_net(net)
+		if (afw_net(net)->active)
+			nf_queue_nf_hook_drop(net);
+	up_read(&net_rwsem);
+}
+
 static void afw_netns_drain(void)
 {
 	struct net *net;
@@ -214,18 +225,9 @@ static void afw_netns_drain(void)
 		WRITE_ONCE(afw_net(net)->draining, true);
 	up_read(&net_rwsem);
 	synchronize_net();
-
-	down_read(&net_rwsem);
-	for_each_net(net)
-		if (afw_net(net)->active)
-			nf_queue_nf_hook_drop(net);
-	up_read(&net_rwsem);
+	afw_netns_flush_active();
 	synchronize_net();
-	down_read(&net_rwsem);
-	for_each_net(net)
-		if (afw_net(net)->active)
-			nf_queue_nf_hook_drop(net);
-	up_read(&net_rwsem);
+	afw_netns_flush_active();
 	rcu_barrier();
 }
 
