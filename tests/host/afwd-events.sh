@@ -14,16 +14,7 @@ pair_tools="curl openssl"
 pair_init afwev 10.197.0
 pair_up
 
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=afw-test \
-	-addext "subjectAltName=DNS:allowed.test,DNS:denied.test" \
-	-keyout $work/key.pem -out $work/cert.pem 2> /dev/null ||
-	{ not_ok "a test certificate" "openssl req failed"; exit 1; }
-ip netns exec $S python3 "$src/tests/tools/tlsserver.py" $SA 443 $work/cert.pem $work/key.pem \
-	$work/server.log &
-for i in $(seq 50); do
-	ip netns exec $S ss -ltn | grep -q ":443 " && break
-	sleep 0.1
-done
+pair_tls_server allowed.test denied.test
 fetch() {
 	ip netns exec $C curl -sS --max-time 4 --resolve "$1:443:$SA" --cacert $work/cert.pem \
 		"https://$1/"

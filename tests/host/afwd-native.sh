@@ -20,16 +20,7 @@ if command -v ethtool > /dev/null; then
 	ip netns exec $S ethtool -K veth0 tso off gso off gro off > /dev/null 2>&1
 fi
 
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=afw-test \
-	-addext "subjectAltName=DNS:allowed.test,DNS:denied.test,DNS:x.rej.test,DNS:inspect.test" \
-	-keyout $work/key.pem -out $work/cert.pem 2> /dev/null ||
-	{ not_ok "a test certificate" "openssl req failed"; exit 1; }
-ip netns exec $S python3 "$src/tests/tools/tlsserver.py" $SA 443 $work/cert.pem $work/key.pem \
-	$work/server.log &
-for i in $(seq 50); do
-	ip netns exec $S ss -ltn | grep -q ":443 " && break
-	sleep 0.1
-done
+pair_tls_server allowed.test denied.test x.rej.test inspect.test
 
 # fetch NAME: curl in the client namespace; prints the body.
 fetch() {

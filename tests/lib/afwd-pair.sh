@@ -15,6 +15,7 @@
 #                         queue 0, and NFQUEUE's BYPASS option
 #                         (--queue-bypass) or none; the marks are
 #                         $pair_mark_base (default 0xa0) + 1..3
+#   pair_tls_server NAME...  a TLS server for the NAMEs on $SA:443
 #   pair_quic_requeue     adds what the module does for installed UDP flows:
 #                         client QUIC Initials (long header, fixed bit, 1200
 #                         bytes or more) of a decided flow go to queue 0 again
@@ -71,6 +72,24 @@ pair_chain() {
 	$ipt -A afw -j NFQUEUE --queue-num 0 $bypass &&
 	$ipt -A INPUT $in -j afw &&
 	$ipt -A OUTPUT $out -j afw
+}
+
+# pair_tls_server NAME...: a certificate for the NAMEs ($work/cert.pem and
+# key.pem), and tests/tools/tlsserver.py on $SA:443 in $S, which logs each
+# handshake to $work/server.log; returns once it listens.
+pair_tls_server() {
+	local san i
+	san=$(printf 'DNS:%s,' "$@")
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=afw-test \
+		-addext "subjectAltName=${san%,}" \
+		-keyout "$work/key.pem" -out "$work/cert.pem" 2> /dev/null ||
+		{ not_ok "a test certificate" "openssl req failed"; exit 1; }
+	ip netns exec "$S" python3 "$src/tests/tools/tlsserver.py" "$SA" 443 "$work/cert.pem" \
+		"$work/key.pem" "$work/server.log" &
+	for i in $(seq 50); do
+		ip netns exec "$S" ss -ltn | grep -q ":443 " && return 0
+		sleep 0.1
+	done
 }
 
 pair_quic_requeue() {
