@@ -210,7 +210,8 @@ boot_systemd() {
 	"$here/boot.sh" -k "$img" -i "$vmdir/initrd.gz" -o "$vmdir/out" -j "$here/guest.sh" \
 		-d "$vmdir/disk.img" -e AFW_LABEL=systemd -e AFW_INIT=systemd "${preboot[@]}" \
 		-e AFW_VM_WANTS=afwd.service -e AFW_VM_POWEROFF=poweroff \
-		-e "AFW_SCENARIOS=$src/tests/vm/scenarios/50-package.sh" -t "${AFW_VM_TIMEOUT:-2400}"
+		-e "AFW_SCENARIOS=$src/tests/vm/scenarios/50-package.sh" -t "${AFW_VM_TIMEOUT:-2400}" \
+		-c "${AFW_VM_CPUS:-2}"
 	echo $? > "$vmdir/boot-rc"
 	echo "vm: systemd finished in $(cat "$vmdir/out/wall_s" 2>/dev/null)s wall, $(cat "$vmdir/out/cpu_s" 2>/dev/null) CPU-s," \
 	     "rc $(cat "$vmdir/boot-rc")" >&2
@@ -221,7 +222,8 @@ boot_systemd() {
 	"$here/boot.sh" -k "$img" -i "$vmdir/initrd.gz" -o "$vmdir2/out" -j "$here/guest.sh" \
 		-d "$vmdir/disk.img" -e AFW_LABEL=systemd-reboot -e AFW_INIT=systemd \
 		-e AFW_VM_WANTS=afwd.service \
-		-e "AFW_SCENARIOS=$src/tests/vm/scenarios/51-package-reboot.sh" -t "${AFW_VM_TIMEOUT:-2400}"
+		-e "AFW_SCENARIOS=$src/tests/vm/scenarios/51-package-reboot.sh" -t "${AFW_VM_TIMEOUT:-2400}" \
+		-c "${AFW_VM_CPUS:-2}"
 	echo $? > "$vmdir2/boot-rc"
 	echo "vm: systemd-reboot finished in $(cat "$vmdir2/out/wall_s" 2>/dev/null)s wall, $(cat "$vmdir2/out/cpu_s" 2>/dev/null) CPU-s," \
 	     "rc $(cat "$vmdir2/boot-rc")" >&2
