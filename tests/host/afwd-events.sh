@@ -27,17 +27,7 @@ prio 10 host allowed.test l7 tls allow
 POLICY
 
 db=$work/events.db
-start_afwd() {
-	: > $work/afwd.log
-	ip netns exec $S "$afwd" -q 0 -p $work/policy.conf --ctl $work/afwd.sock \
-		--events $db "$@" 2> $work/afwd.log &
-	apid=$!
-	for i in $(seq 50); do
-		grep -q 'afwd: ready' $work/afwd.log && return 0
-		sleep 0.1
-	done
-	return 1
-}
+start_afwd() { pair_afwd --events $db "$@"; }
 stop_afwd() { kill $apid; wait $apid; }
 # rows: the events stored, by SQLite's own reading of the file.
 rows() { python3 -c 'import sqlite3, sys

@@ -40,17 +40,7 @@ prio 20 host *.rej.test reject
 prio 30 host inspect.test inspect
 POLICY
 
-start_afwd() {
-	: > $work/afwd.log
-	ip netns exec $S "$afwd" -q 0 -p $work/policy.conf --ctl $work/afwd.sock -j \
-		2> $work/afwd.log &
-	apid=$!
-	for i in $(seq 50); do
-		grep -q 'afwd: ready' $work/afwd.log && return 0
-		sleep 0.1
-	done
-	return 1
-}
+start_afwd() { pair_afwd -j; }
 check "afwd starts on queue 0" start_afwd
 check_grep "and says it runs without the module" "afw module not used" "$(cat $work/afwd.log)"
 check_grep "and waits with io_uring" "queues wait with io_uring" "$(cat $work/afwd.log)"

@@ -15,6 +15,7 @@
 #                         queue 0, and NFQUEUE's BYPASS option
 #                         (--queue-bypass) or none; the marks are
 #                         $pair_mark_base (default 0xa0) + 1..3
+#   pair_afwd ARG...      afwd on queue 0 in $S, waited for until ready
 #   pair_tls_server NAME...  a TLS server for the NAMEs on $SA:443
 #   pair_quic_requeue     adds what the module does for installed UDP flows:
 #                         client QUIC Initials (long header, fixed bit, 1200
@@ -72,6 +73,23 @@ pair_chain() {
 	$ipt -A afw -j NFQUEUE --queue-num 0 $bypass &&
 	$ipt -A INPUT $in -j afw &&
 	$ipt -A OUTPUT $out -j afw
+}
+
+# pair_afwd ARG...: afwd in $S on queue 0 with $work/policy.conf and the
+# control socket $work/afwd.sock, and ARGs; its stderr to $work/afwd.log
+# (emptied first), its pid in $apid. Fails unless it says it is ready
+# within 5 s.
+pair_afwd() {
+	local i
+	: > "$work/afwd.log"
+	ip netns exec "$S" "$afwd" -q 0 -p "$work/policy.conf" --ctl "$work/afwd.sock" "$@" \
+		2> "$work/afwd.log" &
+	apid=$!
+	for i in $(seq 50); do
+		grep -q 'afwd: ready' "$work/afwd.log" && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 # pair_tls_server NAME...: a certificate for the NAMEs ($work/cert.pem and
