@@ -199,12 +199,6 @@ int afw_netns_init(void)
 	return register_pernet_subsys(&afw_net_ops);
 }
 
-/*
- * At unload, afw_net_pre_exit()'s drain for every namespace at once: one
- * set of grace periods for all. Runs after the control family is gone, so
- * no namespace can become active meanwhile; one that is being dismantled
- * has left the list, and drains in its own pre_exit.
- */
 static void afw_netns_flush_active(void)
 {
 	struct net *net;
@@ -216,6 +210,12 @@ static void afw_netns_flush_active(void)
 	up_read(&net_rwsem);
 }
 
+/*
+ * At unload, afw_net_pre_exit()'s drain for every namespace at once: one
+ * set of grace periods for all. Runs after the control family is gone, so
+ * no namespace can become active meanwhile; one that is being dismantled
+ * has left the list, and drains in its own pre_exit.
+ */
 static void afw_netns_drain(void)
 {
 	struct net *net;
