@@ -38,7 +38,7 @@ LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c us
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c userspace/afwctl/stats.c userspace/afwctl/switch.c \
-	userspace/afwctl/decided.c userspace/afwctl/log.c
+	userspace/afwctl/decided.c userspace/afwctl/log.c userspace/l7/escape.c
 # What afwd reads and decides, apart from the daemon: packets and TCP
 # reassembly, the readers, the flow engine, the policy and the decision
 # records. A library that the daemon, the tests, the fuzzers and the

@@ -56,6 +56,23 @@ check_eq "--since 1h takes both" 2 "$("$afwctl" -j log --db $db --since 1h | jq 
 check_eq "--since a date to come takes none" 0 \
 	"$("$afwctl" -j log --db $db --since 2099-01-01T00:00 | jq length)"
 
+# The database is a file anyone with the rights may edit: what it holds
+# reaches the terminal escaped, whatever afwd would have written.
+python3 - $db << 'PY'
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT INTO events (time_ms, verdict, l7, host, dst, dport, record)"
+           " VALUES (?, 'deny', 'tls', ?, '10.197.0.2', 443, ?)",
+           (int((time.time() - 3600) * 1000), "evil\x1b]0;owned\x07.test",
+            '{"reason": "line\\nforged \\u001b[2J"}'))
+db.commit()
+PY
+out=$("$afwctl" log --db $db --host 'evil*')
+check_grep "afwctl log prints a stored control byte escaped" \
+	' evil\\x1b\]0;owned\\x07\.test \(line\\x0aforged \\x1b\[2J\)$' "$out"
+check_eq "and no control byte reaches the terminal" 0 "$(tr -d '\n' <<< "$out" | tr -cd '\000-\037\177' | wc -c)"
+check_eq "one line" 1 "$(wc -l <<< "$out")"
+
 # Bad input: a usage error (2) or a failure (1), said on stderr, nothing on stdout.
 for bad in "--verdict maybe" "--since yesterday" "--last 0" "--hots x" "--since"; do
 	# shellcheck disable=SC2086

@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "afwctl.h"
+#include "escape.h"
 #include "eventdb.h"
 #include "words.h"
 
@@ -153,11 +154,33 @@ static const char *afwctl_log_col(sqlite3_stmt *st, int i)
 	return s ? (const char *)s : "";
 }
 
+/*
+ * A stored text column on a terminal: afwd writes only checked names and
+ * its own words, but the file is a database anyone with the rights can
+ * edit, and a control byte printed as it is would drive the terminal.
+ */
+static void afwctl_log_text(FILE *out, sqlite3_stmt *st, int i, const char *none, int width)
+{
+	const char *s = afwctl_log_col(st, i);
+	int n = sqlite3_column_bytes(st, i), k;
+
+	if (!n) {
+		fprintf(out, "%-*s", width, none);
+		return;
+	}
+	for (k = 0; k < n; k++)
+		if (s[k] < ' ' || s[k] > '~' || s[k] == '\\' || s[k] == '"')
+			break;
+	if (k == n)
+		fprintf(out, "%-*s", width, s);
+	else
+		afw_text_plain(out, s, (size_t)n);
+}
+
 static void afwctl_log_row(FILE *out, sqlite3_stmt *st, const struct afwctl_req *rq,
 			   unsigned long long n)
 {
-	const char *dst = afwctl_log_col(st, 5), *src = afwctl_log_col(st, 3);
-	bool v6 = strchr(dst, ':');
+	bool v6 = strchr(afwctl_log_col(st, 5), ':');
 	char t[40];
 
 	if (rq->json) {
@@ -165,10 +188,19 @@ static void afwctl_log_row(FILE *out, sqlite3_stmt *st, const struct afwctl_req 
 		return;
 	}
 	afwctl_log_time(sqlite3_column_int64(st, 0), t, sizeof(t));
-	fprintf(out, "%s %-7s %-7s %s%s%s:%d -> %s%s%s:%d %s (%s)\n", t, afwctl_log_col(st, 1),
-	       afwctl_log_col(st, 2), v6 ? "[" : "", src, v6 ? "]" : "", sqlite3_column_int(st, 4),
-	       v6 ? "[" : "", dst, v6 ? "]" : "", sqlite3_column_int(st, 6),
-	       *afwctl_log_col(st, 7) ? afwctl_log_col(st, 7) : "-", afwctl_log_col(st, 8));
+	fprintf(out, "%s ", t);
+	afwctl_log_text(out, st, 1, "-", 7);
+	fputc(' ', out);
+	afwctl_log_text(out, st, 2, "-", 7);
+	fputs(v6 ? " [" : " ", out);
+	afwctl_log_text(out, st, 3, "", 0);
+	fprintf(out, "%s:%d -> %s", v6 ? "]" : "", sqlite3_column_int(st, 4), v6 ? "[" : "");
+	afwctl_log_text(out, st, 5, "", 0);
+	fprintf(out, "%s:%d ", v6 ? "]" : "", sqlite3_column_int(st, 6));
+	afwctl_log_text(out, st, 7, "-", 0);
+	fputs(" (", out);
+	afwctl_log_text(out, st, 8, "", 0);
+	fputs(")\n", out);
 }
 
 int afwctl_log_run(struct afw_nl *nl, struct afwctl_req *rq)
