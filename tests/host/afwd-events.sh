@@ -72,6 +72,20 @@ check_grep "afwctl log prints a stored control byte escaped" \
 	' evil\\x1b\]0;owned\\x07\.test \(line\\x0aforged \\x1b\[2J\)$' "$out"
 check_eq "and no control byte reaches the terminal" 0 "$(tr -d '\n' <<< "$out" | tr -cd '\000-\037\177' | wc -c)"
 check_eq "one line" 1 "$(wc -l <<< "$out")"
+# A record that is not JSON loses neither the listing nor the other rows.
+python3 - $db << 'PY'
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT INTO events (time_ms, verdict, l7, host, dst, dport, record)"
+           " VALUES (?, 'deny', 'tls', 'torn.test', '10.197.0.2', 443, ?)",
+           (int((time.time() - 3000) * 1000), '{"src": "10.197.0.1", "rea'))
+db.commit()
+PY
+out=$("$afwctl" log --db $db --since 2h 2>&1)
+check_grep "a torn record is listed from its columns" ' deny +tls .* torn.test \(malformed record\)$' "$out"
+check_grep "and the rows around it too" ' allowed.test ' "$out"
+check_eq "afwctl -j log stays JSON, the torn record a string in it" '{"src": "10.197.0.1", "rea' \
+	"$("$afwctl" -j log --db $db --host torn.test | jq -r '.[0].malformed_record')"
 
 # Bad input: a usage error (2) or a failure (1), said on stderr, nothing on stdout.
 for bad in "--verdict maybe" "--since yesterday" "--last 0" "--hots x" "--since"; do

@@ -125,12 +125,23 @@ int afwctl_log_parse(struct afwctl_req *rq, int argc, char **argv)
 	return 0;
 }
 
-/* The query; the bound values are, in order: since, host, verdict, limit. */
+/*
+ * The query; the bound values are, in order: since, host, verdict, limit.
+ * A record that is not JSON (an edited file, a torn disk) would end the
+ * whole query in json_extract(): its row is listed from the columns, and
+ * -j gives it as a string under "malformed_record", so the output stays
+ * JSON.
+ */
 #define AFWCTL_LOG_SQL								\
-	"SELECT time_ms, verdict, l7, json_extract(record, '$.src'),"		\
-	" json_extract(record, '$.sport'), dst, dport, host,"			\
-	" json_extract(record, '$.reason'), record FROM ("			\
-	" SELECT * FROM events WHERE time_ms >= ?1"				\
+	"SELECT time_ms, verdict, l7,"						\
+	" CASE WHEN ok THEN json_extract(record, '$.src') END,"		\
+	" CASE WHEN ok THEN json_extract(record, '$.sport') END, dst, dport,"	\
+	" host, CASE WHEN ok THEN json_extract(record, '$.reason')"		\
+	" ELSE 'malformed record' END,"						\
+	" CASE WHEN ok THEN record ELSE json_object('time_ms', time_ms,"	\
+	" 'verdict', verdict, 'l7', l7, 'host', host, 'dst', dst,"		\
+	" 'dport', dport, 'malformed_record', record) END FROM ("		\
+	" SELECT *, json_valid(record) AS ok FROM events WHERE time_ms >= ?1"	\
 	" AND (?2 IS NULL OR lower(host) GLOB lower(?2))"			\
 	" AND (?3 IS NULL OR verdict = ?3)"					\
 	" ORDER BY time_ms DESC, id DESC LIMIT ?4)"				\
