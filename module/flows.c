@@ -47,10 +47,17 @@ static hsiphash_key_t afw_flow_secret __read_mostly;
 /* rhashtable's own seed changes on rehash; the secret keeps it unguessable. */
 static u32 afw_flow_hashfn(const void *data, u32 len, u32 seed)
 {
-	hsiphash_key_t key = afw_flow_secret;
+	return afw_flow_key_hash(data, seed, &afw_flow_secret);
+}
 
-	key.key[0] ^= seed;
-	return hsiphash(data, sizeof(struct afw_flow_key), &key);
+/* Five word compares, not a call to memcmp(); 0 is a match. */
+static int afw_flow_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const u64 *x = arg->key, *y = (const u64 *)&((const struct afw_flow *)obj)->key;
+
+	static_assert(sizeof(struct afw_flow_key) == 5 * sizeof(u64));
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
+		(x[4] ^ y[4])) != 0;
 }
 
 static const struct rhashtable_params afw_flow_params = {
@@ -58,23 +65,35 @@ static const struct rhashtable_params afw_flow_params = {
 	.key_offset = offsetof(struct afw_flow, key),
 	.key_len = sizeof(struct afw_flow_key),
 	.hashfn = afw_flow_hashfn,
+	.obj_cmpfn = afw_flow_cmpfn,
 	.automatic_shrinking = true,
 };
 
+/*
+ * The lower address (as memcmp() orders them: the first byte that differs)
+ * is side a, the lower port breaking a tie; both directions of a flow make
+ * the same key. Every field is written, the padding too: the key is hashed
+ * and compared whole.
+ */
 u8 afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k)
 {
-	bool swap;
-	int c;
+	bool swap = t->sport > t->dport;
+	unsigned int i;
 
-	memset(k, 0, sizeof(*k));
-	c = memcmp(t->saddr, t->daddr, sizeof(t->saddr));
-	swap = c > 0 || (c == 0 && t->sport > t->dport);
+	for (i = 0; i < ARRAY_SIZE(t->saddr); i++) {
+		if (t->saddr[i] != t->daddr[i]) {
+			swap = be32_to_cpu(t->saddr[i]) > be32_to_cpu(t->daddr[i]);
+			break;
+		}
+	}
 	memcpy(k->a, swap ? t->daddr : t->saddr, sizeof(k->a));
 	memcpy(k->b, swap ? t->saddr : t->daddr, sizeof(k->b));
 	k->pa = swap ? t->dport : t->sport;
 	k->pb = swap ? t->sport : t->dport;
 	k->family = t->family;
 	k->proto = t->proto;
+	k->pad[0] = 0;
+	k->pad[1] = 0;
 	return swap;
 }
 
@@ -266,7 +285,8 @@ static void afw_flow_assure(struct afw_flows *fl, struct afw_flow *f, u8 side)
 	/* A host's flow to itself: every packet goes both ways at once. */
 	if (test_bit(AFW_FLOW_SYMMETRIC, &f->state))
 		afw_flow_set(f, AFW_FLOW_SEEN + !side);
-	if (test_bit(AFW_FLOW_SEEN + !side, &f->state) &&
+	/* Tested first: an assured flow's packets write no shared line here. */
+	if (test_bit(AFW_FLOW_SEEN + !side, &f->state) && !test_bit(AFW_FLOW_ASSURED, &f->state) &&
 	    !test_and_set_bit(AFW_FLOW_ASSURED, &f->state))
 		afw_flow_unlist(fl, f);
 }

@@ -19,6 +19,7 @@
 #include <linux/reciprocal_div.h>
 #include <linux/siphash.h>
 #include <linux/skbuff.h>
+#include <linux/slab.h>
 
 #include "hook.h"
 #include "netns.h"
@@ -64,7 +65,7 @@ static unsigned int afw_queue(struct afw_net *an, const struct afw_config *cfg,
 		num = (u16)own;
 	/* Both directions share the key, so a flow stays on one queue. */
 	else if (cfg->queue_count > 1)
-		num += reciprocal_scale(hsiphash(k, sizeof(*k), &an->queue_key),
+		num += reciprocal_scale(afw_flow_key_hash(k, 0, &an->queue_key),
 					cfg->queue_count);
 	verdict = NF_QUEUE_NR(num);
 	/* Fail-open: with nobody listening, the packet goes on as accepted. */
@@ -184,15 +185,25 @@ static void afw_hook_rule_flow(struct afw_hook_ctx *c, const struct afw_ruleset 
 static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 			     const struct nf_hook_state *state)
 {
-	struct afw_hook_ctx c = {
-		.an = afw_net(state->net), .skb = skb, .state = state, .own_queue = -1,
-	};
 	enum afw_direction dir = afw_hook_direction(state->hook);
 	const struct afw_ruleset *rs;
-	struct afw_tuple need = { };
+	struct afw_hook_ctx c;
 	struct afw_rule *rule;
 	bool flows, idle;
+	u8 need = 0;
 	int v;
+
+	/*
+	 * Field by field, not "= { }": afw_packet_tuple() fills the tuple and
+	 * the packet facts, and the key is made when first asked for, so the
+	 * context's two hundred bytes need no clearing of their own (a kernel
+	 * built with INIT_STACK_ALL_ZERO, as Debian's are, clears them anyway).
+	 */
+	c.an = priv;
+	c.skb = skb;
+	c.state = state;
+	c.own_queue = -1;
+	c.keyed = false;
 
 	/* Netfilter runs hooks under rcu_read_lock(). */
 	c.cfg = rcu_dereference(c.an->cfg);
@@ -213,14 +224,14 @@ static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 		return NF_ACCEPT;
 
 	if (rs)
-		need = rs->need;
+		need = rs->need.flags;
 	/*
 	 * Flow keys, the queue fan-out and the flows accept rules install
 	 * all need the ports; a ruleset whose rules need them asks itself.
 	 */
 	if (flows || c.cfg->unknown != AFW_UNKNOWN_ACCEPT || (rs && rs->stateful))
-		need.flags |= AFW_TUPLE_PORTS;
-	if (afw_packet_tuple(skb, state, &need, &c.t, &c.p)) {
+		need |= AFW_TUPLE_PORTS;
+	if (afw_packet_tuple(skb, state, need, rs ? &rs->need : NULL, &c.t, &c.p)) {
 		afw_stats_malformed(c.an->stats);
 		return NF_DROP;
 	}
@@ -280,12 +291,32 @@ static const struct nf_hook_ops afw_hook_ops[] = {
 	AFW_HOOK_OPS(NFPROTO_IPV6, NF_INET_FORWARD),
 };
 
-int afw_hooks_register(struct net *net)
+/*
+ * The ops are copied per namespace, as the iptables tables do theirs, so
+ * that each hook call gets its namespace's state as @priv.
+ */
+int afw_hooks_register(struct net *net, struct afw_net *an)
 {
-	return nf_register_net_hooks(net, afw_hook_ops, ARRAY_SIZE(afw_hook_ops));
+	struct nf_hook_ops *ops;
+	unsigned int i;
+	int ret;
+
+	ops = kmemdup(afw_hook_ops, sizeof(afw_hook_ops), GFP_KERNEL_ACCOUNT);
+	if (!ops)
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(afw_hook_ops); i++)
+		ops[i].priv = an;
+	ret = nf_register_net_hooks(net, ops, ARRAY_SIZE(afw_hook_ops));
+	if (ret) {
+		kfree(ops);
+		return ret;
+	}
+	an->hook_ops = ops;
+	return 0;
 }
 
-void afw_hooks_unregister(struct net *net)
+/* The ops stay until afw_net_exit() frees them (see struct afw_net). */
+void afw_hooks_unregister(struct net *net, struct afw_net *an)
 {
-	nf_unregister_net_hooks(net, afw_hook_ops, ARRAY_SIZE(afw_hook_ops));
+	nf_unregister_net_hooks(net, an->hook_ops, ARRAY_SIZE(afw_hook_ops));
 }

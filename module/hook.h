@@ -2,9 +2,10 @@
 #ifndef _AFW_HOOK_H
 #define _AFW_HOOK_H
 
+struct afw_net;
 struct net;
 
-int afw_hooks_register(struct net *net);
-void afw_hooks_unregister(struct net *net);
+int afw_hooks_register(struct net *net, struct afw_net *an);
+void afw_hooks_unregister(struct net *net, struct afw_net *an);
 
 #endif /* _AFW_HOOK_H */

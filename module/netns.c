@@ -69,7 +69,7 @@ int afw_net_activate(struct net *net, struct netlink_ext_ack *extack)
 	if (ret)
 		goto err_defrag6;
 	/* Hooks go last: once registered, packets may use everything. */
-	ret = afw_hooks_register(net);
+	ret = afw_hooks_register(net, an);
 	if (ret)
 		goto err_hooks;
 	WRITE_ONCE(an->active, true);
@@ -166,7 +166,7 @@ static void __net_exit afw_net_pre_exit(struct net *net)
 		afw_net_flush(net);
 		rcu_barrier();
 	}
-	afw_hooks_unregister(net);
+	afw_hooks_unregister(net, an);
 	nf_defrag_ipv6_disable(net);
 	nf_defrag_ipv4_disable(net);
 }
@@ -177,6 +177,7 @@ static void __net_exit afw_net_exit(struct net *net)
 	struct afw_ruleset *rs;
 
 	afw_flows_exit(an);
+	kfree(an->hook_ops);
 	rs = rcu_dereference_protected(an->ruleset, true);
 	if (rs)
 		afw_ruleset_free(rs);

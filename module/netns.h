@@ -11,6 +11,8 @@
 #include "flows.h"
 #include "stats.h"
 
+struct nf_hook_ops;
+
 /*
  * Settings of one namespace. Never changed in place: a change publishes a
  * new copy, so a packet reads one consistent set (the queue number and
@@ -61,6 +63,14 @@ struct afw_net {
 	 * uses afw never pays for it. Read without the lock by status.
 	 */
 	bool active;
+
+	/*
+	 * This namespace's copy of the hook ops, whose @priv is this
+	 * structure: the hook finds its namespace without net_generic()'s
+	 * lookup. Set with @active; freed in afw_net_exit(), a grace period
+	 * after the hooks went (a hook dump may still read the old array).
+	 */
+	struct nf_hook_ops *hook_ops;
 
 	/*
 	 * Set once, before the hooks go (at unload, or at the namespace's

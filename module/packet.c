@@ -98,7 +98,7 @@ static int afw_packet_l3(const struct sk_buff *skb, unsigned int nhoff, u8 famil
 	return nhoff + iph->ihl * 4;
 }
 
-int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state,
+int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state, u8 flags,
 		     const struct afw_tuple *need, struct afw_tuple *t, struct afw_pkt *p)
 {
 	bool first_frag;
@@ -107,6 +107,9 @@ int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state,
 	int thoff;
 
 	memset(t, 0, sizeof(*t));
+	p->seq = 0;
+	p->ack = 0;
+	p->len = 0;
 	p->tcp_flags = 0;
 	p->icmp_error = 0;
 	p->nd = 0;
@@ -117,7 +120,7 @@ int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state,
 		return thoff;
 	p->l4off = thoff;
 
-	if ((need->flags & AFW_TUPLE_PORTS) && first_frag && afw_proto_has_ports(t->proto)) {
+	if ((flags & AFW_TUPLE_PORTS) && first_frag && afw_proto_has_ports(t->proto)) {
 		/* Ports lead every such header; TCP's numbers and flags follow. */
 		l4 = skb_header_pointer(skb, thoff, t->proto == IPPROTO_TCP ? 20 : 4, _l4);
 		if (!l4)
@@ -140,11 +143,11 @@ int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state,
 				t->flags |= AFW_TUPLE_RST;
 		}
 	}
-	if (need->iif[0] && state->in)
+	if (need && need->iif[0] && state->in)
 		strscpy_pad(t->iif, state->in->name, IFNAMSIZ);
-	if (need->oif[0] && state->out)
+	if (need && need->oif[0] && state->out)
 		strscpy_pad(t->oif, state->out->name, IFNAMSIZ);
-	if ((need->flags & AFW_TUPLE_OWNER) && state->hook == NF_INET_LOCAL_OUT)
+	if ((flags & AFW_TUPLE_OWNER) && state->hook == NF_INET_LOCAL_OUT)
 		afw_packet_owner(skb, state, t);
 	return 0;
 }

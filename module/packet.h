@@ -9,11 +9,13 @@ struct nf_hook_state;
 struct afw_pkt;
 
 /*
- * Fills @t from the packet, reading only the fields @need asks for, and
- * @p with what the flow cache reads besides. Returns 0, or -EINVAL for a
- * packet whose headers are truncated or malformed.
+ * Fills @t from the packet, reading only the fields asked for: @flags
+ * (AFW_TUPLE_PORTS, AFW_TUPLE_OWNER) and, when @need is given, the
+ * interface names it sets. Fills @p with what the flow cache reads
+ * besides, all of it but @p->quoted (afw_packet_icmp()'s). Returns 0, or
+ * -EINVAL for a packet whose headers are truncated or malformed.
  */
-int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state,
+int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state, u8 flags,
 		     const struct afw_tuple *need, struct afw_tuple *t, struct afw_pkt *p);
 
 /*
