@@ -24,13 +24,26 @@ tcp() {
 }
 udp() {
 	nsx $NS_C iperf3 -c $S4 -u -l 64 -b 0 -t "$secs" -J > $work/udp.json
-	jq '(.end.sum.packets - .end.sum.lost_packets) / .end.sum.seconds' $work/udp.json
+	jq '(.end.sum.packets - .end.sum.lost_packets) / .end.sum.seconds' $work/udp.json ||
+		jq -c '{error, intervals: (.intervals | length)}' $work/udp.json >&2
 }
 rtt() {
 	nsx $NS_C ping -q -n -c "$pings" -i 0.002 $S4 |
 		awk -F'[/ ]' '/^rtt/ { print $7, $8, $9 }'
 }
 measure() { echo "$(tcp 1) $(tcp 4) $(udp) $(rtt)"; }
+# profile NAME: with AFW_BENCH_PERF=1, one more 64-byte UDP run under perf
+# (every CPU, cpu-clock: under -icount a sample is a span of instructions),
+# its report by symbol to allowed-perf-NAME.txt. Not timed.
+profile() {
+	[ "${AFW_BENCH_PERF:-0}" = 1 ] && command -v perf > /dev/null || return 0
+	perf record -q -a -g -o $work/perf.data -- ip netns exec $NS_C \
+		iperf3 -c $S4 -u -l 64 -b 0 -t "$secs" > /dev/null 2>&1
+	perf report -i $work/perf.data --stdio --no-children --sort sym -g none 2> /dev/null |
+		grep -E '^ +[0-9]' | head -80 > "$AFW_OUT/allowed-perf-$1.txt"
+	perf report -i $work/perf.data --stdio --children --sort sym -g none 2> /dev/null |
+		grep -E '^ +[0-9]' | head -80 > "$AFW_OUT/allowed-perf-$1-children.txt"
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b : 0 }'; }
 # row NAME FIGURES: the line of a setup, against the first row's figures.
 row() {
@@ -44,17 +57,27 @@ row() {
 tcp 1 > /dev/null	# warm-up
 base=$(measure)
 row "no firewall" "$base"
+profile none
 
 afw_load || { echo "bench: afw.ko did not load (allowed.log)" >> "$res"; exit 1; }
+# What the hooks cost before any rule: configured and switched off (the
+# hook's first test returns), then on with nothing to judge (counted
+# only). Both have the defragmenter's hooks too.
+nsx $NS_R "$AFWCTL" config set unknown accept > /dev/null &&
+	nsx $NS_R "$AFWCTL" disable > /dev/null &&
+	row "afw, configured, off" "$(measure)"
+nsx $NS_R "$AFWCTL" enable --yes > /dev/null && row "afw, on, no rules" "$(measure)"
+[ "${AFW_BENCH_PERF:-0}" = 1 ] && profile afw0
 # Accepted by a rule worse than every other: each table is looked up for
 # the packets no flow carries yet.
 printf 'prio 1000 dir forward from %s/32 to %s/32 accept\nprio 1000 dir forward from %s/32 to %s/32 accept\n' \
 	$C4 $S4 $S4 $C4 > $work/accept
-for n in 10 100000 1000000; do
+for n in ${AFW_BENCH_SIZES:-10 100000 1000000}; do
 	rules_file "$n" $work/rules
 	cat $work/accept >> $work/rules
 	nsx $NS_R "$AFWCTL" load $work/rules || { echo "bench: $n rules refused" >> "$res"; exit 1; }
 	row "afw, $n rules, accept rule" "$(measure)"
+	[ "$n" = 10 ] && profile afw10
 	nsx $NS_R "$AFWCTL" -j stats >&2
 	nsx $NS_R "$AFWCTL" rule flush
 	nsx $NS_R "$AFWCTL" flow flush
@@ -72,7 +95,7 @@ nft_row() {
 	fi
 }
 
-if command -v nft > /dev/null; then
+if [ -z "${AFW_BENCH_SIZES:-}" ] && command -v nft > /dev/null; then
 	# The same 100k rules as nftables would be written: one set.
 	{
 		echo "table inet afwbench { set src { type ipv4_addr . inet_service; elements = {"

@@ -14,7 +14,10 @@
 #
 #   bench/allowed.sh [KERNEL_LABEL]    default 6.1
 # AFW_BENCH_SECONDS (default 3): each iperf3 run; AFW_BENCH_PINGS (default
-# 200): pings a row.
+# 200): pings a row. AFW_BENCH_PERF=1: a perf profile of one more 64-byte
+# UDP run with no firewall and with 10 rules (allowed-perf-*.txt).
+# AFW_BENCH_SIZES: the rule counts (default "10 100000 1000000"); when set,
+# the nftables rows are left out.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 label=${1:-6.1}
@@ -23,5 +26,5 @@ bench_prepare "$label" "allowed-$label"
 rm -f "$out/vm/allowed.txt"
 "$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out/vm" -c 1 -m 3072 --icount \
 	-t 7200 -j "$src/bench/allowed-guest.sh" -e "AFW_KO=$src/build/kmod/$label/afw.ko" \
-	-e "AFW_BENCH_SECONDS=${AFW_BENCH_SECONDS:-3}" -e "AFW_BENCH_PINGS=${AFW_BENCH_PINGS:-200}"
+	-e "AFW_BENCH_PERF=${AFW_BENCH_PERF:-0}" -e "AFW_BENCH_SIZES=${AFW_BENCH_SIZES:-}" -e "AFW_BENCH_SECONDS=${AFW_BENCH_SECONDS:-3}" -e "AFW_BENCH_PINGS=${AFW_BENCH_PINGS:-200}"
 cat "$out/vm/allowed.txt"
