@@ -173,16 +173,11 @@ static const char *afwctl_log_col(sqlite3_stmt *st, int i)
 static void afwctl_log_text(FILE *out, sqlite3_stmt *st, int i, const char *none, int width)
 {
 	const char *s = afwctl_log_col(st, i);
-	int n = sqlite3_column_bytes(st, i), k;
+	int n = sqlite3_column_bytes(st, i);
 
-	if (!n) {
+	if (!n)
 		fprintf(out, "%-*s", width, none);
-		return;
-	}
-	for (k = 0; k < n; k++)
-		if (s[k] < ' ' || s[k] > '~' || s[k] == '\\' || s[k] == '"')
-			break;
-	if (k == n)
+	else if (afw_text_is_plain(s, (size_t)n))
 		fprintf(out, "%-*s", width, s);
 	else
 		afw_text_plain(out, s, (size_t)n);

@@ -82,6 +82,23 @@ void afw_json_bytes(FILE *out, const void *p, size_t n)
 	afw_esc_end(&e);
 }
 
+/* A byte the text log writes as it is. */
+static bool afw_text_byte_plain(unsigned char c)
+{
+	return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\';
+}
+
+bool afw_text_is_plain(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!afw_text_byte_plain(c[i]))
+			return false;
+	return true;
+}
+
 static void afw_text_bytes(struct afw_esc *e, const unsigned char *c, size_t n)
 {
 	size_t i;
@@ -91,7 +108,7 @@ static void afw_text_bytes(struct afw_esc *e, const unsigned char *c, size_t n)
 			char s[2] = { '\\', (char)c[i] };
 
 			afw_esc_put(e, s, 2);
-		} else if (c[i] < 0x20 || c[i] > 0x7e) {
+		} else if (!afw_text_byte_plain(c[i])) {
 			afw_esc_hex(e, "\\x", c[i]);
 		} else {
 			afw_esc_put(e, (const char *)&c[i], 1);

@@ -9,6 +9,7 @@
 #ifndef AFW_ESCAPE_H
 #define AFW_ESCAPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,5 +34,8 @@ void afw_text_quoted(FILE *out, const void *p, size_t n);
  * JA4 fingerprint, a reason): anything unexpected is still escaped.
  */
 void afw_text_plain(FILE *out, const void *p, size_t n);
+
+/* True when afw_text_plain() would write the @n bytes at @p as they are. */
+bool afw_text_is_plain(const void *p, size_t n);
 
 #endif /* AFW_ESCAPE_H */
