@@ -15,7 +15,8 @@
 #   bench/allowed.sh [KERNEL_LABEL]    default 6.1
 # AFW_BENCH_SECONDS (default 3): each iperf3 run; AFW_BENCH_PINGS (default
 # 200): pings a row. AFW_BENCH_PERF=1: a perf profile of one more 64-byte
-# UDP run with no firewall and with 10 rules (allowed-perf-*.txt).
+# UDP run with no firewall, with afw on and no rules, and with 10 rules
+# (allowed-perf-*.txt).
 # AFW_BENCH_SIZES: the rule counts (default "10 100000 1000000"); when set,
 # the nftables rows are left out.
 set -euo pipefail
