@@ -185,25 +185,15 @@ static void afw_hook_rule_flow(struct afw_hook_ctx *c, const struct afw_ruleset 
 static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 			     const struct nf_hook_state *state)
 {
+	struct afw_hook_ctx c = {
+		.an = priv, .skb = skb, .state = state, .own_queue = -1,
+	};
 	enum afw_direction dir = afw_hook_direction(state->hook);
 	const struct afw_ruleset *rs;
-	struct afw_hook_ctx c;
 	struct afw_rule *rule;
 	bool flows, idle;
 	u8 need = 0;
 	int v;
-
-	/*
-	 * Field by field, not "= { }": afw_packet_tuple() fills the tuple and
-	 * the packet facts, and the key is made when first asked for, so the
-	 * context's two hundred bytes need no clearing of their own (a kernel
-	 * built with INIT_STACK_ALL_ZERO, as Debian's are, clears them anyway).
-	 */
-	c.an = priv;
-	c.skb = skb;
-	c.state = state;
-	c.own_queue = -1;
-	c.keyed = false;
 
 	/* Netfilter runs hooks under rcu_read_lock(). */
 	c.cfg = rcu_dereference(c.an->cfg);
