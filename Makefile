@@ -46,8 +46,8 @@ AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afw
 L7_SRCS := userspace/l7/pkt.c userspace/l7/reasm.c userspace/l7/tcp.c userspace/l7/pcap.c \
 	userspace/l7/tls.c userspace/l7/ja4.c userspace/l7/quic.c userspace/l7/http.c \
 	userspace/l7/h2.c userspace/l7/dns.c userspace/l7/engine.c userspace/l7/policy.c \
-	userspace/l7/policy_match.c userspace/l7/hostname.c userspace/l7/resolvers.c \
-	userspace/l7/escape.c userspace/l7/report.c
+	userspace/l7/policy_match.c userspace/l7/policy_shadow.c userspace/l7/hostname.c \
+	userspace/l7/resolvers.c userspace/l7/escape.c userspace/l7/report.c
 # The daemon's pieces that unit tests drive without a queue.
 AFWD_LIB_SRCS := userspace/afwd/pace.c userspace/afwd/ledger.c userspace/afwd/settings.c
 AFWD_SRCS := userspace/afwd/afwd.c userspace/afwd/worker.c userspace/afwd/queue.c \

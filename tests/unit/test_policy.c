@@ -804,8 +804,25 @@ static void random_facts(unsigned int *seed, struct afw_facts *f)
 	f->uid = 1000 + rnd(seed, 3);
 }
 
+/* Lines of the rules afw_policy_unreachable() names, for test_random. */
+struct shadowed {
+	bool line[4096];
+	unsigned int n;
+};
+
+static void note_shadowed(void *ctx, const struct afw_policy_shadow *sh)
+{
+	struct shadowed *s = ctx;
+
+	if (sh->line < sizeof(s->line))
+		s->line[sh->line] = true;
+	s->n++;
+}
+
 static void test_random(int *failed)
 {
+	static struct shadowed shadow;
+	unsigned int shadow_hits = 0, shadow_named = 0;
 	unsigned int seed = 20261130, round, i, line, n, mismatches = 0, decided = 0, dflt_line;
 	unsigned int printed_round = 0, reprinted = 0;
 	static struct ref_rule rules[80];
@@ -855,6 +872,9 @@ static void test_random(int *failed)
 		fclose(o);
 		q = afw_policy_parse(out, outlen, "printed", &err);
 		printed_round += q != NULL;
+		memset(&shadow, 0, sizeof(shadow));
+		afw_policy_unreachable(p, SIZE_MAX, note_shadowed, &shadow);
+		shadow_named += shadow.n;
 		for (i = 0; i < 400; i++) {
 			struct afw_policy_match mp, mq;
 			unsigned int want;
@@ -868,6 +888,13 @@ static void test_random(int *failed)
 					       round, i, mp.line, want);
 			}
 			decided += !mp.is_default;
+			/* A rule named as never deciding must never decide. */
+			if (!mp.is_default && mp.line < sizeof(shadow.line) && shadow.line[mp.line]) {
+				if (shadow_hits++ < 5)
+					printf("# round %u facts %u: line %u decided, but --check "
+					       "names it as never deciding\n%s", round, i, mp.line,
+					       text);
+			}
 			if (q) {
 				afw_policy_match(q, &f, &mq);
 				/* Printing renumbers lines; the verdict and priority stay. */
@@ -885,6 +912,10 @@ static void test_random(int *failed)
 	      mismatches == 0);
 	CHECK(*failed, "the random flows exercise both rules and the default",
 	      decided > 300 * 400 / 4 && decided < 300 * 400);
+	printf("# %u rules named as never deciding\n", shadow_named);
+	CHECK(*failed, "no rule named as never deciding decides any of 120000 random flows",
+	      shadow_hits == 0);
+	CHECK(*failed, "and the random policies have such rules", shadow_named > 300);
 	CHECK(*failed, "printed policies parse back", printed_round == 300);
 	CHECK(*failed, "printed policies decide the same", reprinted == 0);
 }
@@ -1082,6 +1113,113 @@ static void test_terms(int *failed)
 	      strstr(ab, "malformed or evasion are denied unless a rule names them"));
 	CHECK(*failed, "and says nothing of it under a default deny",
 	      check_text("default deny\n", ab, sizeof(ab)) == 0 && !strstr(ab, "malformed"));
+}
+
+/* afwd --check names the rules that never decide a flow, and only those. */
+static void test_unreachable(int *failed)
+{
+	static const char text[] =
+		"default deny\n"
+		"prio 10 host *.example.com allow\n"			/* 2 */
+		"prio 20 host www.example.com deny\n"			/* 3: under 2 */
+		"prio 20 host example.com deny\n"			/* 4: not under *. */
+		"prio 5 dport 80-90,91-100 proto tcp allow\n"		/* 5 */
+		"prio 6 dport 85-95 proto tcp deny\n"			/* 6: in 5's union */
+		"prio 6 dport 85-101 proto tcp deny\n"			/* 7: 101 is not */
+		"prio 7 to 10.0.0.0/8 allow\n"				/* 8 */
+		"prio 8 to 10.1.0.0/16 dport 22 proto tcp deny\n"	/* 9: under 8 */
+		"prio 9 reason malformed to 10.1.0.0/16 deny\n"	/* 10: 8 skips it */
+		"prio 30 host a.b.example.com,x.example.com l7 tls alpn h2 deny\n" /* 11 */
+		"prio 30 host a.b.example.com,example.org deny\n"	/* 12: one host not */
+		"prio 40 to 192.0.2.0/24 uid 1000 deny\n"		/* 13 */
+		"prio 40 to 192.0.2.0/25 deny\n"			/* 14: any uid */
+		"prio 40 to 192.0.2.0/25 uid 1000,1001 deny\n"		/* 15: under 14 */
+		"prio 40 to 192.0.2.128/25 uid 1000 l7 http allow\n"	/* 16: under 13 */
+		"prio 50 ja4 T13D1516H2_8DAAF6152771_E5627EFA2AB1 deny\n"	/* 17 */
+		"prio 51 ja4 t13d1516h2_8daaf6152771_e5627efa2ab1 to 198.51.100.1 deny\n" /* 18 */
+		"prio 60 dir in,out allow\n"				/* 19 */
+		"prio 61 dir out proto udp allow\n"			/* 20: under 19 */
+		"prio 61 proto udp allow\n";				/* 21: forward too */
+	char out[4096];
+	static const unsigned int named[] = { 3, 6, 9, 11, 15, 16, 18, 20 };
+	static const unsigned int kept[] = { 2, 4, 5, 7, 8, 10, 12, 13, 14, 17, 19, 21 };
+	char needle[64];
+	bool all = true;
+	size_t i;
+
+	CHECK(*failed, "--check passes a policy with rules that never decide",
+	      check_text(text, out, sizeof(out)) == 0);
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		snprintf(needle, sizeof(needle), ":%u: warning: this rule", named[i]);
+		if (!strstr(out, needle)) {
+			printf("# line %u not named:\n%s", named[i], out);
+			all = false;
+		}
+	}
+	CHECK(*failed, "--check names each rule an earlier one covers", all);
+	for (all = true, i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		snprintf(needle, sizeof(needle), ":%u: warning: this rule", kept[i]);
+		if (strstr(out, needle)) {
+			printf("# line %u named:\n%s", kept[i], out);
+			all = false;
+		}
+	}
+	CHECK(*failed, "and none that some flow reaches", all);
+	CHECK(*failed, "it names the rule that comes first",
+	      strstr(out, ":3: warning: this rule (prio 20) never decides a flow: line 2 (prio 10)") &&
+	      strstr(out, ":18: warning: this rule (prio 51) never decides a flow: line 17 (prio 50)") &&
+	      strstr(out, ":20: warning: this rule (prio 61) never decides a flow: line 19 (prio 60)"));
+	CHECK(*failed, "a wider prefix after a narrower one is reached",
+	      check_text("default deny\nprio 1 to 10.0.0.0/16 deny\nprio 2 to 10.0.0.0/8 allow\n"
+			 "prio 3 from 2001:db8::/32 deny\nprio 4 from 2001:db8:1::/48 allow\n",
+			 out, sizeof(out)) == 0 && !strstr(out, ":3: warning") &&
+	      strstr(out, ":5: warning: this rule (prio 4) never decides a flow: line 4 (prio 3)"));
+	CHECK(*failed, "source ports are covered as destination ports are",
+	      check_text("default deny\nprio 1 sport 1000-2000 proto tcp deny\n"
+			 "prio 2 sport 1500 proto tcp allow\nprio 3 sport 900-1500 proto tcp allow\n"
+			 "prio 4 dport 1500 proto tcp allow\n", out, sizeof(out)) == 0 &&
+	      strstr(out, ":3: warning: this rule (prio 2) never decides a flow: line 2 (prio 1)") &&
+	      !strstr(out, ":4: warning") && !strstr(out, ":5: warning"));
+	CHECK(*failed, "interfaces and owners: a rule without the test is not covered by one with it",
+	      check_text("default deny\nprio 1 oif lo uid 0 deny\nprio 2 oif lo allow\n"
+			 "prio 3 proto tcp uid 0 allow\nprio 4 oif lo uid 0,1 proto tcp allow\n",
+			 out, sizeof(out)) == 0 &&
+	      !strstr(out, ":3: warning") && !strstr(out, ":4: warning") &&
+	      strstr(out, ":5: warning: this rule (prio 4) never decides a flow: line 3 (prio 2)"));
+	{
+		static char many[8192];
+		static char big[16384];
+		struct afw_policy_error err;
+		struct afw_policy *p;
+		struct shadowed sh;
+		size_t off, n, looked;
+		int k;
+
+		off = (size_t)snprintf(many, sizeof(many), "default deny\nprio 0 proto udp deny\n");
+		for (k = 0; k < 60; k++)
+			off += (size_t)snprintf(many + off, sizeof(many) - off,
+						"prio 1 proto udp dport %d allow\n", 1000 + k);
+		n = 0;
+		if (check_text(many, big, sizeof(big)) == 0)
+			for (const char *c = big; (c = strstr(c, ": warning: ")); c++)
+				n++;
+		CHECK(*failed, "60 rules that never decide: the first 50 named, then the count",
+		      n == 50 && strstr(big, ": 60 rules in all never decide a flow; the first 50"));
+		p = afw_policy_parse(many, strlen(many), "many", &err);
+		memset(&sh, 0, sizeof(sh));
+		looked = p ? afw_policy_unreachable(p, 100, note_shadowed, &sh) : 0;
+		/* Rule k costs k comparisons up to the one that covers it: 1 each here. */
+		CHECK(*failed, "a budget of comparisons bounds the look, which says how far it got",
+		      p && looked == 61 && sh.n == 60);
+		memset(&sh, 0, sizeof(sh));
+		looked = p ? afw_policy_unreachable(p, 10, note_shadowed, &sh) : 0;
+		CHECK(*failed, "and a smaller one stops early, naming only what it saw whole",
+		      p && looked == 11 && sh.n == 10);
+		afw_policy_free(p);
+	}
+	CHECK(*failed, "and says nothing of a policy without such rules",
+	      check_text("default deny\nprio 1 host a.example allow\nprio 2 host b.example allow\n",
+			 out, sizeof(out)) == 0 && !strstr(out, "warning"));
 }
 
 /*
@@ -1490,6 +1628,7 @@ int main(void)
 	test_random(&failed);
 	test_many(&failed);
 	test_terms(&failed);
+	test_unreachable(&failed);
 	test_direction(&failed);
 	test_dist(&failed);
 	test_dist_baseline(&failed);

@@ -930,10 +930,41 @@ void afw_policy_print(const struct afw_policy *p, FILE *out)
 	}
 }
 
+struct afw_check_ctx {
+	const char *path;
+	FILE *out;
+	size_t n;
+};
+
+/* Warnings --check prints one by one; past them, a count. */
+#define AFW_CHECK_WARNINGS 50
+
+static void afw_check_unreachable(void *ctx, const struct afw_policy_shadow *s)
+{
+	struct afw_check_ctx *c = ctx;
+
+	if (c->n++ >= AFW_CHECK_WARNINGS)
+		return;
+	fprintf(c->out, "%s:%u: warning: this rule (prio %" PRIu32 ") never decides a flow: "
+		"line %u (prio %" PRIu32 ") matches every flow it matches, and comes first\n",
+		c->path, s->line, s->prio, s->by_line, s->by_prio);
+}
+
+/*
+ * Comparisons of two rules --check makes at most, looking for rules that
+ * never decide: half a second on a 2020s PC, and afwd.service waits for
+ * them. A policy of host names costs a few per rule (the host index names
+ * the candidates); one of 200,000 rules without hosts would cost 2e10, and
+ * is looked at in part, saying so.
+ */
+#define AFW_CHECK_BUDGET 50000000u
+
 int afw_policy_check(const char *path, FILE *out, FILE *errout)
 {
+	struct afw_check_ctx ctx = { path, out, 0 };
 	struct afw_policy_error err;
 	struct afw_policy *p = afw_policy_load(path, &err);
+	size_t looked;
 
 	if (!p) {
 		fprintf(errout, "afwd: %s\n", err.msg);
@@ -941,6 +972,14 @@ int afw_policy_check(const char *path, FILE *out, FILE *errout)
 	}
 	fprintf(out, "%s: %zu rules, default %s\n", path, afw_policy_rules(p),
 		afw_decision_name(p->dflt));
+	looked = afw_policy_unreachable(p, AFW_CHECK_BUDGET, afw_check_unreachable, &ctx);
+	if (ctx.n > AFW_CHECK_WARNINGS)
+		fprintf(out, "%s: %zu rules in all never decide a flow; the first %u are above\n",
+			path, ctx.n, AFW_CHECK_WARNINGS);
+	if (looked < afw_policy_rules(p))
+		fprintf(out, "%s: looked for rules that never decide among the first %zu of %zu "
+			"rules only, to bound the time this check takes\n", path, looked,
+			afw_policy_rules(p));
 	if (p->dflt == AFW_DECIDE_ALLOW || p->dflt == AFW_DECIDE_INSPECT)
 		fprintf(out, "%s: flows given up as malformed or evasion are denied unless a "
 			"rule names them (reason malformed,evasion), not %s by the default\n",

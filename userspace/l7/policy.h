@@ -103,9 +103,31 @@ void afw_policy_print(const struct afw_policy *p, FILE *out);
 
 /*
  * "afwd --check FILE": loads @path, prints "FILE: N rules, default ACTION"
- * to @out or the error to @errout, and returns the exit status (0 or 1).
+ * and a line for each rule that never decides a flow (afw_policy_unreachable)
+ * to @out, or the error to @errout, and returns the exit status: 1 for an
+ * error, else 0. A rule that never decides is a warning, not an error: the
+ * policy is valid, and afwd.service runs --check before it starts afwd.
  */
 int afw_policy_check(const char *path, FILE *out, FILE *errout);
+
+/* A rule that never decides a flow, and the earlier rule that takes all of its flows. */
+struct afw_policy_shadow {
+	unsigned int line;
+	uint32_t prio;
+	unsigned int by_line;
+	uint32_t by_prio;
+};
+
+/*
+ * Calls @fn for each rule of @p, in evaluation order, that an earlier rule
+ * covers: one with a lower priority, or the same higher in the file, that
+ * matches every flow it matches (keyword by keyword; a rule covered only
+ * by several together is not found). At most @budget comparisons of two
+ * rules: returns how many rules, from the first in evaluation order, were
+ * looked at whole, all of them if the budget sufficed.
+ */
+size_t afw_policy_unreachable(const struct afw_policy *p, size_t budget,
+			      void (*fn)(void *ctx, const struct afw_policy_shadow *s), void *ctx);
 
 const char *afw_decision_name(enum afw_decision v);
 
