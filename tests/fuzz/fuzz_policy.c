@@ -2,7 +2,8 @@
 /*
  * The policy parser on arbitrary bytes, then a few decisions with flows
  * whose names and fingerprints are cut from the same bytes. A policy that
- * loads must also print to text that loads and decides the same.
+ * loads must also print to text that loads and decides the same, and no
+ * rule that --check names as never deciding may decide one of those flows.
  */
 
 #include <netinet/in.h>
@@ -35,10 +36,24 @@ static void afw_fuzz_facts(const uint8_t *data, size_t size, unsigned int k, str
 	f->uid = k % 3 ? 1000 : 0;
 }
 
+/* The lines afw_policy_unreachable() names; policies have at most 2^16 lines here. */
+struct afw_fuzz_shadow {
+	uint8_t line[65536 / 8];
+};
+
+static void afw_fuzz_note(void *ctx, const struct afw_policy_shadow *s)
+{
+	struct afw_fuzz_shadow *sh = ctx;
+
+	if (s->line < 65536)
+		sh->line[s->line / 8] |= (uint8_t)(1u << (s->line % 8));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static struct afw_fuzz_shadow sh;
 	struct afw_policy_match m, m2;
 	struct afw_policy_error err;
 	struct afw_policy *p, *q;
@@ -63,11 +78,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	q = afw_policy_parse(text, len, "printed", &err);
 	if (!q)
 		abort();
+	memset(&sh, 0, sizeof(sh));
+	afw_policy_unreachable(p, 100000, afw_fuzz_note, &sh);
 	for (k = 0; k < 8; k++) {
 		afw_fuzz_facts(data, size, k, &f);
 		afw_policy_match(p, &f, &m);
 		afw_policy_match(q, &f, &m2);
 		if (m.verdict != m2.verdict || m.prio != m2.prio || m.is_default != m2.is_default)
+			abort();
+		if (!m.is_default && m.line < 65536 && (sh.line[m.line / 8] & (1u << (m.line % 8))))
 			abort();
 	}
 	afw_policy_free(q);
