@@ -87,6 +87,43 @@ check_grep "and the rows around it too" ' allowed.test ' "$out"
 check_eq "afwctl -j log stays JSON, the torn record a string in it" '{"src": "10.197.0.1", "rea' \
 	"$("$afwctl" -j log --db $db --host torn.test | jq -r '.[0].malformed_record')"
 
+# afwctl monitor: the decisions afwd stores from now on, each as it comes;
+# -j one object a line; --last N first the N latest, then the new ones.
+"$afwctl" monitor --db $db > $work/mon.txt 2> $work/mon.err &
+mon=$!
+"$afwctl" -j monitor --db $db --verdict deny > $work/monj.txt 2> $work/monj.err &
+monj=$!
+"$afwctl" monitor --db $db --last 1 --host 'allowed.*' > $work/monl.txt 2> $work/monl.err &
+monl=$!
+sleep 1
+check_eq "an allowed name passes, under monitor" ok "$(fetch allowed.test)"
+check_eq "a denied name does not" "" "$(fetch denied.test 2> /dev/null)"
+mon_lines() { [ "$(wc -l < $work/mon.txt)" -ge 2 ] && [ "$(wc -l < $work/monj.txt)" -ge 1 ] &&
+	[ "$(wc -l < $work/monl.txt)" -ge 2 ]; }
+check "afwctl monitor shows the new decisions as afwd stores them" wait_until 10 mon_lines
+kill $mon $monj $monl
+wait $mon $monj $monl 2> /dev/null
+check_grep "monitor: the allowed one" \
+	'^20[0-9-]*T[0-9:.]*Z allow +tls +10.197.0.1:[0-9]+ -> 10.197.0.2:443 allowed.test \(tls, policy line 2\)$' \
+	"$(sed -n 1p $work/mon.txt)"
+check_grep "then the denied one" ' deny +tls .* denied.test \(tls, default' "$(sed -n 2p $work/mon.txt)"
+check_eq "and none stored before it started" 2 "$(wc -l < $work/mon.txt)"
+check_eq "-j --verdict deny: one JSON object a line, the denied one" "denied.test deny" \
+	"$(jq -r '"\(.sni) \(.verdict)"' $work/monj.txt)"
+check_eq "--last 1 --host: the latest allowed one stored before, then the new one" 2 \
+	"$(grep -c ' allowed.test (tls, policy line 2)$' $work/monl.txt)"
+check "the two are two decisions, not one shown twice" \
+	test "$(sed -n 1p $work/monl.txt)" != "$(sed -n 2p $work/monl.txt)"
+check_eq "monitor said nothing on stderr" "" "$(cat $work/mon.err $work/monj.err $work/monl.err)"
+"$afwctl" monitor --db $work/none.db > $work/out 2> $work/err
+check_eq "monitor of a missing database fails at once" 1 $?
+check_grep "saying where the decisions go" "monitor: .*none.db: No such file or directory" \
+	"$(cat $work/err)"
+"$afwctl" monitor --db $db --verdcit deny > $work/out 2> $work/err
+check_eq "monitor takes log's options, and a typo is a usage error" 2 $?
+check_grep "with a hint" "monitor: unknown option '--verdcit'; did you mean '--verdict'" \
+	"$(cat $work/err)"
+
 # Bad input: a usage error (2) or a failure (1), said on stderr, nothing on stdout.
 for bad in "--verdict maybe" "--since yesterday" "--last 0" "--hots x" "--since"; do
 	# shellcheck disable=SC2086

@@ -25,8 +25,13 @@ words() { complete_words "$ctl" "$1" | tr '\n' ' ' | sed 's/ $//'; }
 
 check_eq "complete -p afwctl after sourcing" "complete -F _afwctl afwctl" \
 	"$(bash --norc -c ". '$ctl'; complete -p afwctl")"
-check_grep "the commands" "^check config disable enable flow load log reset-counters rule save stats status$" \
+# Every command afwctl --help lists, and nothing else: the two cannot drift.
+check_eq "the commands, as afwctl --help lists them" \
+	"$("${AFWCTL:-$src/build/afwctl}" --help | sed -n '/^Commands:/,/^[A-Z]/s/^  \([a-z-]*\) .*/\1/p' |
+		sort | tr '\n' ' ' | sed 's/ $//')" \
 	"$(complete_words "$ctl" "afwctl " | grep -v '^-' | tr '\n' ' ' | sed 's/ $//')"
+check_eq "monitor's options are log's" "--db --host --last --since --verdict" \
+	"$(words "afwctl monitor ")"
 check_eq "a command's prefix" "rule" "$(words "afwctl ru")"
 check_eq "after options" "list" "$(words "afwctl -j rule l")"
 check_eq "log's options" "--db --host --last --since --verdict" "$(words "afwctl log ")"

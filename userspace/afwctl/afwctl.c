@@ -46,6 +46,8 @@ static const struct afwctl_cmd afwctl_cmds[] = {
 	CMD("disable", disable, false, "let every packet pass, keeping rules, flows and settings"),
 	CMD("log", log, true, "[--since T] [--host GLOB] [--verdict V] [--last N] [--db PATH]: "
 	    "afwd's stored decisions"),
+	CMD("monitor", monitor, true, "[--since T] [--host GLOB] [--verdict V] [--last N] [--db PATH]: "
+	    "afwd's decisions as it stores them, until interrupted"),
 	CMD("config", config, false, "show, or set [--yes] KEY VALUE: unknown, queue, fail, "
 	    "max_flows, tcp_timeout, udp_timeout, flow_timeout, enabled"),
 };

@@ -32,6 +32,7 @@ struct afwctl_req {
 		const char *host;	/* a glob, or NULL */
 		const char *verdict;	/* afwd's word, or NULL */
 		long long limit;	/* the last N; -1: all */
+		bool follow;		/* monitor: then new decisions as they are stored */
 	} log;
 };
 
@@ -111,6 +112,7 @@ AFWCTL_CMD(config);
 AFWCTL_CMD(enable);
 AFWCTL_CMD(disable);
 AFWCTL_CMD(log);
+AFWCTL_CMD(monitor);
 
 /* Whether @w is the guard's override, --yes or -y (enable, config set, load). */
 bool afwctl_is_yes(const char *w);

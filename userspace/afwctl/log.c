@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * afwctl log: the decisions afwd stored in its event log (afwd --events),
- * oldest first. Read-only, beside a running afwd; needs no module.
+ * oldest first; afwctl monitor: then each new one as afwd stores it, as
+ * "nft monitor" follows the ruleset. Read-only, beside a running afwd;
+ * needs no module.
  */
 
 #include <errno.h>
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sqlite3.h>
 
 #include "afwctl.h"
@@ -67,7 +70,7 @@ static int afwctl_log_since(const char *s, long long *ms)
 	return 0;
 }
 
-int afwctl_log_parse(struct afwctl_req *rq, int argc, char **argv)
+static int afwctl_log_opts_parse(struct afwctl_req *rq, int argc, char **argv, const char *cmd)
 {
 	const char *hint;
 	char *end;
@@ -83,18 +86,18 @@ int afwctl_log_parse(struct afwctl_req *rq, int argc, char **argv)
 				break;
 		if (i == sizeof(afwctl_log_opts) / sizeof(afwctl_log_opts[0])) {
 			hint = afw_suggest(argv[a], afwctl_log_opts, i);
-			return afwctl_usage_err("log: unknown option '%s'" AFW_HINT_FMT, argv[a],
+			return afwctl_usage_err("%s: unknown option '%s'" AFW_HINT_FMT, cmd, argv[a],
 						AFW_HINT_ARGS(hint));
 		}
 		if (a + 1 >= argc)
-			return afwctl_usage_err("log: %s needs a value", argv[a]);
+			return afwctl_usage_err("%s: %s needs a value", cmd, argv[a]);
 		switch (i) {
 		case 0:
 			if (afwctl_log_since(argv[a + 1], &rq->log.since_ms))
-				return afwctl_usage_err("log: --since '%s' is neither a time ago (30s, "
-							"15m, 2h, 7d) nor a UTC date "
+				return afwctl_usage_err("%s: --since '%s' is neither a time ago "
+							"(30s, 15m, 2h, 7d) nor a UTC date "
 							"(2026-12-03 or 2026-12-03T15:04:05)",
-							argv[a + 1]);
+							cmd, argv[a + 1]);
 			break;
 		case 1:
 			rq->log.host = argv[a + 1];
@@ -107,15 +110,15 @@ int afwctl_log_parse(struct afwctl_req *rq, int argc, char **argv)
 				if (!strcmp(rq->log.verdict, afwctl_log_verdicts[i]))
 					break;
 			if (i == 4)
-				return afwctl_usage_err("log: --verdict '%s' is none of allow, deny, "
-							"reject, inspect", argv[a + 1]);
+				return afwctl_usage_err("%s: --verdict '%s' is none of allow, "
+							"deny, reject, inspect", cmd, argv[a + 1]);
 			break;
 		case 3:
 			errno = 0;
 			rq->log.limit = strtoll(argv[a + 1], &end, 10);
 			if (errno || end == argv[a + 1] || *end || rq->log.limit < 1)
-				return afwctl_usage_err("log: --last '%s' is not a count of 1 or more",
-							argv[a + 1]);
+				return afwctl_usage_err("%s: --last '%s' is not a count of 1 or "
+							"more", cmd, argv[a + 1]);
 			break;
 		default:
 			rq->log.db = argv[a + 1];
@@ -125,8 +128,21 @@ int afwctl_log_parse(struct afwctl_req *rq, int argc, char **argv)
 	return 0;
 }
 
+int afwctl_log_parse(struct afwctl_req *rq, int argc, char **argv)
+{
+	return afwctl_log_opts_parse(rq, argc, argv, "log");
+}
+
+int afwctl_monitor_parse(struct afwctl_req *rq, int argc, char **argv)
+{
+	rq->log.follow = true;
+	return afwctl_log_opts_parse(rq, argc, argv, "monitor");
+}
+
 /*
- * The query; the bound values are, in order: since, host, verdict, limit.
+ * The query; the bound values are, in order: since, host, verdict, limit,
+ * and the rows' ids after ?5 up to ?6 (monitor's rounds: each takes the
+ * rows stored since the last). The row's id is the last column.
  * A record that is not JSON (an edited file, a torn disk) would end the
  * whole query in json_extract(): its row is listed from the columns, and
  * -j gives it as a string under "malformed_record", so the output stays
@@ -140,10 +156,10 @@ int afwctl_log_parse(struct afwctl_req *rq, int argc, char **argv)
 	" ELSE 'malformed record' END,"						\
 	" CASE WHEN ok THEN record ELSE json_object('time_ms', time_ms,"	\
 	" 'verdict', verdict, 'l7', l7, 'host', host, 'dst', dst,"		\
-	" 'dport', dport, 'malformed_record', record) END FROM ("		\
+	" 'dport', dport, 'malformed_record', record) END, id FROM ("	\
 	" SELECT *, json_valid(record) AS ok FROM events WHERE time_ms >= ?1"	\
 	" AND (?2 IS NULL OR lower(host) GLOB lower(?2))"			\
-	" AND (?3 IS NULL OR verdict = ?3)"					\
+	" AND (?3 IS NULL OR verdict = ?3) AND id > ?5 AND id <= ?6"		\
 	" ORDER BY time_ms DESC, id DESC LIMIT ?4)"				\
 	" ORDER BY time_ms, id"
 
@@ -183,6 +199,7 @@ static void afwctl_log_text(FILE *out, sqlite3_stmt *st, int i, const char *none
 		afw_text_plain(out, s, (size_t)n);
 }
 
+/* A row: -j as an element of the array log prints, or monitor's line of its own. */
 static void afwctl_log_row(FILE *out, sqlite3_stmt *st, const struct afwctl_req *rq,
 			   unsigned long long n)
 {
@@ -190,7 +207,10 @@ static void afwctl_log_row(FILE *out, sqlite3_stmt *st, const struct afwctl_req 
 	char t[40];
 
 	if (rq->json) {
-		fprintf(out, "%s%s", n ? "," : "", afwctl_log_col(st, 9));
+		if (rq->log.follow)
+			fprintf(out, "%s\n", afwctl_log_col(st, 9));
+		else
+			fprintf(out, "%s%s", n ? "," : "", afwctl_log_col(st, 9));
 		return;
 	}
 	afwctl_log_time(sqlite3_column_int64(st, 0), t, sizeof(t));
@@ -209,38 +229,112 @@ static void afwctl_log_row(FILE *out, sqlite3_stmt *st, const struct afwctl_req 
 	fputs(")\n", out);
 }
 
-int afwctl_log_run(struct afw_nl *nl, struct afwctl_req *rq)
+/* The event log at @path, read-only, if it is one of this version; else says why. */
+static sqlite3 *afwctl_log_open(const char *path, const char *cmd)
 {
-	unsigned long long n = 0;
 	sqlite3_stmt *st = NULL;
 	sqlite3 *db = NULL;
-	int ret = 1, rc, version = -1;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = NULL;
+	int rc, version = -1;
 
-	(void)nl;
-	rc = sqlite3_open_v2(rq->log.db, &db, SQLITE_OPEN_READONLY, NULL);
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK) {
 		errno = db ? sqlite3_system_errno(db) : ENOMEM;
-		fprintf(stderr, "afwctl: log: %s: %s%s\n", rq->log.db,
+		fprintf(stderr, "afwctl: %s: %s: %s%s\n", cmd, path,
 			errno ? strerror(errno) : db ? sqlite3_errmsg(db) : "out of memory",
 			errno == ENOENT ? " (afwd stores its decisions there when run with "
 			"--events; see afwd(8))" : errno == EACCES ? " (the event log is afwd's: "
-			"run afwctl log as root)" : "");
-		goto out;
+			"run afwctl as root)" : "");
+		sqlite3_close(db);
+		return NULL;
 	}
 	sqlite3_busy_timeout(db, 2000);
 	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		version = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
-	st = NULL;
 	if (version != AFW_EVENTS_VERSION) {
-		fprintf(stderr, "afwctl: log: %s is not an afw event log of this version "
-			"(schema %d, expected %d)\n", rq->log.db, version, AFW_EVENTS_VERSION);
-		goto out;
+		fprintf(stderr, "afwctl: %s: %s is not an afw event log of this version "
+			"(schema %d, expected %d)\n", cmd, path, version, AFW_EVENTS_VERSION);
+		sqlite3_close(db);
+		return NULL;
 	}
+	return db;
+}
+
+/* The highest id stored, 0 for none, -1 on an error. */
+static long long afwctl_log_last_id(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	long long id = -1;
+
+	if (sqlite3_prepare_v2(db, "SELECT coalesce(max(id), 0) FROM events", -1, &st,
+			       NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
+/*
+ * monitor: the rows the options ask for that are stored already (none
+ * without --since or --last), then every 250 ms the rows stored since,
+ * each line written and flushed as it comes, until killed. afwd writes a
+ * round of decisions in one transaction, so a round is never seen in part.
+ * Retention deletes the oldest rows; a table emptied whole starts its ids
+ * again, which the next round sees as a highest id below the last shown.
+ */
+static int afwctl_monitor_follow(sqlite3 *db, sqlite3_stmt *st, struct afwctl_req *rq)
+{
+	const struct timespec tick = { 0, 250 * 1000 * 1000 };
+	long long last = afwctl_log_last_id(db), top;
+	bool past = rq->log.since_ms >= 0 || rq->log.limit > 0;
+	int rc;
+
+	if (last < 0)
+		return -1;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (;;) {
+		top = afwctl_log_last_id(db);
+		if (top < 0)
+			return -1;
+		if (top < last)
+			last = 0;
+		if (top > last || past) {
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 5, past ? -1 : last);
+			sqlite3_bind_int64(st, 6, top);
+			/* Past the rows asked for, every new row, whatever its time. */
+			if (!past) {
+				sqlite3_bind_int64(st, 1, LLONG_MIN);
+				sqlite3_bind_int64(st, 4, -1);
+			}
+			while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+				afwctl_log_row(stdout, st, rq, 1);
+			if (rc != SQLITE_DONE)
+				return -1;
+			if (ferror(stdout) || fflush(stdout))
+				return 0;	/* the reader went away */
+			last = top;
+			past = false;
+		}
+		nanosleep(&tick, NULL);
+	}
+}
+
+int afwctl_log_run(struct afw_nl *nl, struct afwctl_req *rq)
+{
+	const char *cmd = rq->log.follow ? "monitor" : "log";
+	unsigned long long n = 0;
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db;
+	int ret = 1, rc;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = NULL;
+
+	(void)nl;
+	db = afwctl_log_open(rq->log.db, cmd);
+	if (!db)
+		return 1;
 	if (sqlite3_prepare_v2(db, AFWCTL_LOG_SQL, -1, &st, NULL) != SQLITE_OK)
 		goto err;
 	sqlite3_bind_int64(st, 1, rq->log.since_ms < 0 ? LLONG_MIN : rq->log.since_ms);
@@ -249,6 +343,14 @@ int afwctl_log_run(struct afw_nl *nl, struct afwctl_req *rq)
 	if (rq->log.verdict)
 		sqlite3_bind_text(st, 3, rq->log.verdict, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, rq->log.limit);
+	sqlite3_bind_int64(st, 5, -1);
+	sqlite3_bind_int64(st, 6, LLONG_MAX);
+	if (rq->log.follow) {
+		if (afwctl_monitor_follow(db, st, rq))
+			goto err;
+		ret = 0;
+		goto out;
+	}
 	/* Nothing reaches stdout unless all of it does. */
 	out = open_memstream(&text, &len);
 	if (!out) {
@@ -269,7 +371,7 @@ int afwctl_log_run(struct afw_nl *nl, struct afwctl_req *rq)
 	ret = 0;
 	goto out;
 err:
-	fprintf(stderr, "afwctl: log: %s: %s\n", rq->log.db, sqlite3_errmsg(db));
+	fprintf(stderr, "afwctl: %s: %s: %s\n", cmd, rq->log.db, sqlite3_errmsg(db));
 out:
 	if (out)
 		fclose(out);
@@ -277,4 +379,9 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return ret;
+}
+
+int afwctl_monitor_run(struct afw_nl *nl, struct afwctl_req *rq)
+{
+	return afwctl_log_run(nl, rq);
 }
