@@ -72,6 +72,10 @@ afwd_start() {
 		echo "prio 10 host bench.test l7 tls $action"
 		echo "prio 20 l7 unknown dport 5201 $action"
 	} > $work/policy.conf
+	afwd_run "$@"
+}
+# afwd_run [OPTION...]: afwd with the module and $work/policy.conf.
+afwd_run() {
 	rm -f $work/afwd.sock
 	# ip netns exec execs afwd, so $! is afwd itself.
 	ip netns exec $fw_ns ${AFW_BENCH_WRAP:-} "$AFWD" -q 0-1 --module on -p $work/policy.conf \
@@ -200,6 +204,62 @@ connect_mode() {
 	report $work/base2 "no firewall, again"
 	ratios $work/base $work/afw "afw+afwd / no firewall"
 	ratios $work/base2 $work/afw "afw+afwd / no firewall (again)"
+	connrate_mode
+}
+
+# The connection rate: $rate_conns new TCP connections one after another,
+# client to server through the router, each a connect, a request, its echo
+# and a close (afwstress connrate, C, blocking calls: the fastest client
+# there is, so that no client cost hides the firewall's). Setups: no
+# firewall; afw with a kernel rule accepting the port (the rule installs
+# each connection's flow); afw with afwd deciding each connection at its
+# SYN (a port rule); afw with afwd deciding each by its HTTP Host, which
+# takes the handshake and the request through afwd; no firewall again.
+# Each line: connections a second and the p50/p99 of one connection's
+# time, then the ratios to the first no-firewall run.
+connrate_mode() {
+	local stress=$AFW_SRC/build/tools/afwstress port=7000 n=${AFW_BENCH_RATE_CONNS:-2000}
+	local http='GET / HTTP/1.1\r\nHost: bench.test\r\n\r\n' base=
+	# rate NAME [REQUEST]: one measurement, reported; 100 connections
+	# first, not counted, warm the path.
+	rate() {
+		local name=$1 out
+		shift
+		nsx $NS_C "$stress" connrate $S4 $port 100 "$@" > /dev/null
+		out=$(nsx $NS_C "$stress" connrate $S4 $port "$n" "$@") ||
+			{ say "$(printf '%-40s failed: %s' "$name:" "$out")"; return; }
+		read -r _ okn _ cps _ _ p50 _ _ p99 _ <<< "$out"
+		[ -n "$base" ] || base="$cps $p50 $p99"
+		say "$(printf '%-40s %s  %8.1f conn/s  p50 %7.1f us  p99 %7.1f us' \
+			"$name:" "$okn" "$cps" "$p50" "$p99")" \
+			"$(awk -v b="$base" -v c="$cps" -v m="$p50" -v q="$p99" 'BEGIN {
+				split(b, x); printf " | rate %.3f, p50 %.3fx, p99 %.3fx",
+				c / x[1], m / x[2], q / x[3] }')"
+	}
+	say "connection rate ($n connections each, afwstress connrate):"
+	nsx $NS_S "$stress" echo $S4 $port &
+	wait_until 30 nsx $NS_S sh -c "ss -ltn | grep -q ':$port '" ||
+		{ say "echo server did not start"; return; }
+	rate "no firewall"
+	rate "no firewall, an HTTP request" "$http"
+	afw_setup || { say "afw did not load"; return; }
+	nsx $fw_ns "$AFWCTL" rule add prio 10 dir forward proto tcp dport $port accept
+	rate "afw, a kernel rule accepts the port"
+	nsx $fw_ns "$AFWCTL" rule flush
+	nsx $fw_ns "$AFWCTL" flow flush
+	printf 'default deny\nprio 10 proto tcp dport %s allow\n' $port > $work/policy.conf
+	afwd_run || { say "afwd did not start"; return; }
+	rate "afw + afwd, decided at the SYN (port)"
+	afwd_stop
+	printf 'default deny\nprio 10 host bench.test l7 http allow\n' > $work/policy.conf
+	: > $work/afwd.log
+	afwd_run || { say "afwd did not start"; return; }
+	rate "afw + afwd, decided by the HTTP Host" "$http"
+	say "  afwd decided $(grep -c 'bench.test' $work/afwd.log) flows by name;" \
+		"the module dropped $(nsx $fw_ns "$AFWCTL" -j status | jq .dropped) packets"
+	afwd_stop
+	afw_unload
+	rate "no firewall, again"
 }
 
 bulk_mode() {

@@ -5,13 +5,13 @@
 # src set to the tree.
 
 # bench_prepare LABEL NAME: finds the kernel labelled LABEL (sets img and
-# kver), builds the userspace and afw.ko for it, and makes
-# out=build/bench/NAME with the boot's initrd in it.
+# kver), builds the userspace, the test tools (afwstress) and afw.ko for
+# it, and makes out=build/bench/NAME with the boot's initrd in it.
 bench_prepare() {
 	local kdir
 	read -r _ img kdir kver < <("$src/tests/vm/kernels.sh" | awk -v l="$1" '$1 == l')
 	[ -n "${img:-}" ] || { echo "bench: no kernel labelled $1" >&2; exit 1; }
-	make -s -C "$src" userspace
+	make -s -C "$src" userspace tools
 	"$src/tests/kbuild.sh" "$1" "$kdir"
 	out=$src/build/bench/$2
 	mkdir -p "$out"
