@@ -3,7 +3,8 @@
  * The policy parser on arbitrary bytes, then a few decisions with flows
  * whose names and fingerprints are cut from the same bytes. A policy that
  * loads must also print to text that loads and decides the same, and no
- * rule that --check names as never deciding may decide one of those flows.
+ * rule that --check names as never deciding may decide one of those flows,
+ * and a flow the policy decides by its ends alone gets that decision.
  */
 
 #include <netinet/in.h>
@@ -87,6 +88,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (m.verdict != m2.verdict || m.prio != m2.prio || m.is_default != m2.is_default)
 			abort();
 		if (!m.is_default && m.line < 65536 && (sh.line[m.line / 8] & (1u << (m.line % 8))))
+			abort();
+		/*
+		 * A flow decided by its ends is decided so whatever it
+		 * carries: as any flow with those ends and no strict reason
+		 * (an unread flow never has one).
+		 */
+		if (!afw_policy_strict(f.reason) && afw_policy_settled(p, &f, SIZE_MAX, &m2) &&
+		    (m.verdict != m2.verdict || m.line != m2.line || m.is_default != m2.is_default))
 			abort();
 	}
 	afw_policy_free(q);

@@ -653,9 +653,11 @@ static void test_direction(int *failed)
 		return;
 	}
 	r.cdir = AFW_FDIR_IN;
-	CHECK(*failed, "an inbound connection is allowed by 'dir in'",
-	      tcp_stream(&r, 50000, 22, "SSH-2.0-x\r\n", 11, 100) == AFW_PASS_ACCEPT &&
+	CHECK(*failed, "an inbound connection is allowed by 'dir in' (at its SYN)",
+	      send_pkt(&r, IPPROTO_TCP, 0, 50000, 22, 0x02, 1000, NULL, 0) == AFW_PASS_ACCEPT &&
 	      r.decided && r.res.decision == AFW_DECIDE_ALLOW);
+	CHECK(*failed, "and the rest of it passes",
+	      tcp_stream(&r, 50000, 22, "SSH-2.0-x\r\n", 11, 100) == AFW_PASS_ACCEPT);
 	r.cdir = AFW_FDIR_OUT;
 	send_pkt(&r, IPPROTO_TCP, 0, 50001, 22, 0x02, 1000, NULL, 0);
 	send_pkt(&r, IPPROTO_TCP, 1, 50001, 22, 0x12, 5000, NULL, 0);
@@ -729,6 +731,82 @@ static void test_reset(int *failed)
 	rig_free(&r);
 }
 
+/*
+ * A flow that the policy decides by its ends alone (port, address,
+ * direction, user) is decided at its client's first packet, unread; one
+ * that a rule reading bytes could take is read, whatever comes after.
+ */
+static void test_settled(int *failed)
+{
+	static const char get[] = "GET / HTTP/1.1\r\nHost: blocked.test\r\n\r\n";
+	static const char other[] = "GET / HTTP/1.1\r\nHost: other.test\r\n\r\n";
+	struct rig r;
+	unsigned int n;
+
+	if (!rig_init(&r, "default deny\n"
+			  "prio 10 dport 80 host blocked.test deny\n"
+			  "prio 20 proto tcp dport 80,22 allow\n"
+			  "prio 30 proto udp dport 123 allow\n"
+			  "prio 40 proto tcp dport 8080 inspect\n"
+			  "prio 50 proto tcp dport 25 reject\n")) {
+		CHECK(*failed, "settled: rig", 0);
+		return;
+	}
+	r.cdir = AFW_FDIR_OUT;
+	r.decisions = 0;
+	CHECK(*failed, "a port rule that no reading rule precedes decides at the SYN",
+	      send_pkt(&r, IPPROTO_TCP, 0, 51000, 22, 0x02, 1000, NULL, 0) == AFW_PASS_ACCEPT &&
+	      r.decided && r.res.decision == AFW_DECIDE_ALLOW && r.res.rule_line == 3 &&
+	      !r.res.is_default && strstr(r.res.reason, "unread"));
+	CHECK(*failed, "unread, and no slot of analysis taken",
+	      afw_engine_stats(r.e)->settled == 1 && afw_engine_stats(r.e)->flows == 0 &&
+	      afw_engine_flows(r.e) == 0);
+	CHECK(*failed, "its handshake and bytes pass, decided once",
+	      send_pkt(&r, IPPROTO_TCP, 1, 51000, 22, 0x12, 5000, NULL, 0) == AFW_PASS_ACCEPT &&
+	      send_pkt(&r, IPPROTO_TCP, 0, 51000, 22, 0x18, 1001, "SSH-2.0-x\r\n", 11) ==
+	      AFW_PASS_ACCEPT && r.decisions == 1);
+	CHECK(*failed, "a reject rule rejects the SYN",
+	      send_pkt(&r, IPPROTO_TCP, 0, 51001, 25, 0x02, 1000, NULL, 0) == AFW_PASS_REJECT &&
+	      r.decided && r.res.decision == AFW_DECIDE_REJECT);
+	CHECK(*failed, "a flow no rule can match meets a default deny at its SYN",
+	      send_pkt(&r, IPPROTO_TCP, 0, 51002, 9999, 0x02, 1000, NULL, 0) == AFW_PASS_DROP &&
+	      r.decided && r.res.is_default && strstr(r.res.reason, "unread"));
+	CHECK(*failed, "a first datagram is decided by its port, unread",
+	      send_pkt(&r, IPPROTO_UDP, 0, 51003, 123, 0, 0, "\x23", 1) == AFW_PASS_ACCEPT &&
+	      r.decided && r.res.rule_line == 4 && strstr(r.res.reason, "unread"));
+	n = r.decisions;
+	CHECK(*failed, "a host rule on the same port: the SYN waits for the bytes",
+	      send_pkt(&r, IPPROTO_TCP, 0, 51004, 80, 0x02, 1000, NULL, 0) == AFW_PASS_ACCEPT &&
+	      !r.decided);
+	CHECK(*failed, "which the host rule then denies",
+	      tcp_stream(&r, 51004, 80, get, sizeof(get) - 1, 100) == AFW_PASS_DROP &&
+	      r.decided && r.res.rule_line == 2 && !strcmp(r.res.host, "blocked.test"));
+	CHECK(*failed, "another host on it is allowed by the port rule, once read",
+	      tcp_stream(&r, 51005, 80, other, sizeof(other) - 1, 100) == AFW_PASS_ACCEPT &&
+	      r.decided && r.res.rule_line == 3 && !strcmp(r.res.host, "other.test") &&
+	      !strstr(r.res.reason, "unread"));
+	CHECK(*failed, "an inspect rule is read: its SYN decides nothing",
+	      send_pkt(&r, IPPROTO_TCP, 0, 51006, 8080, 0x02, 1000, NULL, 0) == AFW_PASS_ACCEPT &&
+	      !r.decided && r.decisions == n + 2);
+	CHECK(*failed, "four flows were decided unread", afw_engine_stats(r.e)->settled == 4);
+	rig_free(&r);
+
+	/* Under a default allow a misleading flow is denied: only a rule decides unread. */
+	if (!rig_init(&r, "default allow\nprio 10 proto tcp dport 22 deny\n")) {
+		CHECK(*failed, "settled: rig 2", 0);
+		return;
+	}
+	CHECK(*failed, "a default allow reads the flow",
+	      send_pkt(&r, IPPROTO_TCP, 0, 51010, 9999, 0x02, 1000, NULL, 0) == AFW_PASS_ACCEPT &&
+	      !r.decided);
+	CHECK(*failed, "a deny rule by port drops the SYN",
+	      send_pkt(&r, IPPROTO_TCP, 0, 51011, 22, 0x02, 1000, NULL, 0) == AFW_PASS_DROP &&
+	      r.decided && r.res.rule_line == 2);
+	CHECK(*failed, "as does the SYN sent again",
+	      send_pkt(&r, IPPROTO_TCP, 0, 51011, 22, 0x02, 1000, NULL, 0) == AFW_PASS_DROP);
+	rig_free(&r);
+}
+
 int main(void)
 {
 	struct afw_quic_ctx *q = afw_quic_ctx_new();
@@ -745,6 +823,7 @@ int main(void)
 	test_pipeline(&failed);
 	test_dns(&failed);
 	test_direction(&failed);
+	test_settled(&failed);
 	test_reset(&failed);
 	afw_quic_ctx_free(q);
 	return failed;

@@ -824,7 +824,8 @@ static void test_random(int *failed)
 	static struct shadowed shadow;
 	unsigned int shadow_hits = 0, shadow_named = 0;
 	unsigned int seed = 20261130, round, i, line, n, mismatches = 0, decided = 0, dflt_line;
-	unsigned int printed_round = 0, reprinted = 0;
+	unsigned int printed_round = 0, reprinted = 0, settled = 0, unsettled_hits = 0, v;
+	struct afw_policy_match ms;
 	static struct ref_rule rules[80];
 	struct afw_policy_error err;
 	struct afw_policy *p, *q;
@@ -901,6 +902,39 @@ static void test_random(int *failed)
 				reprinted += mq.verdict != mp.verdict || mq.prio != mp.prio ||
 					     mq.is_default != mp.is_default;
 			}
+			/*
+			 * Decided by its ends alone: the same whatever the bytes
+			 * say (unread, no strict reason can arise).
+			 */
+			if (afw_policy_settled(p, &f, SIZE_MAX, &ms)) {
+				settled++;
+				for (v = 0; v < 8; v++) {
+					struct afw_facts g;
+
+					random_facts(&seed, &g);
+					g.family = f.family;
+					memcpy(g.saddr, f.saddr, 16);
+					memcpy(g.daddr, f.daddr, 16);
+					g.sport = f.sport;
+					g.dport = f.dport;
+					g.dir = f.dir;
+					g.iif = f.iif;
+					g.oif = f.oif;
+					g.l4proto = f.l4proto;
+					g.has_uid = f.has_uid;
+					g.uid = f.uid;
+					if (afw_policy_strict(g.reason))
+						g.reason = AFW_REASON_NONE;
+					afw_policy_match(p, &g, &mq);
+					if (mq.line != ms.line || mq.verdict != ms.verdict ||
+					    mq.is_default != ms.is_default) {
+						if (unsettled_hits++ < 5)
+							printf("# round %u facts %u: settled at line "
+							       "%u, bytes give line %u\n%s", round,
+							       i, ms.line, mq.line, text);
+					}
+				}
+			}
 		}
 		afw_policy_free(q);
 		free(out);
@@ -916,6 +950,11 @@ static void test_random(int *failed)
 	CHECK(*failed, "no rule named as never deciding decides any of 120000 random flows",
 	      shadow_hits == 0);
 	CHECK(*failed, "and the random policies have such rules", shadow_named > 300);
+	printf("# %u flows decided by their ends alone\n", settled);
+	CHECK(*failed, "a flow decided by its ends gets that decision whatever its bytes",
+	      unsettled_hits == 0);
+	CHECK(*failed, "and some random flows, not all, are so decided",
+	      settled > 300 * 400 / 50 && settled < 300 * 400);
 	CHECK(*failed, "printed policies parse back", printed_round == 300);
 	CHECK(*failed, "printed policies decide the same", reprinted == 0);
 }
@@ -1226,6 +1265,39 @@ static void test_unreachable(int *failed)
  * The shipped policy: the default allow for everything, but a flow afwd
  * could not name, on a port where a name is expected, is refused.
  */
+/* afw_policy_settled() looks at no more rules than it is given. */
+static void test_settled_budget(int *failed)
+{
+	struct afw_policy_match m;
+	struct afw_policy_error err;
+	struct afw_facts f = { .family = AF_INET, .l4proto = IPPROTO_TCP, .dport = 80 };
+	struct afw_policy *p;
+	size_t cap = 1100 * 40 + 64, i;
+	char *text = malloc(cap);
+
+	if (!text)
+		abort();
+	strcpy(text, "default deny\n");
+	for (i = 0; i < 1100; i++)
+		sprintf(text + strlen(text), "prio 1 proto tcp dport %zu deny\n", 1000 + i);
+	strcat(text, "prio 2 proto tcp dport 80 allow\n");
+	p = afw_policy_parse(text, strlen(text), "budget", &err);
+	CHECK(*failed, "settled: 1,101 rules parse", p != NULL);
+	if (p) {
+		CHECK(*failed, "the 1,101st rule is past a budget of 1,024: read",
+		      !afw_policy_settled(p, &f, 1024, &m));
+		CHECK(*failed, "within a budget that reaches it: settled by it",
+		      afw_policy_settled(p, &f, 2000, &m) && m.line == 1102 &&
+		      m.verdict == AFW_DECIDE_ALLOW);
+		f.dport = 1500;
+		CHECK(*failed, "a port one of the first rules names: settled early",
+		      afw_policy_settled(p, &f, 1024, &m) && m.line == 502 &&
+		      m.verdict == AFW_DECIDE_DENY);
+	}
+	afw_policy_free(p);
+	free(text);
+}
+
 static void test_dist(int *failed)
 {
 	static const struct {
@@ -1629,6 +1701,7 @@ int main(void)
 	test_many(&failed);
 	test_terms(&failed);
 	test_unreachable(&failed);
+	test_settled_budget(&failed);
 	test_direction(&failed);
 	test_dist(&failed);
 	test_dist_baseline(&failed);

@@ -2181,6 +2181,58 @@ static enum afw_pass afw_engine_at_once(struct afw_engine *e, const struct afw_p
 	return afw_decision_pass(res->decision);
 }
 
+/*
+ * The rules afw_policy_settled() looks at for a new flow before it gives
+ * up and has the flow read: a bound on what a flood of new flows costs,
+ * about that of one match over host-less rules.
+ */
+#define AFW_ENGINE_SETTLE_RULES 1024
+
+/*
+ * A new flow, at its client's first packet (a TCP SYN, a UDP datagram),
+ * that the policy decides by its ends alone (afw_policy_settled()):
+ * decided now, unread, and remembered, so that its later packets, should
+ * any come, meet the same verdict. No analysis slot is taken.
+ */
+static bool afw_engine_settled(struct afw_engine *e, const struct afw_policy *pol,
+			       const struct afw_pkt_key *k, uint32_t hash, int client,
+			       const struct afw_pkt *p, bool has_uid, uint32_t uid,
+			       struct afw_result *res, bool *decided)
+{
+	struct afw_policy_match m;
+	struct afw_facts facts;
+	struct afw_drec rec;
+
+	afw_describe(k, client, has_uid, uid, res, &facts);
+	afw_orient(p, true, &facts.dir, &facts.iif, &facts.oif);
+	if (!afw_policy_settled(pol, &facts, AFW_ENGINE_SETTLE_RULES, &m))
+		return false;
+	res->packets = 1;
+	res->l7 = AFW_L7_UNKNOWN;
+	res->decision = m.verdict;
+	res->rule_line = m.line;
+	res->is_default = m.is_default;
+	snprintf(res->reason, sizeof(res->reason), m.is_default ?
+		 "unread, by its ends: default (line %u)" : "unread, by its ends: policy line %u",
+		 m.line);
+	memset(&rec, 0, sizeof(rec));
+	rec.key = *k;
+	rec.hash = hash;
+	rec.client = (uint8_t)client;
+	rec.decision = (uint8_t)m.verdict;
+	rec.pass = m.verdict == AFW_DECIDE_ALLOW ? AFW_PASS_ACCEPT : AFW_PASS_DROP;
+	if (p->proto == IPPROTO_TCP) {
+		rec.c_isn = p->tcp_seq;
+		rec.c_indev = p->indev;
+		rec.flags |= AFW_DR_HAS_ISN;
+	}
+	afw_rec_add(e, &rec);
+	e->stats.decided[m.verdict]++;
+	e->stats.settled++;
+	*decided = true;
+	return true;
+}
+
 enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *pol,
 				const struct afw_pkt *p, bool has_uid, uint32_t uid,
 				uint64_t now, struct afw_result *res, bool *decided)
@@ -2278,6 +2330,15 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 						  own, uid,
 						  AFW_REASON_MID_STREAM, "joined mid-stream", 0, res,
 						  decided);
+		/*
+		 * Here the flow starts: its client's SYN (a SYN-ACK is the
+		 * server's side), or its first datagram. Decided by where it
+		 * goes, it needs no reading, and no trip through afwd for the
+		 * rest of its handshake.
+		 */
+		if (side == client &&
+		    afw_engine_settled(e, pol, &k, hash, client, p, own, uid, res, decided))
+			return afw_decision_pass(res->decision);
 		if (!afw_engine_make_room(e)) {
 			e->stats.table_full++;
 			e->stats.bounds++;

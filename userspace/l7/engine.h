@@ -105,6 +105,7 @@ struct afw_engine_stats {
 	uint64_t unconfirmed;		/* never acknowledged: kept out of the kernel */
 	uint64_t memory;		/* bytes held in flow buffers now */
 	uint64_t replies;		/* server packets of flows afwd never saw start: passed */
+	uint64_t settled;		/* new flows decided by their ends alone, unread */
 };
 
 struct afw_engine;

@@ -16,6 +16,7 @@
 #ifndef AFW_POLICY_H
 #define AFW_POLICY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -83,6 +84,20 @@ void afw_policy_free(struct afw_policy *p);
  */
 enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_facts *f,
 				  struct afw_policy_match *m);
+
+/*
+ * Whether @p decides @f whatever its bytes turn out to be, from what its
+ * first packet shows alone (@f's protocol, addresses, ports, direction,
+ * interfaces and user; its l7 and reason are not looked at): the first
+ * rule in evaluation order that those match tests nothing the bytes tell
+ * and does not inspect, or none can match and the default is deny. Then
+ * @m says which, as afw_policy_match() would, and the flow needs no
+ * reading: unread, it is never found malformed or misleading, so a rule
+ * that matches it decides it. Looks at no more than @budget rules: past
+ * that, false, and the flow is read as any other.
+ */
+bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, size_t budget,
+			struct afw_policy_match *m);
 
 /*
  * Loads @path and, only if that succeeds, frees *@slot and stores the new

@@ -278,27 +278,16 @@ static bool afw_alpn_has(const struct afw_text *list, const char *want, size_t w
 	return false;
 }
 
-/* Every test of @r except the host, which the index has already done. */
-static bool afw_rule_rest(const struct afw_policy *p, const struct afw_prule *r,
-			  const struct afw_facts *f, uint8_t name)
+/*
+ * The tests of @r on where a flow goes and who sent it, which its first
+ * packet shows: protocol, ports, addresses, direction, interfaces, user.
+ */
+static bool afw_rule_ends(const struct afw_policy *p, const struct afw_prule *r,
+			  const struct afw_facts *f)
 {
-	const struct afw_str *s;
 	uint32_t i;
 	bool hit;
 
-	if (r->l7s && ((unsigned int)f->l7 > AFW_L7_MAX || !(r->l7s & (1u << f->l7))))
-		return false;
-	if (r->reasons && ((unsigned int)f->reason > AFW_REASON_MAX ||
-			   !(r->reasons & (1u << f->reason))))
-		return false;
-	if (r->names && !(r->names & name))
-		return false;
-	if (r->ech) {
-		if (f->l7 != AFW_L7_TLS && f->l7 != AFW_L7_QUIC)
-			return false;
-		if (!(r->ech & (f->ech ? AFW_PECH_YES : AFW_PECH_NO)))
-			return false;
-	}
 	if (r->protos.n) {
 		for (hit = false, i = 0; i < r->protos.n && !hit; i++)
 			hit = *AFW_AT(&p->protos, uint8_t, r->protos.off + i) == f->l4proto;
@@ -331,6 +320,38 @@ static bool afw_rule_rest(const struct afw_policy *p, const struct afw_prule *r,
 		if (!hit)
 			return false;
 	}
+	return true;
+}
+
+/* Whether @r tests anything a flow's bytes tell: afwd must read them to know. */
+static bool afw_rule_reads(const struct afw_prule *r)
+{
+	return r->l7s || r->reasons || r->names || r->ech || r->hosts.n || r->alpn.n || r->ja4.n;
+}
+
+/* Every test of @r except the host, which the index has already done. */
+static bool afw_rule_rest(const struct afw_policy *p, const struct afw_prule *r,
+			  const struct afw_facts *f, uint8_t name)
+{
+	const struct afw_str *s;
+	uint32_t i;
+	bool hit;
+
+	if (r->l7s && ((unsigned int)f->l7 > AFW_L7_MAX || !(r->l7s & (1u << f->l7))))
+		return false;
+	if (r->reasons && ((unsigned int)f->reason > AFW_REASON_MAX ||
+			   !(r->reasons & (1u << f->reason))))
+		return false;
+	if (r->names && !(r->names & name))
+		return false;
+	if (r->ech) {
+		if (f->l7 != AFW_L7_TLS && f->l7 != AFW_L7_QUIC)
+			return false;
+		if (!(r->ech & (f->ech ? AFW_PECH_YES : AFW_PECH_NO)))
+			return false;
+	}
+	if (!afw_rule_ends(p, r, f))
+		return false;
 	if (r->ja4.n) {
 		for (hit = false, i = 0; i < r->ja4.n && !hit; i++)
 			hit = afw_span_is(p, AFW_AT(&p->strs, struct afw_str, r->ja4.off + i),
@@ -422,4 +443,37 @@ enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_
 	if (m)
 		*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1, 0 };
 	return p->dflt;
+}
+
+bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, size_t budget,
+			struct afw_policy_match *m)
+{
+	const struct afw_prule *r;
+	size_t i;
+
+	/* In evaluation order: the first rule a flow's ends match tells. */
+	for (i = 0; i < p->rules.n; i++) {
+		if (i == budget)
+			return false;
+		r = AFW_AT(&p->rules, struct afw_prule, i);
+		if (!afw_rule_ends(p, r, f))
+			continue;
+		/*
+		 * Its bytes may match this rule or not; and an inspected flow
+		 * is read whatever decided it.
+		 */
+		if (afw_rule_reads(r) || r->verdict == AFW_DECIDE_INSPECT)
+			return false;
+		*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0, 0 };
+		return true;
+	}
+	/*
+	 * No rule can match. The default decides, but a flow found to mislead
+	 * or malformed is denied, whatever the default says: only a default
+	 * deny is the same for every flow.
+	 */
+	if (p->dflt != AFW_DECIDE_DENY)
+		return false;
+	*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1, 0 };
+	return true;
 }
