@@ -219,15 +219,17 @@ connect_mode() {
 # time, then the ratios to the first no-firewall run.
 connrate_mode() {
 	local stress=$AFW_SRC/build/tools/afwstress port=7000 n=${AFW_BENCH_RATE_CONNS:-2000}
-	local http='GET / HTTP/1.1\r\nHost: bench.test\r\n\r\n' base=
+	local http='GET / HTTP/1.1\r\nHost: bench.test\r\n\r\n' base= c0 c1
 	# rate NAME [REQUEST]: one measurement, reported; 100 connections
 	# first, not counted, warm the path.
 	rate() {
 		local name=$1 out
 		shift
 		nsx $NS_C "$stress" connrate $S4 $port 100 "$@" > /dev/null
+		[ -z "$afwd_pid" ] || c0=$(afwd_counters)
 		out=$(nsx $NS_C "$stress" connrate $S4 $port "$n" "$@") ||
 			{ say "$(printf '%-40s failed: %s' "$name:" "$out")"; return; }
+		[ -z "$afwd_pid" ] || c1=$(afwd_counters)
 		read -r _ okn _ cps _ _ p50 _ _ p99 _ <<< "$out"
 		[ -n "$base" ] || base="$cps $p50 $p99"
 		say "$(printf '%-40s %s  %8.1f conn/s  p50 %7.1f us  p99 %7.1f us' \
@@ -235,6 +237,12 @@ connrate_mode() {
 			"$(awk -v b="$base" -v c="$cps" -v m="$p50" -v q="$p99" 'BEGIN {
 				split(b, x); printf " | rate %.3f, p50 %.3fx, p99 %.3fx",
 				c / x[1], m / x[2], q / x[3] }')"
+		# What afwd did for each connection: how many of its packets
+		# crossed to userspace, in how many rounds and system calls.
+		[ -z "$afwd_pid" ] || say "$(awk -v a="$c0" -v b="$c1" -v n="$n" 'BEGIN {
+			split(a, x); split(b, y)
+			printf "  afwd, a connection: %.2f packets, %.2f batches, %.2f syscalls",
+				(y[1] - x[1]) / n, (y[3] - x[3]) / n, (y[2] - x[2]) / n }')"
 	}
 	say "connection rate ($n connections each, afwstress connrate):"
 	nsx $NS_S "$stress" echo $S4 $port &

@@ -87,6 +87,14 @@ for setup in "no firewall:" "no firewall, an HTTP request:" "afw, a kernel rule 
 	row "$out/rate.txt" "$setup" \
 		"50/50 +$num conn/s +p50 +$num us +p99 +$num us +\| rate $num, p50 ${num}x, p99 ${num}x"
 done
+# What crossed afwd, a connection: a port rule decides at the SYN, which
+# alone goes to afwd; a Host rule needs the handshake and the request.
+syn=$(grep -A1 -F 'afw + afwd, decided at the SYN (port):' "$out/rate.txt" | tail -n 1)
+check_grep "bench connect: a connection a port rule decides crosses afwd once" \
+	'^  afwd, a connection: 1\.[0-4][0-9] packets, [0-9.]+ batches, [0-9.]+ syscalls' "$syn"
+host=$(grep -A1 -F 'afw + afwd, decided by the HTTP Host:' "$out/rate.txt" | tail -n 1)
+check_grep "bench connect: one its Host decides crosses it from the SYN to the request" \
+	'^  afwd, a connection: [3-9]\.[0-9]+ packets, [0-9.]+ batches, [0-9.]+ syscalls' "$host"
 # 100 connections warm the path first, then the 50 measured.
 check_grep "bench connect: afwd decided each HTTP connection by its Host" \
 	"afwd decided 150 flows by name" "$(cat "$f")"
