@@ -51,6 +51,8 @@ struct afw_log_ring {
 	struct afw_log *log;
 	_Alignas(64) atomic_uint head;		/* the producer's */
 	bool fresh;				/* records since the last kick */
+	unsigned int fresh_n;			/* how many */
+	uint64_t fresh_at;			/* when the first of them came */
 	_Alignas(64) atomic_uint tail;		/* the writer's */
 	_Alignas(64) atomic_uint_fast64_t dropped;
 	struct afw_log_slot slots[AFW_LOG_SLOTS];
@@ -126,7 +128,10 @@ static struct afw_log_slot *afw_log_claim(struct afw_log_ring *r)
 static void afw_log_publish(struct afw_log_ring *r)
 {
 	atomic_fetch_add(&r->head, 1);
+	if (!r->fresh)
+		r->fresh_at = afw_log_now();
 	r->fresh = true;
+	r->fresh_n++;
 }
 
 bool afw_log_result(struct afw_log_ring *r, const struct afw_result *res)
@@ -184,8 +189,26 @@ void afw_log_kick(struct afw_log_ring *r)
 	if (!r->fresh)
 		return;
 	r->fresh = false;
+	r->fresh_n = 0;
 	if (atomic_exchange(&r->log->sleeping, false))
 		afw_log_wake(r->log);
+}
+
+void afw_log_kick_lazy(struct afw_log_ring *r, uint64_t now)
+{
+	/*
+	 * A writer that is awake drains this ring before it sleeps (it looks
+	 * again after saying it sleeps): kicking it costs nothing then.
+	 */
+	if (r->fresh && atomic_load(&r->log->sleeping) && r->fresh_n < AFW_LOG_KICK_RECORDS &&
+	    now - r->fresh_at < AFW_LOG_LINGER_NS)
+		return;
+	afw_log_kick(r);
+}
+
+uint64_t afw_log_due(const struct afw_log_ring *r)
+{
+	return r->fresh ? r->fresh_at + AFW_LOG_LINGER_NS : UINT64_MAX;
 }
 
 uint64_t afw_log_dropped(const struct afw_log *l)

@@ -18,6 +18,17 @@
 #define AFW_LOG_SLOTS 512
 /* Longest line of afwd's own text a record carries. */
 #define AFW_LOG_TEXT 480
+/*
+ * How long a worker's new records may wait for a sleeping writer, and how
+ * many may: afw_log_kick_lazy() wakes it when either is reached, so that
+ * a stream of new flows, one a round, wakes it once a batch, not once a
+ * decision (each wake-up is a write(), the writer's poll(), read() and
+ * write(), and two context switches). Few records: on a CPU it shares
+ * with them, a connection may wait behind the batch's formatting
+ * (docs/performance.md, "New connections a second": 64 cost the p99 4x).
+ */
+#define AFW_LOG_LINGER_NS 20000000ull
+#define AFW_LOG_KICK_RECORDS 8
 /* How often, at most, the writer says how many records were dropped. */
 #define AFW_LOG_DROP_REPORT_NS 10000000000ull
 
@@ -62,6 +73,16 @@ bool afw_log_owned(struct afw_log_ring *r, char *text);
  * its log, however many records it made.
  */
 void afw_log_kick(struct afw_log_ring *r);
+
+/*
+ * afw_log_kick() for a worker at time @now (CLOCK_MONOTONIC): a sleeping
+ * writer is woken only once the ring's new records are AFW_LOG_KICK_RECORDS
+ * or the oldest is AFW_LOG_LINGER_NS old; afw_log_due() says when that is,
+ * for the worker's next wait.
+ */
+void afw_log_kick_lazy(struct afw_log_ring *r, uint64_t now);
+/* When new records of @r are due to the writer; UINT64_MAX if there are none. */
+uint64_t afw_log_due(const struct afw_log_ring *r);
 
 /* Records dropped so far, all rings. */
 uint64_t afw_log_dropped(const struct afw_log *l);

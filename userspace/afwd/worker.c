@@ -545,8 +545,10 @@ static uint64_t afw_worker_next_deadline(const struct afw_worker *w)
 {
 	uint64_t e = afw_engine_next_deadline(w->engine);
 	uint64_t l = w->kern && afw_kern_up(w->kern) ? afw_ledger_next_due(w->ledger) : UINT64_MAX;
+	uint64_t g = afw_log_due(w->log);
 
-	return e < l ? e : l;
+	e = e < l ? e : l;
+	return e < g ? e : g;
 }
 
 static void afw_worker_publish(struct afw_worker *w)
@@ -569,8 +571,8 @@ static void afw_worker_publish(struct afw_worker *w)
 	w->snap.head_back = w->head_back;
 	w->snap.analyzing = afw_engine_flows(w->engine);
 	pthread_mutex_unlock(&w->lock);
-	/* The round's log records go to the writer: one wake-up at most. */
-	afw_log_kick(w->log);
+	/* The log's records go to the writer: a wake-up a batch at most. */
+	afw_log_kick_lazy(w->log, afw_now_ns());
 }
 
 /*
