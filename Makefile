@@ -140,6 +140,13 @@ $(B)/tests/test_decided: $(B)/tests/unit/test_decided.o $(B)/userspace/afwctl/de
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
 
+# The log's writer, with the event log it feeds.
+$(B)/tests/test_log: $(B)/tests/unit/test_log.o $(B)/userspace/afwd/log.o \
+		$(B)/userspace/afwd/events.o $(B)/libafwl7.a $(B)/libafw.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(MNL_LIBS) $(CRYPTO_LIBS) $(NGHTTP2_LIBS) \
+		$(SQLITE_LIBS)
+
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafwd.a $(B)/libafwl7.a $(B)/libafw.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS) $(CRYPTO_LIBS) $(NGHTTP2_LIBS)

@@ -211,6 +211,11 @@ uint64_t afw_log_due(const struct afw_log_ring *r)
 	return r->fresh ? r->fresh_at + AFW_LOG_LINGER_NS : UINT64_MAX;
 }
 
+bool afw_log_writer_asleep(struct afw_log *l)
+{
+	return atomic_load(&l->sleeping);
+}
+
 uint64_t afw_log_dropped(const struct afw_log *l)
 {
 	uint64_t n = 0;

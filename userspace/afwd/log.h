@@ -84,6 +84,9 @@ void afw_log_kick_lazy(struct afw_log_ring *r, uint64_t now);
 /* When new records of @r are due to the writer; UINT64_MAX if there are none. */
 uint64_t afw_log_due(const struct afw_log_ring *r);
 
+/* Whether the writer has said it is going to sleep (tests wait for it). */
+bool afw_log_writer_asleep(struct afw_log *l);
+
 /* Records dropped so far, all rings. */
 uint64_t afw_log_dropped(const struct afw_log *l);
 
