@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 #include <arpa/inet.h>
 #include <linux/afw.h>
 #include <netinet/in.h>
@@ -421,6 +422,42 @@ int main(void)
 	ch.n = 0;
 	afw_ledger_rejudge(l, p2, changed_cb, &ch);
 	CHECK(failed, "the same policy again changes nothing", ch.n == 0);
+	afw_policy_free(p2);
+	afw_ledger_free(l);
+
+	/* A reload sees every end the first decision saw: source, direction, interfaces. */
+	l = afw_ledger_new(&opts);
+	r = result("a.test", 40000, AFW_DECIDE_ALLOW);
+	r.dir = AFW_FDIR_OUT;
+	r.oif = if_nametoindex("lo");
+	afw_ledger_put(l, &r, AFW_LREC_SENT, now);
+	p2 = policy("default deny\nprio 1 dir out oif lo sport 40000 from 10.0.0.1 allow\n");
+	ch.n = 0;
+	afw_ledger_rejudge(l, p2, changed_cb, &ch);
+	CHECK(failed, "reload: a flow decided by its direction and source stays as it was",
+	      r.oif && ch.n == 0);
+	afw_policy_free(p2);
+	afw_ledger_free(l);
+
+	/* A flow decided unread, by its ends: judged again by them, or as past reading. */
+	l = afw_ledger_new(&opts);
+	r = result("", 40000, AFW_DECIDE_ALLOW);
+	r.l7 = AFW_L7_UNKNOWN;
+	r.alpn_len = 0;
+	r.ech = false;
+	r.ja4[0] = '\0';
+	r.settled = true;
+	afw_ledger_put(l, &r, AFW_LREC_SENT, now);
+	p2 = policy("default deny\nprio 10 proto tcp dport 443 allow\n");
+	ch.n = 0;
+	afw_ledger_rejudge(l, p2, changed_cb, &ch);
+	CHECK(failed, "reload: a policy that still decides it by its ends keeps it", ch.n == 0);
+	afw_policy_free(p2);
+	p2 = policy("default deny\nprio 5 host bad.test deny\nprio 8 reason mid-stream deny\n"
+		    "prio 10 proto tcp dport 443 allow\n");
+	afw_ledger_rejudge(l, p2, changed_cb, &ch);
+	CHECK(failed, "one with a name rule before: its name unknown, judged as mid-stream",
+	      ch.n == 1 && ch.old[0] == AFW_DECIDE_ALLOW && ch.now[0] == AFW_DECIDE_DENY);
 	afw_policy_free(p2);
 	afw_ledger_free(l);
 

@@ -1268,6 +1268,7 @@ static void test_unreachable(int *failed)
 /* afw_policy_settled() looks at no more rules than it is given. */
 static void test_settled_budget(int *failed)
 {
+	static const char uid_policy[] = "default deny\ndir in uid 1000 proto tcp dport 22 allow\n";
 	struct afw_policy_match m;
 	struct afw_policy_error err;
 	struct afw_facts f = { .family = AF_INET, .l4proto = IPPROTO_TCP, .dport = 80 };
@@ -1296,6 +1297,27 @@ static void test_settled_budget(int *failed)
 	}
 	afw_policy_free(p);
 	free(text);
+
+	/* An owner the SYN does not show may show later: a uid rule waits for it. */
+	p = afw_policy_parse(uid_policy, sizeof(uid_policy) - 1, "uid", &err);
+	CHECK(*failed, "settled: the uid policy parses", p != NULL);
+	if (p) {
+		memset(&f, 0, sizeof(f));
+		f.family = AF_INET;
+		f.l4proto = IPPROTO_TCP;
+		f.dport = 22;
+		f.dir = AFW_FDIR_IN;
+		CHECK(*failed, "a SYN without an owner is not settled by a uid rule's absence",
+		      !afw_policy_settled(p, &f, 1024, &m));
+		f.has_uid = true;
+		f.uid = 1000;
+		CHECK(*failed, "with its owner shown, the uid rule settles it",
+		      afw_policy_settled(p, &f, 1024, &m) && m.line == 2);
+		f.uid = 1001;
+		CHECK(*failed, "another owner: the default deny does",
+		      afw_policy_settled(p, &f, 1024, &m) && m.is_default);
+	}
+	afw_policy_free(p);
 }
 
 static void test_dist(int *failed)

@@ -8,6 +8,7 @@
  * lengths and bytes (afw_lrec_pack()), typically under 200 bytes in all.
  */
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
@@ -32,6 +33,9 @@ struct afw_lrec {
 	bool waiting;
 	bool established;			/* TCP: decided past the client's SYN */
 	bool head;				/* inspected by its headers alone */
+	bool settled;				/* decided by its ends, unread */
+	uint8_t dir;				/* enum afw_dir */
+	uint32_t iif, oif;
 	uint64_t seen;				/* the last sign of life */
 	uint64_t sent_at;
 	uint64_t retry_at;
@@ -229,9 +233,14 @@ void afw_ledger_facts(const struct afw_lrec *r, struct afw_facts *f)
 	if (!f->alpn.len)
 		f->alpn.ptr = NULL;
 	f->family = r->key.ipver == 6 ? AF_INET6 : AF_INET;
+	memcpy(f->saddr, r->key.addr[r->client], 16);
 	memcpy(f->daddr, r->key.addr[s], 16);
+	f->sport = r->key.port[r->client];
 	f->dport = r->key.port[s];
 	f->l4proto = r->key.proto;
+	f->dir = r->dir;
+	f->iif = r->iif;
+	f->oif = r->oif;
 }
 
 void afw_facts_from_result(const struct afw_result *res, struct afw_facts *f)
@@ -247,9 +256,14 @@ void afw_facts_from_result(const struct afw_result *res, struct afw_facts *f)
 	if (res->alpn_len)
 		f->alpn = (struct afw_text){ (const char *)res->alpn, res->alpn_len };
 	f->family = res->family;
+	memcpy(f->saddr, res->src, 16);
 	memcpy(f->daddr, res->dst, 16);
+	f->sport = res->sport;
 	f->dport = res->dport;
 	f->l4proto = res->l4proto;
+	f->dir = res->dir;
+	f->iif = res->iif;
+	f->oif = res->oif;
 	f->has_uid = res->has_uid;
 	f->uid = res->uid;
 }
@@ -292,6 +306,10 @@ struct afw_lrec *afw_ledger_put(struct afw_ledger *l, const struct afw_result *r
 	 * retransmits) was denied without the policy: no policy may allow it.
 	 */
 	r->judged = res->is_default || res->rule_line;
+	r->settled = res->settled;
+	r->dir = res->dir;
+	r->iif = res->iif;
+	r->oif = res->oif;
 	r->state = (uint8_t)state;
 	r->seen = now;
 	r->sent_at = now;
@@ -538,6 +556,25 @@ uint64_t afw_ledger_next_due(const struct afw_ledger *l)
 	return l->whead ? l->next_due : UINT64_MAX;
 }
 
+/*
+ * @r's decision under @pol, from its recorded @facts. A flow decided by its
+ * ends was never read: if @pol still decides it so, that decision; if a
+ * rule that reads could now take it, its bytes are past reading, as those
+ * of a flow first seen mid-stream, and the policy decides it as one.
+ */
+static enum afw_decision afw_ledger_judge(const struct afw_lrec *r, const struct afw_policy *pol,
+					  struct afw_facts *facts)
+{
+	struct afw_policy_match m;
+
+	if (!r->settled)
+		return afw_policy_match(pol, facts, NULL);
+	if (afw_policy_settled(pol, facts, AFW_POLICY_SETTLE_RULES, &m))
+		return m.verdict;
+	facts->reason = AFW_REASON_MID_STREAM;
+	return afw_policy_match(pol, facts, NULL);
+}
+
 unsigned int afw_ledger_rejudge(struct afw_ledger *l, const struct afw_policy *pol,
 				void (*changed)(struct afw_lrec *r, enum afw_decision old,
 						void *data), void *data)
@@ -553,7 +590,7 @@ unsigned int afw_ledger_rejudge(struct afw_ledger *l, const struct afw_policy *p
 			continue;
 		l->stats.rejudged++;
 		afw_ledger_facts(r, &facts);
-		d = afw_policy_match(pol, &facts, NULL);
+		d = afw_ledger_judge(r, pol, &facts);
 		if (d == (enum afw_decision)r->decision)
 			continue;
 		old = (enum afw_decision)r->decision;

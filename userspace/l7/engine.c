@@ -500,9 +500,9 @@ static void afw_engine_describe(const struct afw_eflow *f, struct afw_result *re
 				struct afw_facts *facts)
 {
 	afw_describe(&f->key, f->client, f->has_uid, f->uid, res, facts);
-	facts->dir = f->dir;
-	facts->iif = f->iif;
-	facts->oif = f->oif;
+	facts->dir = res->dir = f->dir;
+	facts->iif = res->iif = f->iif;
+	facts->oif = res->oif = f->oif;
 	res->packets = f->packets;
 }
 
@@ -2158,6 +2158,9 @@ static enum afw_pass afw_engine_at_once(struct afw_engine *e, const struct afw_p
 
 	afw_describe(k, client, has_uid, uid, res, &facts);
 	afw_orient(p, from_client, &facts.dir, &facts.iif, &facts.oif);
+	res->dir = facts.dir;
+	res->iif = facts.iif;
+	res->oif = facts.oif;
 	res->packets = 1;
 	afw_engine_giveup(pol, &facts, res, reason, AFW_L7_UNKNOWN, why);
 	memset(&rec, 0, sizeof(rec));
@@ -2182,15 +2185,8 @@ static enum afw_pass afw_engine_at_once(struct afw_engine *e, const struct afw_p
 }
 
 /*
- * The rules afw_policy_settled() looks at for a new flow before it gives
- * up and has the flow read: a bound on what a flood of new flows costs,
- * about that of one match over host-less rules.
- */
-#define AFW_ENGINE_SETTLE_RULES 1024
-
-/*
- * A new flow, at its client's first packet (a TCP SYN, a UDP datagram),
- * that the policy decides by its ends alone (afw_policy_settled()):
+ * A new TCP flow, at its client's SYN, that the policy decides by its
+ * ends alone (afw_policy_settled()):
  * decided now, unread, and remembered, so that its later packets, should
  * any come, meet the same verdict. No analysis slot is taken.
  */
@@ -2205,10 +2201,14 @@ static bool afw_engine_settled(struct afw_engine *e, const struct afw_policy *po
 
 	afw_describe(k, client, has_uid, uid, res, &facts);
 	afw_orient(p, true, &facts.dir, &facts.iif, &facts.oif);
-	if (!afw_policy_settled(pol, &facts, AFW_ENGINE_SETTLE_RULES, &m))
+	if (!afw_policy_settled(pol, &facts, AFW_POLICY_SETTLE_RULES, &m))
 		return false;
 	res->packets = 1;
 	res->l7 = AFW_L7_UNKNOWN;
+	res->settled = true;
+	res->dir = facts.dir;
+	res->iif = facts.iif;
+	res->oif = facts.oif;
 	res->decision = m.verdict;
 	res->rule_line = m.line;
 	res->is_default = m.is_default;
@@ -2221,11 +2221,9 @@ static bool afw_engine_settled(struct afw_engine *e, const struct afw_policy *po
 	rec.client = (uint8_t)client;
 	rec.decision = (uint8_t)m.verdict;
 	rec.pass = m.verdict == AFW_DECIDE_ALLOW ? AFW_PASS_ACCEPT : AFW_PASS_DROP;
-	if (p->proto == IPPROTO_TCP) {
-		rec.c_isn = p->tcp_seq;
-		rec.c_indev = p->indev;
-		rec.flags |= AFW_DR_HAS_ISN;
-	}
+	rec.c_isn = p->tcp_seq;
+	rec.c_indev = p->indev;
+	rec.flags |= AFW_DR_HAS_ISN;
 	afw_rec_add(e, &rec);
 	e->stats.decided[m.verdict]++;
 	e->stats.settled++;
@@ -2331,12 +2329,14 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 						  AFW_REASON_MID_STREAM, "joined mid-stream", 0, res,
 						  decided);
 		/*
-		 * Here the flow starts: its client's SYN (a SYN-ACK is the
-		 * server's side), or its first datagram. Decided by where it
-		 * goes, it needs no reading, and no trip through afwd for the
-		 * rest of its handshake.
+		 * Here a connection starts: its client's SYN (a SYN-ACK is the
+		 * server's side). Decided by where it goes, it needs no
+		 * reading, and no trip through afwd for the rest of its
+		 * handshake. Not a UDP flow: the module sends afwd a QUIC
+		 * flow's later Initials, which only a flow that was read can
+		 * tell from a new connection's.
 		 */
-		if (side == client &&
+		if (tcp && side == client &&
 		    afw_engine_settled(e, pol, &k, hash, client, p, own, uid, res, decided))
 			return afw_decision_pass(res->decision);
 		if (!afw_engine_make_room(e)) {

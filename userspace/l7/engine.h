@@ -86,6 +86,10 @@ struct afw_result {
 	char reason[128];		/* why, in words */
 	bool has_uid;
 	uint32_t uid;
+	uint8_t dir;			/* enum afw_dir, as the policy saw it */
+	uint32_t iif, oif;
+	/* Decided by its ends alone, unread (afw_policy_settled()). */
+	bool settled;
 	uint64_t packets;		/* seen before the decision */
 };
 

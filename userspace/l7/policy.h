@@ -90,7 +90,9 @@ enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_
  * first packet shows alone (@f's protocol, addresses, ports, direction,
  * interfaces and user; its l7 and reason are not looked at): the first
  * rule in evaluation order that those match tests nothing the bytes tell
- * and does not inspect, or none can match and the default is deny. Then
+ * and does not inspect, or none can match and the default is deny. A
+ * rule testing the user of a flow without one may match once one shows:
+ * not settled. Then
  * @m says which, as afw_policy_match() would, and the flow needs no
  * reading: unread, it is never found malformed or misleading, so a rule
  * that matches it decides it. Looks at no more than @budget rules: past
@@ -98,6 +100,13 @@ enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_
  */
 bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, size_t budget,
 			struct afw_policy_match *m);
+
+/*
+ * The budget afwd gives afw_policy_settled(): a bound on what each new flow
+ * (and each flow a reload judges again) costs, about that of one match
+ * over host-less rules.
+ */
+#define AFW_POLICY_SETTLE_RULES 1024
 
 /*
  * Loads @path and, only if that succeeds, frees *@slot and stores the new

@@ -59,7 +59,7 @@ struct afw_pif {
 	char name[16];
 };
 
-/* Each test is one afw_rule_ends() (the flow's ends) or afw_rule_reads() (its bytes) knows. */
+/* Each test is one afw_rule_ends() or afw_rule_uid() (the flow's ends) or afw_rule_reads() (its bytes) knows. */
 struct afw_prule {
 	uint32_t prio;
 	uint32_t line;

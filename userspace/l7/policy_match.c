@@ -279,8 +279,9 @@ static bool afw_alpn_has(const struct afw_text *list, const char *want, size_t w
 }
 
 /*
- * The tests of @r on where a flow goes and who sent it, which its first
- * packet shows: protocol, ports, addresses, direction, interfaces, user.
+ * The tests of @r on where a flow goes and where it comes from, which its
+ * first packet shows: protocol, ports, addresses, direction, interfaces.
+ * The user is afw_rule_uid()'s.
  */
 static bool afw_rule_ends(const struct afw_policy *p, const struct afw_prule *r,
 			  const struct afw_facts *f)
@@ -312,15 +313,23 @@ static bool afw_rule_ends(const struct afw_policy *p, const struct afw_prule *r,
 		return false;
 	if (r->oifs.n && !afw_ifs_have(p, r->oifs, f->oif))
 		return false;
-	if (r->uids.n) {
-		if (!f->has_uid)
-			return false;
-		for (hit = false, i = 0; i < r->uids.n && !hit; i++)
-			hit = *AFW_AT(&p->uids, uint32_t, r->uids.off + i) == f->uid;
-		if (!hit)
-			return false;
-	}
 	return true;
+}
+
+/* The "uid" test of @r; a flow without an owner matches none. */
+static bool afw_rule_uid(const struct afw_policy *p, const struct afw_prule *r,
+			 const struct afw_facts *f)
+{
+	uint32_t i;
+
+	if (!r->uids.n)
+		return true;
+	if (!f->has_uid)
+		return false;
+	for (i = 0; i < r->uids.n; i++)
+		if (*AFW_AT(&p->uids, uint32_t, r->uids.off + i) == f->uid)
+			return true;
+	return false;
 }
 
 /* Whether @r tests anything a flow's bytes tell: afwd must read them to know. */
@@ -350,7 +359,7 @@ static bool afw_rule_rest(const struct afw_policy *p, const struct afw_prule *r,
 		if (!(r->ech & (f->ech ? AFW_PECH_YES : AFW_PECH_NO)))
 			return false;
 	}
-	if (!afw_rule_ends(p, r, f))
+	if (!afw_rule_ends(p, r, f) || !afw_rule_uid(p, r, f))
 		return false;
 	if (r->ja4.n) {
 		for (hit = false, i = 0; i < r->ja4.n && !hit; i++)
@@ -457,6 +466,15 @@ bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, s
 			return false;
 		r = AFW_AT(&p->rules, struct afw_prule, i);
 		if (!afw_rule_ends(p, r, f))
+			continue;
+		/*
+		 * An owner the first packet does not show may show later: an
+		 * inbound connection's segments find their local socket once
+		 * it is set up, its SYN does not.
+		 */
+		if (r->uids.n && !f->has_uid)
+			return false;
+		if (!afw_rule_uid(p, r, f))
 			continue;
 		/*
 		 * Its bytes may match this rule or not; and an inspected flow
