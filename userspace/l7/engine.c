@@ -2146,30 +2146,40 @@ static enum afw_pass afw_engine_late(struct afw_engine *e, const struct afw_poli
 	return (enum afw_pass)d->pass;
 }
 
-/* Decided on the spot, from what the first packet shows; remembered. */
-static enum afw_pass afw_engine_at_once(struct afw_engine *e, const struct afw_policy *pol,
-					const struct afw_pkt_key *k, uint32_t hash, int client,
-					const struct afw_pkt *p, bool from_client, bool has_uid,
-					uint32_t uid, enum afw_reason reason, const char *why,
-					uint8_t flags, struct afw_result *res, bool *decided)
+/*
+ * A new flow, from its first packet @p (sent by the client when
+ * @from_client): what the result and the policy know of it before any byte
+ * is read.
+ */
+static void afw_engine_first(const struct afw_pkt_key *k, int client, const struct afw_pkt *p,
+			     bool from_client, bool has_uid, uint32_t uid, struct afw_result *res,
+			     struct afw_facts *facts)
 {
-	struct afw_facts facts;
+	afw_describe(k, client, has_uid, uid, res, facts);
+	afw_orient(p, from_client, &facts->dir, &facts->iif, &facts->oif);
+	res->dir = facts->dir;
+	res->iif = facts->iif;
+	res->oif = facts->oif;
+	res->packets = 1;
+}
+
+/*
+ * Remembers a flow decided at its first packet @p, so that its later
+ * packets, should any come to afwd, meet the same verdict.
+ */
+static void afw_engine_remember(struct afw_engine *e, const struct afw_pkt_key *k, uint32_t hash,
+				int client, const struct afw_pkt *p, enum afw_decision d,
+				uint8_t flags)
+{
 	struct afw_drec rec;
 
-	afw_describe(k, client, has_uid, uid, res, &facts);
-	afw_orient(p, from_client, &facts.dir, &facts.iif, &facts.oif);
-	res->dir = facts.dir;
-	res->iif = facts.iif;
-	res->oif = facts.oif;
-	res->packets = 1;
-	afw_engine_giveup(pol, &facts, res, reason, AFW_L7_UNKNOWN, why);
 	memset(&rec, 0, sizeof(rec));
 	rec.key = *k;
 	rec.hash = hash;
 	rec.client = (uint8_t)client;
-	rec.decision = (uint8_t)res->decision;
-	rec.pass = res->decision == AFW_DECIDE_ALLOW || res->decision == AFW_DECIDE_INSPECT ?
-		   AFW_PASS_ACCEPT : AFW_PASS_DROP;
+	rec.decision = (uint8_t)d;
+	rec.pass = d == AFW_DECIDE_ALLOW || d == AFW_DECIDE_INSPECT ? AFW_PASS_ACCEPT :
+								      AFW_PASS_DROP;
 	rec.flags = flags;
 	if (p->proto == IPPROTO_TCP && p->has_l4) {
 		rec.c_isn = p->tcp_seq;
@@ -2179,16 +2189,29 @@ static enum afw_pass afw_engine_at_once(struct afw_engine *e, const struct afw_p
 			rec.flags |= AFW_DR_ESTABLISHED;
 	}
 	afw_rec_add(e, &rec);
-	e->stats.decided[res->decision]++;
+	e->stats.decided[d]++;
+}
+
+/* Decided on the spot, from what the first packet shows; remembered. */
+static enum afw_pass afw_engine_at_once(struct afw_engine *e, const struct afw_policy *pol,
+					const struct afw_pkt_key *k, uint32_t hash, int client,
+					const struct afw_pkt *p, bool from_client, bool has_uid,
+					uint32_t uid, enum afw_reason reason, const char *why,
+					uint8_t flags, struct afw_result *res, bool *decided)
+{
+	struct afw_facts facts;
+
+	afw_engine_first(k, client, p, from_client, has_uid, uid, res, &facts);
+	afw_engine_giveup(pol, &facts, res, reason, AFW_L7_UNKNOWN, why);
+	afw_engine_remember(e, k, hash, client, p, res->decision, flags);
 	*decided = true;
 	return afw_decision_pass(res->decision);
 }
 
 /*
  * A new TCP flow, at its client's SYN, that the policy decides by its
- * ends alone (afw_policy_settled()):
- * decided now, unread, and remembered, so that its later packets, should
- * any come, meet the same verdict. No analysis slot is taken.
+ * ends alone (afw_policy_settled()): decided now, unread, and remembered.
+ * No analysis slot is taken.
  */
 static bool afw_engine_settled(struct afw_engine *e, const struct afw_policy *pol,
 			       const struct afw_pkt_key *k, uint32_t hash, int client,
@@ -2197,35 +2220,18 @@ static bool afw_engine_settled(struct afw_engine *e, const struct afw_policy *po
 {
 	struct afw_policy_match m;
 	struct afw_facts facts;
-	struct afw_drec rec;
 
-	afw_describe(k, client, has_uid, uid, res, &facts);
-	afw_orient(p, true, &facts.dir, &facts.iif, &facts.oif);
+	afw_engine_first(k, client, p, true, has_uid, uid, res, &facts);
 	if (!afw_policy_settled(pol, &facts, AFW_POLICY_SETTLE_RULES, &m))
 		return false;
-	res->packets = 1;
-	res->l7 = AFW_L7_UNKNOWN;
 	res->settled = true;
-	res->dir = facts.dir;
-	res->iif = facts.iif;
-	res->oif = facts.oif;
 	res->decision = m.verdict;
 	res->rule_line = m.line;
 	res->is_default = m.is_default;
 	snprintf(res->reason, sizeof(res->reason), m.is_default ?
 		 "unread, by its ends: default (line %u)" : "unread, by its ends: policy line %u",
 		 m.line);
-	memset(&rec, 0, sizeof(rec));
-	rec.key = *k;
-	rec.hash = hash;
-	rec.client = (uint8_t)client;
-	rec.decision = (uint8_t)m.verdict;
-	rec.pass = m.verdict == AFW_DECIDE_ALLOW ? AFW_PASS_ACCEPT : AFW_PASS_DROP;
-	rec.c_isn = p->tcp_seq;
-	rec.c_indev = p->indev;
-	rec.flags |= AFW_DR_HAS_ISN;
-	afw_rec_add(e, &rec);
-	e->stats.decided[m.verdict]++;
+	afw_engine_remember(e, k, hash, client, p, m.verdict, 0);
 	e->stats.settled++;
 	*decided = true;
 	return true;

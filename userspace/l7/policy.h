@@ -90,13 +90,13 @@ enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_
  * first packet shows alone (@f's protocol, addresses, ports, direction,
  * interfaces and user; its l7 and reason are not looked at): the first
  * rule in evaluation order that those match tests nothing the bytes tell
- * and does not inspect, or none can match and the default is deny. A
- * rule testing the user of a flow without one may match once one shows:
- * not settled. Then
+ * and does not inspect, or none can match and the default is deny. Then
  * @m says which, as afw_policy_match() would, and the flow needs no
  * reading: unread, it is never found malformed or misleading, so a rule
- * that matches it decides it. Looks at no more than @budget rules: past
- * that, false, and the flow is read as any other.
+ * that matches it decides it. A rule testing the user of a flow without
+ * one may match once one shows: that flow is not settled. Looks at no
+ * more than @budget rules: past that, false, and the flow is read as any
+ * other.
  */
 bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, size_t budget,
 			struct afw_policy_match *m);
