@@ -16,7 +16,8 @@
 # clock follow the host's: without it, idle time costs nothing, which makes
 # latencies that wait on timers or wake-ups (connects, handshakes) meaningless.
 # AFW_VM_QEMU_ACCEL replaces TCG's -accel argument (tests/vm/int3.sh passes
-# tcg,thread=single). DISK, a raw ext4 image, is the guest's disk: init keeps
+# tcg,thread=single). A guest that shows no sign of life (watch_guest below)
+# is looked into and stopped long before TIMEOUT. DISK, a raw ext4 image, is the guest's disk: init keeps
 # the overlay's upper layer there instead of in memory, so that a second boot
 # from it is a reboot of the same system.
 set -euo pipefail
@@ -68,7 +69,7 @@ fi
 
 qemu=(qemu-system-x86_64 "${accel[@]}" -m "$mem" -smp "$cpus"
 	-kernel "$kernel" -initrd "$initrd"
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 quiet$append"
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 quiet sysrq_always_enabled$append"
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$out,mount_tag=afwout,security_model=none,multidevs=remap"
 	-nic none -no-reboot -display none)
@@ -86,23 +87,99 @@ died_booting() {
 		! grep -q 'afw-vm: booted' "$out/console.log"
 }
 
+# A guest that froze (every vCPU idle or spinning, nothing written) would
+# hold its boot until TIMEOUT: on a CI runner the debug kernel once sat in
+# its boot for the whole 4,200 s at 9% of a CPU. Signs of life: the
+# console, the job's results and the heartbeat guest.sh writes every 10 s.
+# The boot must say it is done within AFW_VM_BOOT_LIMIT s of wall time (the
+# debug kernel's boot is ~100 s of guest time), and then something must
+# move within every AFW_VM_STALL s (beyond a scenario's own time limit
+# nothing moves only in a frozen guest).
+boot_limit=${AFW_VM_BOOT_LIMIT:-600}
+stall_limit=${AFW_VM_STALL:-900}
+qmpdir=$(mktemp -d)
+trap 'rm -rf "$qmpdir"' EXIT
+qemu+=(-qmp "unix:$qmpdir/qmp.sock,server=on,wait=off")
+
+# newest FILE...: the newest modification time of those that exist.
+newest() { stat -c %Y "$@" 2> /dev/null | sort -n | tail -n 1; }
+
+# watch_guest: until qemu ends (boot.sh kills it then), stops a guest that
+# shows no sign of life in time, after asking its kernel for every CPU's
+# backtrace and every blocked task (sysrq l and w, at console loglevel 9)
+# and the emulator for each vCPU's registers; $out/stalled says why.
+watch_guest() {
+	local t0 now last why=
+	t0=$(date +%s)
+	while sleep 10; do
+		now=$(date +%s)
+		if ! grep -q 'afw-vm: booted' "$out/console.log" 2> /dev/null; then
+			[ $((now - t0)) -lt "$boot_limit" ] ||
+				why="it did not say it had booted within ${boot_limit}s"
+		else
+			last=$(newest "$out/console.log" "$out/heartbeat" "$out/results.tap") || :
+			[ $((now - ${last:-$now})) -lt "$stall_limit" ] ||
+				why="no sign of life (console, results, heartbeat) for ${stall_limit}s"
+		fi
+		[ -z "$why" ] || break
+	done
+	echo "$why" > "$out/stalled"
+	python3 "$here/qmp.py" "$qmpdir/qmp.sock" "sendkey alt-sysrq-9" "sendkey alt-sysrq-l" \
+		"sendkey alt-sysrq-w" "sleep 20" "info registers -a" > "$out/stall-registers.txt" 2>&1 || :
+	python3 "$here/qmp.py" "$qmpdir/qmp.sock" quit > /dev/null 2>&1 || :
+}
+
+# stalled_booting: the watcher stopped a guest that never said it booted,
+# so before any afw code or job ran.
+stalled_booting() {
+	[ -s "$out/stalled" ] && ! grep -q 'afw-vm: booted' "$out/console.log"
+}
+
+# say_stall: what the watcher found, briefly; the rest stays in $out.
+say_stall() {
+	echo "boot.sh: stopped the guest: $(cat "$out/stalled")" >&2
+	echo "boot.sh: its vCPUs (all of it in $out/stall-registers.txt):" >&2
+	grep -E '^(RIP|CPU#|EFL)' "$out/stall-registers.txt" | sed 's/^/boot.sh:   /' >&2 || :
+	echo "boot.sh: the console's last lines (all of it in $out/console.log):" >&2
+	tail -n 60 "$out/console.log" | sed 's/^/boot.sh:   /' >&2 || :
+}
+
 start=$(date +%s)
-rm -f "$out/cpu_s"
+rm -f "$out/cpu_s" "$out/stalled" "$out/heartbeat"
 TIMEFORMAT='%R %U %S'
 for attempt in 1 2; do
 	rc=0
+	watch_guest &
+	watcher=$!
 	# The emulator's CPU seconds, beside its wall time: on a CI machine
 	# of two CPUs, the boots' sum of them is what must fit in the hour.
 	{ time timeout --foreground "$tmo" "${qemu[@]}" -monitor none \
 		-serial "file:$out/console.log" < /dev/null 2>&3 || rc=$?; } 3>&2 2> "$out/time.txt"
+	kill $watcher 2> /dev/null || :
+	wait $watcher 2> /dev/null || :
 	cpu=$(awk '{ printf "%d", $2 + $3 }' "$out/time.txt" 2> /dev/null)
 	echo $(( ${cpu:-0} + $(cat "$out/cpu_s" 2> /dev/null || echo 0) )) > "$out/cpu_s"
-	[ ! -f "$out/rc" ] && [ "$rc" != 124 ] && [ $attempt = 1 ] && died_booting || break
-	mv "$out/console.log" "$out/console-died-booting.log"
-	echo "boot.sh: the kernel died of a stale int3 while booting, before afw or the" \
-	     "job ran (an emulator race, tests/vm/int3.sh); booting once more" >&2
+	[ ! -f "$out/rc" ] && [ "$rc" != 124 ] && [ $attempt = 1 ] || break
+	if died_booting; then
+		mv "$out/console.log" "$out/console-died-booting.log"
+		echo "boot.sh: the kernel died of a stale int3 while booting, before afw or the" \
+		     "job ran (an emulator race, tests/vm/int3.sh); booting once more" >&2
+	elif stalled_booting; then
+		say_stall
+		mv "$out/console.log" "$out/console-stalled-booting.log"
+		mv "$out/stall-registers.txt" "$out/stall-registers-booting.txt"
+		rm -f "$out/stalled"
+		echo "boot.sh: the guest froze while booting, before afw or the job ran;" \
+		     "booting once more" >&2
+	else
+		break
+	fi
 done
 echo "$(( $(date +%s) - start ))" > "$out/wall_s"
+if [ -s "$out/stalled" ]; then
+	say_stall
+	exit 125
+fi
 if [ "$rc" = 124 ]; then
 	echo "boot.sh: VM did not finish within ${tmo}s" >&2
 	exit 124
