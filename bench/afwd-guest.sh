@@ -225,6 +225,7 @@ connrate_mode() {
 	rate() {
 		local name=$1 out
 		shift
+		tw_drain
 		nsx $NS_C "$stress" connrate $S4 $port 100 "$@" > /dev/null
 		[ -z "$afwd_pid" ] || c0=$(afwd_counters)
 		out=$(nsx $NS_C "$stress" connrate $S4 $port "$n" "$@") ||
@@ -243,6 +244,32 @@ connrate_mode() {
 			split(a, x); split(b, y)
 			printf "  afwd, a connection: %.2f packets, %.2f batches, %.2f syscalls",
 				(y[1] - x[1]) / n, (y[3] - x[3]) / n, (y[2] - x[2]) / n }')"
+		perf_rate "$name" "$@"
+	}
+	# tw_drain: every run starts with the client's ports free. The client
+	# closes first, so each connection leaves a TIME_WAIT socket for 60 s;
+	# thousands of them make connect() search for a free port (the
+	# profile's top: __inet_hash_connect, __inet_check_established), a
+	# cost that grows with the runs before and would fall on the later rows.
+	tw_count() { nsx $NS_C ss -Htan state time-wait | wc -l; }
+	tw_few() { [ "$(tw_count)" -lt 20 ]; }
+	tw_drain() {
+		wait_until 70 tw_few || say "  (TIME_WAIT sockets left: $(tw_count))"
+	}
+	# perf_rate NAME [REQUEST]: with AFW_BENCH_PERF=1, one more run under
+	# perf (every CPU, cpu-clock), its report by command, object and
+	# symbol to afwd-rate-perf-NAME.txt: where a connection's time goes.
+	# Not timed: perf's own cost is in it.
+	perf_rate() {
+		local f
+		[ "${AFW_BENCH_PERF:-0}" = 1 ] && command -v perf > /dev/null || return 0
+		f=$AFW_OUT/afwd-rate-perf-$(echo "$1" | tr -c 'a-zA-Z0-9\n' - | tr -s -).txt
+		shift
+		tw_drain
+		perf record -q -a -o $work/perf.data -- \
+			ip netns exec $NS_C "$stress" connrate $S4 $port "$n" "$@" > /dev/null 2>&1
+		perf report -i $work/perf.data --stdio --sort comm,dso,sym 2> /dev/null |
+			grep -E '^ +[0-9]' | head -80 > "$f"
 	}
 	say "connection rate ($n connections each, afwstress connrate):"
 	nsx $NS_S "$stress" echo $S4 $port &

@@ -23,7 +23,9 @@
 # for --head-queue off;
 # AFW_BENCH_MODES (default "bulk pair connect"): the boots to make.
 # AFW_BENCH_PERF=1: in the pair boot, a perf profile of one more iperf3 run
-# with no firewall and with each transfer setting (afwd-pair-perf-*.txt).
+# with no firewall and with each transfer setting (afwd-pair-perf-*.txt);
+# in the connect boot, of one more run of each connection rate
+# (afwd-rate-perf-*.txt).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 label=${1:-6.1}
@@ -32,7 +34,7 @@ bench_prepare "$label" "afwd-$label"
 failed=0
 for mode in ${AFW_BENCH_MODES:-bulk pair connect}; do
 	# A failed boot must not leave an older run's figures to be printed.
-	rm -f "$out/$mode/afwd-$mode.txt" "$out/$mode"/afwd-pair-perf-*.txt
+	rm -f "$out/$mode/afwd-$mode.txt" "$out/$mode"/afwd-*-perf-*.txt
 	clock=--icount
 	[ "$mode" = connect ] && clock=--icount-idle
 	"$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out/$mode" \
@@ -47,7 +49,7 @@ for mode in ${AFW_BENCH_MODES:-bulk pair connect}; do
 		{ echo "bench: the $mode boot failed; see $out/$mode" >&2; failed=1; }
 	echo "== $mode ($(cat "$out/$mode/wall_s" 2> /dev/null || echo ?) s wall)"
 	cat "$out/$mode/afwd-$mode.txt" 2> /dev/null || true
-	for f in "$out/$mode"/afwd-pair-perf-*.txt; do
+	for f in "$out/$mode"/afwd-*-perf-*.txt; do
 		[ -s "$f" ] || continue
 		echo "== perf: ${f##*/}"
 		head -25 "$f"
