@@ -741,7 +741,7 @@ static void test_settled(int *failed)
 	static const char get[] = "GET / HTTP/1.1\r\nHost: blocked.test\r\n\r\n";
 	static const char other[] = "GET / HTTP/1.1\r\nHost: other.test\r\n\r\n";
 	struct rig r;
-	unsigned int n;
+	unsigned int n, flows;
 
 	if (!rig_init(&r, "default deny\n"
 			  "prio 10 dport 80 host blocked.test deny\n"
@@ -804,6 +804,12 @@ static void test_settled(int *failed)
 	      r.decided && r.res.rule_line == 2);
 	CHECK(*failed, "as does the SYN sent again",
 	      send_pkt(&r, IPPROTO_TCP, 0, 51011, 22, 0x02, 1000, NULL, 0) == AFW_PASS_DROP);
+	n = afw_engine_stats(r.e)->settled;
+	flows = afw_engine_flows(r.e);
+	CHECK(*failed, "a new connection on its ports (another ISN) is decided at its SYN too",
+	      send_pkt(&r, IPPROTO_TCP, 0, 51011, 22, 0x02, 7000, NULL, 0) == AFW_PASS_DROP &&
+	      r.decided && r.res.settled && afw_engine_stats(r.e)->settled == n + 1 &&
+	      afw_engine_flows(r.e) == flows);
 	rig_free(&r);
 }
 

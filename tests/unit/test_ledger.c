@@ -461,6 +461,40 @@ int main(void)
 	afw_policy_free(p2);
 	afw_ledger_free(l);
 
+	/*
+	 * Refused at its SYN, a connection never started: a reload that would
+	 * read it keeps the refusal, and never lets it pass as mid-stream.
+	 */
+	l = afw_ledger_new(&opts);
+	r = result("", 40000, AFW_DECIDE_DENY);
+	r.l7 = AFW_L7_UNKNOWN;
+	r.alpn_len = 0;
+	r.ech = false;
+	r.ja4[0] = '\0';
+	r.settled = true;
+	rec = afw_ledger_put(l, &r, AFW_LREC_SENT, now);
+	p2 = policy("default deny\nprio 10 proto tcp dport 443 host evil.test deny\n"
+		    "prio 20 proto tcp dport 443 allow\n");
+	ch.n = 0;
+	afw_ledger_rejudge(l, p2, changed_cb, &ch);
+	afw_ledger_flow(rec, &f);
+	CHECK(failed, "reload: a connection refused at its SYN stays refused when it would be read",
+	      ch.n == 0 && afw_lrec_decision(rec) == AFW_DECIDE_DENY &&
+	      f.verdict == AFW_VERDICT_DROP);
+	afw_policy_free(p2);
+	p2 = policy("default deny\nprio 20 proto tcp dport 443 allow\n");
+	afw_ledger_rejudge(l, p2, changed_cb, &ch);
+	afw_ledger_flow(rec, &f);
+	CHECK(failed, "and one that allows it by its ends lets its SYN, sent again, pass",
+	      ch.n == 1 && ch.now[0] == AFW_DECIDE_ALLOW && f.verdict == AFW_VERDICT_ACCEPT &&
+	      !(f.flags & AFW_FLOW_F_ESTABLISHED));
+	afw_ledger_sent(l, rec, now);
+	afw_ledger_flow(rec, &f);
+	CHECK(failed, "once installed so, it has started: installed again, it takes no new SYN",
+	      f.flags & AFW_FLOW_F_ESTABLISHED);
+	afw_policy_free(p2);
+	afw_ledger_free(l);
+
 	test_use(&failed);
 	return failed;
 }

@@ -463,6 +463,15 @@ void afw_ledger_sent(struct afw_ledger *l, struct afw_lrec *r, uint64_t now)
 	afw_ledger_unwait(l, r);
 	r->state = AFW_LREC_SENT;
 	r->sent_at = now;
+	/*
+	 * A connection decided at its SYN is installed ahead of it, to pass
+	 * its handshake. Once passed, it has started: an entry made for it
+	 * again (a reload, the module back, a flush) must not take a new SYN
+	 * on its ports, of any sequence number, as its own (flows.c), for
+	 * that one is a new connection, maybe one a reading rule now wants.
+	 */
+	if (r->settled && r->decision == AFW_DECIDE_ALLOW)
+		r->established = true;
 }
 
 void afw_ledger_refused(struct afw_ledger *l, struct afw_lrec *r, uint64_t now)
@@ -558,9 +567,12 @@ uint64_t afw_ledger_next_due(const struct afw_ledger *l)
 
 /*
  * @r's decision under @pol, from its recorded @facts. A flow decided by its
- * ends was never read: if @pol still decides it so, that decision; if a
- * rule that reads could now take it, its bytes are past reading, as those
- * of a flow first seen mid-stream, and the policy decides it as one.
+ * ends was never read: if @pol still decides it so, that decision. If a
+ * rule that reads could now take it, a connection refused at its SYN never
+ * started, and keeps its refusal: nothing of it may pass as mid-stream, and
+ * a new SYN on its ports is a new connection, judged afresh (and read). One
+ * that passed its SYN has bytes past reading, as those of a flow first seen
+ * mid-stream, and the policy decides it as one.
  */
 static enum afw_decision afw_ledger_judge(const struct afw_lrec *r, const struct afw_policy *pol,
 					  struct afw_facts *facts)
@@ -571,6 +583,8 @@ static enum afw_decision afw_ledger_judge(const struct afw_lrec *r, const struct
 		return afw_policy_match(pol, facts, NULL);
 	if (afw_policy_settled(pol, facts, AFW_POLICY_SETTLE_RULES, &m))
 		return m.verdict;
+	if (r->decision != AFW_DECIDE_ALLOW)
+		return (enum afw_decision)r->decision;
 	facts->reason = AFW_REASON_MID_STREAM;
 	return afw_policy_match(pol, facts, NULL);
 }

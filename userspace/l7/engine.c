@@ -2027,6 +2027,11 @@ bool afw_engine_head_takes(struct afw_engine *e, const struct afw_pkt *p)
 	return !p->cut || (!(p->tcp_flags & AFW_TCP_SYN) && afw_engine_headers_enough(e, p));
 }
 
+static bool afw_engine_settled(struct afw_engine *e, const struct afw_policy *pol,
+			       const struct afw_pkt_key *k, uint32_t hash, int client,
+			       const struct afw_pkt *p, bool has_uid, uint32_t uid,
+			       struct afw_result *res, bool *decided);
+
 /* A packet of a decided flow. */
 static enum afw_pass afw_engine_late(struct afw_engine *e, const struct afw_policy *pol,
 				     struct afw_drec *d, const struct afw_pkt *p, int side,
@@ -2063,6 +2068,12 @@ static enum afw_pass afw_engine_late(struct afw_engine *e, const struct afw_poli
 
 			afw_rec_unlink(e, d);
 			free(d);
+			/* Decided by its ends, as the first one could have been. */
+			if (afw_engine_settled(e, pol, &old.key, old.hash, side, p, has_uid, uid, res,
+					       decided)) {
+				e->stats.restarts++;
+				return afw_decision_pass(res->decision);
+			}
 			f = afw_engine_make_room(e) ?
 			    afw_flow_new(e, &old.key, old.hash, side, AFW_EF_HANDSHAKE,
 					 now + AFW_ENGINE_WAIT_NS) : NULL;
@@ -2093,6 +2104,12 @@ static enum afw_pass afw_engine_late(struct afw_engine *e, const struct afw_poli
 
 			afw_rec_unlink(e, d);
 			free(d);
+			/* Decided by its ends, as the first one could have been. */
+			if (afw_engine_settled(e, pol, &old.key, old.hash, side, p, has_uid, uid, res,
+					       decided)) {
+				e->stats.restarts++;
+				return afw_decision_pass(res->decision);
+			}
 			f = afw_engine_make_room(e) ?
 			    afw_flow_new(e, &old.key, old.hash, old.client, AFW_EF_HANDSHAKE,
 					 now + AFW_ENGINE_WAIT_NS) : NULL;
