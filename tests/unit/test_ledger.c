@@ -52,6 +52,20 @@ static struct afw_result result(const char *host, uint16_t sport, enum afw_decis
 	return r;
 }
 
+/* A connection decided at its SYN, by its ends: nothing of it read. */
+static struct afw_result settled(uint16_t sport, enum afw_decision d)
+{
+	struct afw_result r = result("", sport, d);
+
+	r.l7 = AFW_L7_UNKNOWN;
+	r.alpn_len = 0;
+	r.n_alpn = 0;
+	r.ech = false;
+	r.ja4[0] = '\0';
+	r.settled = true;
+	return r;
+}
+
 /* A packet of the flow, from the server when @reply. */
 static struct afw_pkt packet(uint16_t sport, bool reply)
 {
@@ -441,12 +455,7 @@ int main(void)
 
 	/* A flow decided unread, by its ends: judged again by them, or as past reading. */
 	l = afw_ledger_new(&opts);
-	r = result("", 40000, AFW_DECIDE_ALLOW);
-	r.l7 = AFW_L7_UNKNOWN;
-	r.alpn_len = 0;
-	r.ech = false;
-	r.ja4[0] = '\0';
-	r.settled = true;
+	r = settled(40000, AFW_DECIDE_ALLOW);
 	afw_ledger_put(l, &r, AFW_LREC_SENT, now);
 	p2 = policy("default deny\nprio 10 proto tcp dport 443 allow\n");
 	ch.n = 0;
@@ -466,12 +475,7 @@ int main(void)
 	 * read it keeps the refusal, and never lets it pass as mid-stream.
 	 */
 	l = afw_ledger_new(&opts);
-	r = result("", 40000, AFW_DECIDE_DENY);
-	r.l7 = AFW_L7_UNKNOWN;
-	r.alpn_len = 0;
-	r.ech = false;
-	r.ja4[0] = '\0';
-	r.settled = true;
+	r = settled(40000, AFW_DECIDE_DENY);
 	rec = afw_ledger_put(l, &r, AFW_LREC_SENT, now);
 	p2 = policy("default deny\nprio 10 proto tcp dport 443 host evil.test deny\n"
 		    "prio 20 proto tcp dport 443 allow\n");
