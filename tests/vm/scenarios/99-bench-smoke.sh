@@ -75,7 +75,8 @@ row "$f" "pair, no firewall, iperf3" "$num Mbit/s\$"
 row "$f" "pair, iperf3 inspected, afwd's defaults:" "$num Mbit/s +ratio $num\$"
 row "$f" "pair, no firewall again:" "$num Mbit/s +ratio $num\$"
 
-bench connect afwd-guest.sh AFW_BENCH_MODE=connect AFW_BENCH_CONNECTS=5 AFW_BENCH_RATE_CONNS=50
+bench connect afwd-guest.sh AFW_BENCH_MODE=connect AFW_BENCH_CONNECTS=5 AFW_BENCH_RATE_CONNS=50 \
+	AFW_BENCH_TW_WAIT=1
 f=$out/connect/afwd-connect.txt
 row "$f" "no firewall:" "5 connections +connect median +$num"
 row "$f" "afw + afwd (analyzed):" "5 connections +connect median +$num"
