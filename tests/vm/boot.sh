@@ -17,9 +17,9 @@
 # latencies that wait on timers or wake-ups (connects, handshakes) meaningless.
 # AFW_VM_QEMU_ACCEL replaces TCG's -accel argument (tests/vm/int3.sh passes
 # tcg,thread=single). A guest that shows no sign of life (watch_guest below)
-# is looked into and stopped long before TIMEOUT. DISK, a raw ext4 image, is the guest's disk: init keeps
-# the overlay's upper layer there instead of in memory, so that a second boot
-# from it is a reboot of the same system.
+# is looked into and stopped long before TIMEOUT. DISK, a raw ext4 image, is
+# the guest's disk: init keeps the overlay's upper layer there instead of in
+# memory, so that a second boot from it is a reboot of the same system.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -90,7 +90,8 @@ died_booting() {
 # A guest that froze (every vCPU idle or spinning, nothing written) would
 # hold its boot until TIMEOUT: on a CI runner the debug kernel once sat in
 # its boot for the whole 4,200 s at 9% of a CPU. Signs of life: the
-# console, the job's results and the heartbeat guest.sh writes every 10 s.
+# console, the job's results and the heartbeat that heartbeat.sh, beside
+# the job, writes every 10 s.
 # The boot must say it is done within AFW_VM_BOOT_LIMIT s of wall time (the
 # debug kernel's boot is ~100 s of guest time), and then something must
 # move within every AFW_VM_STALL s (beyond a scenario's own time limit
