@@ -2104,12 +2104,6 @@ static enum afw_pass afw_engine_late(struct afw_engine *e, const struct afw_poli
 
 			afw_rec_unlink(e, d);
 			free(d);
-			/* Decided by its ends, as the first one could have been. */
-			if (afw_engine_settled(e, pol, &old.key, old.hash, side, p, has_uid, uid, res,
-					       decided)) {
-				e->stats.restarts++;
-				return afw_decision_pass(res->decision);
-			}
 			f = afw_engine_make_room(e) ?
 			    afw_flow_new(e, &old.key, old.hash, old.client, AFW_EF_HANDSHAKE,
 					 now + AFW_ENGINE_WAIT_NS) : NULL;
