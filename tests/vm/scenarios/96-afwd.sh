@@ -171,21 +171,52 @@ check_eq "no flow went back to whole packets" 0 "$(stats_sum head_back)"
 # 6.12: its kernel side is the flow updates and queues checked above.
 if [ "${AFW_AFWD_RESTARTS:-1}" = 1 ]; then
 	# afwd restarted under an inspected stream: the new one knows nothing of
-	# its flows, so their headers are not enough. The first cut packet is
-	# dropped and its flow goes back to whole packets; the stream goes on. It
-	# runs 40 s: on the debug kernel, in CI, afwd took 27 s to start again, and
-	# a 12 s stream had ended by then, leaving the new afwd no packet to judge.
+	# its flows. What it sees first of each decides how it takes it over:
+	# a cut packet (data) is dropped and its flow goes back to whole
+	# packets, to be judged from the next; a whole one (a bare ACK of the
+	# server's) is judged at once, as joined mid-stream. Which comes first
+	# is the two ends' race, so either counts, but one of them must, for
+	# every flow of the stream; the stream goes on. It runs 40 s: on the
+	# debug kernel, in CI, afwd took 27 s to start again, and a 12 s stream
+	# had ended by then, leaving the new afwd no packet to judge.
 	nsx $NS_C iperf3 -c $S4 -p 5201 -t 40 -J > $work/iperf2.json &
 	ipid=$!
 	check "a second inspected stream runs on the headers queues" wait_until 20 head_flows
 	pkill -KILL -f "$AFWD -q 0-1"
+	old_lines=$(wc -l < $work/afwd.log)
 	check "afwd restarts under it" start_afwd
 	wait $ipid
 	check "the stream ran its 40 s without an error" \
 		iperf_ran $work/iperf2.json
-	check_ge "the new afwd gave its flows back to whole packets" 1 "$(stats_sum head_back)"
-	check_grep "and said so" "inspected with whole packets again \\(a flow this afwd did not decide\\)" \
-		"$(cat $work/afwd.log)"
+	# taken_over: how the new afwd took over the stream's flows (port
+	# 5201), by its log: "back N mid M flows K", K the client ports named
+	# either way (a flow given back may be judged mid-stream after).
+	taken_over() {
+		tail -n +$((old_lines + 1)) $work/afwd.log | awk '
+			/inspected with whole packets again \(a flow this afwd did not decide\)/ &&
+			    /:5201[^0-9]/ {
+				back++
+				s = $0
+				while (match(s, /:[0-9]+/)) {
+					port = substr(s, RSTART + 1, RLENGTH - 1)
+					s = substr(s, RSTART + RLENGTH)
+					if (port != 5201 && port > 1023)
+						seen[port] = 1
+				}
+			}
+			/"dport":5201,/ && /"giveup":"mid-stream"/ {
+				mid++
+				if (match($0, /"sport":[0-9]+/))
+					seen[substr($0, RSTART + 8, RLENGTH - 8)] = 1
+			}
+			END { for (p in seen) k++; printf "back %d mid %d flows %d", back, mid, k }'
+	}
+	got=$(taken_over)
+	echo "the new afwd took the stream's flows over: $got (head_back $(stats_sum head_back))" >&2
+	check_eq "the new afwd took over both flows of the stream, control and data ($got)" \
+		2 "$(awk '{ print $6 }' <<< "$got")"
+	check_ge "the flows it gave back to whole packets are counted" \
+		"$(awk '{ print $2 }' <<< "$got")" "$(stats_sum head_back)"
 	# Restarted with no headers queues at all: the flows an earlier afwd gave
 	# one would wait on a queue nobody reads. It gives them back at start.
 	nsx $NS_C iperf3 -c $S4 -p 5201 -t 12 -J > $work/iperf3.json &
