@@ -21,6 +21,7 @@
 #include "genl.h"
 #include "netns.h"
 #include "ruleset.h"
+#include "serve.h"
 #include "version.h"
 
 #define AFW_REPLY_ONLY { .type = NLA_REJECT, .reject_message = "reply-only attribute" }
@@ -128,7 +129,9 @@ static const struct nla_policy afw_rule_id_policy[AFW_RULE_A_MAX + 1] = {
 	[AFW_A_DROPPED] = AFW_REPLY_ONLY,		\
 	[AFW_A_QUEUED] = AFW_REPLY_ONLY,		\
 	[AFW_A_STATS] = AFW_REPLY_ONLY,			\
-	[AFW_A_ACTIVE] = AFW_REPLY_ONLY
+	[AFW_A_ACTIVE] = AFW_REPLY_ONLY,		\
+	[AFW_A_UNSERVED_DROPPED] = AFW_REPLY_ONLY,	\
+	[AFW_A_UNSERVED_PASSED] = AFW_REPLY_ONLY
 
 static const struct nla_policy afw_none_policy[AFW_A_MAX + 1] = {
 	AFW_REPLY_ATTRS,
@@ -160,6 +163,12 @@ static const struct nla_policy afw_flow_new_policy[AFW_A_MAX + 1] = {
 static const struct nla_policy afw_flow_del_policy[AFW_A_MAX + 1] = {
 	AFW_REPLY_ATTRS,
 	[AFW_A_FLOW] = NLA_POLICY_NESTED(afw_flow_key_policy),
+};
+
+static const struct nla_policy afw_serve_policy[AFW_A_MAX + 1] = {
+	AFW_REPLY_ATTRS,
+	[AFW_A_SERVE_FIRST] = { .type = NLA_U16 },
+	[AFW_A_SERVE_COUNT] = { .type = NLA_U16 },
 };
 
 static const struct nla_policy afw_config_set_policy[AFW_A_MAX + 1] = {
@@ -233,7 +242,9 @@ static int afw_status_get(struct sk_buff *skb, struct genl_info *info)
 	if (nla_put_u64_64bit(msg, AFW_A_MALFORMED, counts.malformed, AFW_A_PAD) ||
 	    nla_put_u64_64bit(msg, AFW_A_DROPPED, counts.dropped, AFW_A_PAD) ||
 	    nla_put_u64_64bit(msg, AFW_A_QUEUED, counts.queued, AFW_A_PAD) ||
-	    nla_put_u8(msg, AFW_A_ACTIVE, READ_ONCE(an->active)))
+	    nla_put_u8(msg, AFW_A_ACTIVE, READ_ONCE(an->active)) ||
+	    nla_put_u64_64bit(msg, AFW_A_UNSERVED_DROPPED, counts.unserved[0], AFW_A_PAD) ||
+	    nla_put_u64_64bit(msg, AFW_A_UNSERVED_PASSED, counts.unserved[1], AFW_A_PAD))
 		goto err_free;
 
 	genlmsg_end(msg, hdr);
@@ -308,7 +319,11 @@ static int afw_put_stats(struct sk_buff *skb, const struct afw_stats_view *v)
 	    nla_put_u64_64bit(skb, AFW_STATS_A_FLOWS_REFUSED, ev->refused, AFW_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, AFW_STATS_A_FLOWS_RESTARTED, ev->restarted, AFW_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, AFW_STATS_A_FLOWS_RULE, ev->by_rule, AFW_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, AFW_STATS_A_EXEMPT, v->counts.exempt, AFW_STATS_A_PAD))
+	    nla_put_u64_64bit(skb, AFW_STATS_A_EXEMPT, v->counts.exempt, AFW_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_UNSERVED_DROP, v->counts.unserved[0],
+			      AFW_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_UNSERVED_PASS, v->counts.unserved[1],
+			      AFW_STATS_A_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -776,7 +791,32 @@ out:
 	return ret;
 }
 
-/* A closed socket can no longer commit: its transaction goes with it. */
+/*
+ * The sender serves a range of queues until its socket closes. Not a
+ * configuration: it activates nothing.
+ */
+static int afw_queue_serve(struct sk_buff *skb, struct genl_info *info)
+{
+	struct afw_net *an = afw_net(genl_info_net(info));
+	u16 first, count;
+	int ret;
+
+	if (!info->attrs[AFW_A_SERVE_FIRST] && !info->attrs[AFW_A_SERVE_COUNT]) {
+		NL_SET_ERR_MSG_MOD(info->extack, "no queue: give AFW_A_SERVE_FIRST, or COUNT 0");
+		return -EINVAL;
+	}
+	first = info->attrs[AFW_A_SERVE_FIRST] ? nla_get_u16(info->attrs[AFW_A_SERVE_FIRST]) : 0;
+	count = info->attrs[AFW_A_SERVE_COUNT] ? nla_get_u16(info->attrs[AFW_A_SERVE_COUNT]) : 1;
+	mutex_lock(&an->lock);
+	ret = afw_serve_add(an, info->snd_portid, first, count, info->extack);
+	mutex_unlock(&an->lock);
+	return ret;
+}
+
+/*
+ * A closed socket can no longer commit: its transaction goes with it; nor
+ * serve a queue.
+ */
 static int afw_genl_notify(struct notifier_block *nb, unsigned long event, void *ptr)
 {
 	struct netlink_notify *n = ptr;
@@ -787,15 +827,16 @@ static int afw_genl_notify(struct notifier_block *nb, unsigned long event, void 
 	an = afw_net(n->net);
 	/*
 	 * Every generic netlink socket's close comes here, afw's or not: with
-	 * no transaction open, none waits for the lock (and for a replace
-	 * that holds it for seconds). A socket is released only after its last
-	 * sendmsg() dropped its file reference, a fully ordered atomic, so a
-	 * BEGIN of its own is seen here.
+	 * no transaction open and no queue served, none waits for the lock
+	 * (and for a replace that holds it for seconds). A socket is released
+	 * only after its last sendmsg() dropped its file reference, a fully
+	 * ordered atomic, so a BEGIN or QUEUE_SERVE of its own is seen here.
 	 */
-	if (!READ_ONCE(an->stage))
+	if (!READ_ONCE(an->stage) && !rcu_access_pointer(an->serve))
 		return NOTIFY_DONE;
 	mutex_lock(&an->lock);
 	afw_stage_drop(an, n->portid);
+	afw_serve_release(an, n->portid);
 	mutex_unlock(&an->lock);
 	return NOTIFY_DONE;
 }
@@ -1157,6 +1198,11 @@ static const struct genl_ops afw_genl_ops[] = {
 		/* Like STATUS_GET: counts and sizes, nothing about what is protected. */
 		AFW_OP(AFW_CMD_STATS_GET, afw_none_policy),
 		.doit = afw_stats_get,
+	},
+	{
+		AFW_OP(AFW_CMD_QUEUE_SERVE, afw_serve_policy),
+		.doit = afw_queue_serve,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };
 

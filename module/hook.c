@@ -25,6 +25,7 @@
 #include "netns.h"
 #include "packet.h"
 #include "reject.h"
+#include "serve.h"
 
 /*
  * Just after the filter tables: a packet the host's own iptables or nftables
@@ -68,6 +69,12 @@ static unsigned int afw_queue(struct afw_net *an, const struct afw_config *cfg,
 		num += reciprocal_scale(afw_flow_key_hash(k, 0, &an->queue_key),
 					cfg->queue_count);
 	verdict = NF_QUEUE_NR(num);
+	/*
+	 * NFQUEUE drops or passes what nobody listens for without a word:
+	 * counted here, where an analyzer never said it serves the queue.
+	 */
+	if (unlikely(!afw_serve_has(an, num)))
+		afw_stats_unserved(an->stats, cfg->fail_open);
 	/* Fail-open: with nobody listening, the packet goes on as accepted. */
 	if (cfg->fail_open)
 		verdict |= NF_VERDICT_FLAG_QUEUE_BYPASS;

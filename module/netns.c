@@ -17,6 +17,7 @@
 #include "hook.h"
 #include "netns.h"
 #include "ruleset.h"
+#include "serve.h"
 
 unsigned int afw_net_id __read_mostly;
 
@@ -183,6 +184,7 @@ static void __net_exit afw_net_exit(struct net *net)
 		afw_ruleset_free(rs);
 	afw_stage_free(an->stage);
 	afw_stats_free(an->stats);
+	afw_serve_free(an);
 	kfree(rcu_dereference_protected(an->cfg, true));
 	mutex_destroy(&an->lock);
 }

@@ -85,6 +85,8 @@ struct afw_net {
 	 * ports that all land on one queue. Set once at creation.
 	 */
 	hsiphash_key_t queue_key;
+	/* The queues analyzers serve (serve.h); NULL for none. */
+	struct afw_serve __rcu *serve;
 };
 
 /* Defaults of new namespaces, and the bounds requests may set. */

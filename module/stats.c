@@ -42,6 +42,8 @@ static void afw_stats_read_cpu(const struct afw_pcpu_stats *s, struct afw_counts
 				c->decided[i][j] = u64_stats_read(&s->decided[i][j]);
 		c->malformed = u64_stats_read(&s->malformed);
 		c->exempt = u64_stats_read(&s->exempt);
+		c->unserved[0] = u64_stats_read(&s->unserved[0]);
+		c->unserved[1] = u64_stats_read(&s->unserved[1]);
 	} while (u64_stats_fetch_retry(&s->syncp, start));
 }
 
@@ -65,6 +67,8 @@ void afw_stats_fold(struct afw_pcpu_stats __percpu *stats, struct afw_counts *su
 				sum->decided[i][j] += one.decided[i][j];
 		sum->malformed += one.malformed;
 		sum->exempt += one.exempt;
+		sum->unserved[0] += one.unserved[0];
+		sum->unserved[1] += one.unserved[1];
 	}
 	/* Derived rather than counted: one write per packet decision is enough. */
 	for (i = 0; i < AFW_STATS_NSOURCES; i++) {
@@ -90,6 +94,8 @@ void afw_counts_sub(struct afw_counts *a, const struct afw_counts *b)
 			a->decided[f][d] -= b->decided[f][d];
 	a->malformed -= b->malformed;
 	a->exempt -= b->exempt;
+	a->unserved[0] -= b->unserved[0];
+	a->unserved[1] -= b->unserved[1];
 	a->dropped -= b->dropped;
 	a->queued -= b->queued;
 }

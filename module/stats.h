@@ -32,6 +32,7 @@ struct afw_counts {
 	u64 decided[AFW_STATS_NSOURCES][AFW_ACTION_MAX + 1];
 	u64 malformed;
 	u64 exempt;		/* passed undecided: own resets, ND and MLD */
+	u64 unserved[2];	/* queued where nobody serves, by fail_open */
 	u64 dropped;		/* by a drop or reject verdict, from decided[] */
 	u64 queued;		/* handed to NFQUEUE, from decided[] */
 };
@@ -49,6 +50,7 @@ struct afw_pcpu_stats {
 	u64_stats_t decided[AFW_STATS_NSOURCES][AFW_ACTION_MAX + 1];
 	u64_stats_t malformed;
 	u64_stats_t exempt;
+	u64_stats_t unserved[2];
 };
 
 struct afw_pcpu_stats __percpu *afw_stats_alloc(void);
@@ -87,6 +89,12 @@ static inline u64_stats_t *afw_stats_exempt_of(struct afw_pcpu_stats *s, unsigne
 	return &s->exempt;
 }
 
+static inline u64_stats_t *afw_stats_unserved_of(struct afw_pcpu_stats *s,
+						 unsigned int fail_open, unsigned int b)
+{
+	return &s->unserved[fail_open];
+}
+
 static inline u64_stats_t *afw_stats_decided_of(struct afw_pcpu_stats *s, unsigned int src,
 						unsigned int action)
 {
@@ -102,6 +110,12 @@ static inline void afw_stats_malformed(struct afw_pcpu_stats __percpu *stats)
 static inline void afw_stats_exempt(struct afw_pcpu_stats __percpu *stats)
 {
 	afw_stats_bump(stats, afw_stats_exempt_of, 0, 0);
+}
+
+/* A packet queued where no analyzer said it serves, failing open or not. */
+static inline void afw_stats_unserved(struct afw_pcpu_stats __percpu *stats, bool fail_open)
+{
+	afw_stats_bump(stats, afw_stats_unserved_of, fail_open, 0);
 }
 
 /* Notes that @src gave a packet @action (AFW_ACTION_*). */

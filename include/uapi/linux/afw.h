@@ -19,6 +19,13 @@
  *	         AFW_A_ACTIVE          NLA_U8, 1 once the namespace has been
  *	                               configured: afw registers its hooks, and
  *	                               counts, only from then on
+ *	         AFW_A_UNSERVED_DROPPED NLA_U64, of AFW_A_QUEUED: sent to a queue
+ *	                               no analyzer serves (QUEUE_SERVE) while
+ *	                               failing closed: NFQUEUE dropped them,
+ *	                               unless a program that never said so
+ *	                               listens there
+ *	         AFW_A_UNSERVED_PASSED NLA_U64, the same while failing open:
+ *	                               passed unjudged
  *	         AFW_A_COUNTERS        NLA_NESTED
  *	           AFW_COUNTERS_A_HOOK NLA_NESTED, one per (family, direction):
  *	             AFW_HOOK_A_FAMILY    NLA_U8, AFW_FAMILY_*
@@ -51,6 +58,8 @@
  *	Queue and inspect count packets handed to NFQUEUE; where no analyzer
  *	listens, NFQUEUE then drops them (fail-closed) or accepts them
  *	(fail-open) without telling afw, so the fail mode decides their fate.
+ *	Those sent to a queue no analyzer serves (QUEUE_SERVE) are counted
+ *	again, by the fail mode: UNSERVED_DROP, UNSERVED_PASS.
  *	Table sizes, not reset:
  *	  RULES, MAX_RULES (NLA_U32): rules in the ruleset, and the bound
  *	  MASKS, MAX_MASKS (NLA_U32): distinct masks (hash tables probed per
@@ -136,6 +145,14 @@
  *	is flagged NLM_F_DUMP_INTR.
  * AFW_CMD_FLOW_FLUSH (doit, admin).
  *
+ * AFW_CMD_QUEUE_SERVE (doit, admin): the sender's socket serves NFQUEUE
+ *	queues AFW_A_SERVE_FIRST to AFW_A_SERVE_FIRST + AFW_A_SERVE_COUNT - 1
+ *	(NLA_U16 each; COUNT 1 without it), until the socket closes: afwd says
+ *	so for each queue it binds. COUNT 0 withdraws all the socket's queues.
+ *	A socket may name several ranges, a namespace AFW_SERVE_MAX in all
+ *	(ENOSPC beyond). afw only counts what it sends where nobody said so
+ *	(UNSERVED_* above); the verdict stays NFQUEUE's and the fail mode's.
+ *
  * AFW_CMD_CONFIG_GET (doit, admin), AFW_CMD_CONFIG_SET (doit, admin):
  *	AFW_A_CONFIG (AFW_CFG_A_*); SET changes only the attributes given,
  *	and packets see the old settings or the new ones, never a mix.
@@ -176,6 +193,7 @@ enum afw_cmd {
 	AFW_CMD_CONFIG_GET,
 	AFW_CMD_CONFIG_SET,
 	AFW_CMD_STATS_GET,
+	AFW_CMD_QUEUE_SERVE,
 	__AFW_CMD_MAX
 };
 
@@ -229,10 +247,17 @@ enum afw_attr {
 	AFW_A_QUEUED,
 	AFW_A_STATS,
 	AFW_A_ACTIVE,
+	AFW_A_SERVE_FIRST,
+	AFW_A_SERVE_COUNT,
+	AFW_A_UNSERVED_DROPPED,
+	AFW_A_UNSERVED_PASSED,
 	__AFW_A_MAX
 };
 
 #define AFW_A_MAX (__AFW_A_MAX - 1)
+
+/* Queue ranges QUEUE_SERVE keeps in one namespace, all sockets together. */
+#define AFW_SERVE_MAX		64
 
 enum afw_counters_attr {
 	AFW_COUNTERS_A_UNSPEC,
@@ -403,6 +428,8 @@ enum afw_stats_attr {
 	AFW_STATS_A_EXEMPT,		/* NLA_U64 */
 	AFW_STATS_A_FLOWS_RESTARTED,	/* NLA_U64 */
 	AFW_STATS_A_FLOWS_RULE,		/* NLA_U64 */
+	AFW_STATS_A_UNSERVED_DROP,	/* NLA_U64 */
+	AFW_STATS_A_UNSERVED_PASS,	/* NLA_U64 */
 	__AFW_STATS_A_MAX
 };
 
