@@ -102,6 +102,9 @@ int main(void)
 	      st.exempt == want64(AFW_STATS_A_EXEMPT) &&
 	      st.flows_restarted == want64(AFW_STATS_A_FLOWS_RESTARTED) &&
 	      st.flows_rule == want64(AFW_STATS_A_FLOWS_RULE));
+	CHECK(failed, "packets queued where no analyzer serves are read, by fail mode",
+	      st.unserved_drop == want64(AFW_STATS_A_UNSERVED_DROP) &&
+	      st.unserved_pass == want64(AFW_STATS_A_UNSERVED_PASS));
 	CHECK(failed, "source names",
 	      !strcmp(afw_stats_source_name(AFW_STATS_FLOW), "flow") &&
 	      !strcmp(afw_stats_source_name(AFW_STATS_RULE), "rule") &&
@@ -128,6 +131,11 @@ int main(void)
 	msg_start(&m, AFW_CMD_STATS_GET);
 	put_stats(&m, S_SKIP, AFW_STATS_A_EXEMPT);
 	CHECK(failed, "a reply without the exempt count is refused",
+	      afw_stats_parse(m.nlh, &st) == MNL_CB_ERROR);
+
+	msg_start(&m, AFW_CMD_STATS_GET);
+	put_stats(&m, S_SKIP, AFW_STATS_A_UNSERVED_DROP);
+	CHECK(failed, "a reply without the unserved drops is refused",
 	      afw_stats_parse(m.nlh, &st) == MNL_CB_ERROR);
 
 	msg_start(&m, AFW_CMD_STATS_GET);

@@ -61,6 +61,8 @@ int main(void)
 	      st.hooks[4].family == AFW_FAMILY_IPV6 && st.hooks[4].direction == AFW_DIR_OUT);
 	CHECK(failed, "a module that does not say whether it is active is an older one: active",
 	      st.active);
+	CHECK(failed, "nor whether it counts what goes to unserved queues: not known, not zero",
+	      !st.has_unserved && !st.unserved_dropped && !st.unserved_passed);
 	CHECK(failed, "names of family and direction",
 	      !strcmp(afw_family_name(st.hooks[4].family), "ipv6") &&
 	      !strcmp(afw_direction_name(st.hooks[2].direction), "forward"));
@@ -89,6 +91,21 @@ int main(void)
 	mnl_attr_put_u32(m.nlh, AFW_A_ACTIVE, 1);
 	put_hooks(&m, 6, H_OK);
 	CHECK(failed, "an active flag of 4 bytes is refused",
+	      afw_status_parse(m.nlh, &st) == MNL_CB_ERROR);
+
+	msg_start(&m, AFW_CMD_STATUS_GET);
+	mnl_attr_put_strz(m.nlh, AFW_A_MODULE_VERSION, "1.2.3");
+	mnl_attr_put_u64(m.nlh, AFW_A_UNSERVED_DROPPED, (1ULL << 40) + 7);
+	mnl_attr_put_u64(m.nlh, AFW_A_UNSERVED_PASSED, 9);
+	put_hooks(&m, 6, H_OK);
+	CHECK(failed, "packets queued where no analyzer serves are read, dropped and passed",
+	      afw_status_parse(m.nlh, &st) == MNL_CB_OK && st.has_unserved &&
+	      st.unserved_dropped == (1ULL << 40) + 7 && st.unserved_passed == 9);
+	msg_start(&m, AFW_CMD_STATUS_GET);
+	mnl_attr_put_strz(m.nlh, AFW_A_MODULE_VERSION, "1.2.3");
+	mnl_attr_put_u32(m.nlh, AFW_A_UNSERVED_DROPPED, 7);
+	put_hooks(&m, 6, H_OK);
+	CHECK(failed, "an unserved count of 4 bytes is refused",
 	      afw_status_parse(m.nlh, &st) == MNL_CB_ERROR);
 
 	msg_start(&m, AFW_CMD_STATUS_GET);

@@ -49,6 +49,8 @@ static void afwctl_stats_json(const struct afw_stats *st)
 	       ",\"ruleset_gen\":%" PRIu64 ",\"flows\":%" PRIu32 ",\"max_flows\":%" PRIu32,
 	       st->malformed, st->exempt, st->rules, st->max_rules, st->masks, st->max_masks,
 	       st->ruleset_gen, st->flows, st->max_flows);
+	printf(",\"unserved\":{\"dropped\":%" PRIu64 ",\"passed\":%" PRIu64 "}",
+	       st->unserved_drop, st->unserved_pass);
 	printf(",\"flow_events\":{\"inserted\":%" PRIu64 ",\"by_rule\":%" PRIu64
 	       ",\"expired\":%" PRIu64 ",\"closed\":%" PRIu64 ",\"restarted\":%" PRIu64
 	       ",\"evicted\":%" PRIu64 ",\"refused\":%" PRIu64 "}}\n",
@@ -73,7 +75,11 @@ static void afwctl_stats_table(const struct afw_stats *st)
 		printf("\n");
 	}
 	printf("%-10s %14" PRIu64 "\n", "malformed", st->malformed);
-	printf("%-10s %14" PRIu64 "\n\n", "exempt", st->exempt);
+	printf("%-10s %14" PRIu64 "\n", "exempt", st->exempt);
+	/* Of queue/inspect: where NFQUEUE had nobody to give them to. */
+	printf("%-10s %14" PRIu64 " %14" PRIu64 "   (queued where no analyzer serves: "
+	       "passed failing open, dropped failing closed)\n\n", "unserved",
+	       st->unserved_pass, st->unserved_drop);
 	printf("rules        %" PRIu32 " of %" PRIu32 "\n", st->rules, st->max_rules);
 	printf("masks        %" PRIu32 " of %" PRIu32 "\n", st->masks, st->max_masks);
 	printf("ruleset gen  %" PRIu64 "\n", st->ruleset_gen);

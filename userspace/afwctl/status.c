@@ -17,8 +17,10 @@
 
 /*
  * Where unknown flows go, and who listens there. A queue with no listener
- * drops what it is given (fail closed) or passes it unjudged (fail open),
- * and no counter of the module's sees it: status says so itself.
+ * drops what it is given (fail closed) or passes it unjudged (fail open).
+ * The module counts what it sends where no analyzer said it serves
+ * (AFW_CMD_QUEUE_SERVE); status adds those drops to the dropped, and says
+ * which queues have nobody.
  */
 struct afwctl_queues {
 	bool have_cfg, queueing;
@@ -126,8 +128,16 @@ static void afwctl_status_json(const struct afw_nl *nl, const struct afw_status 
 	printf("{\"module_version\":");
 	afwctl_json_str(stdout, st->module_version);
 	printf(",\"protocol\":%u,\"active\":%s,\"dropped\":%" PRIu64 ",\"queued\":%" PRIu64
-	       ",\"malformed\":%" PRIu64, nl->version, st->active ? "true" : "false", st->dropped,
-	       st->queued, st->malformed);
+	       ",\"malformed\":%" PRIu64, nl->version, st->active ? "true" : "false",
+	       st->dropped + st->unserved_dropped, st->queued, st->malformed);
+	/* null from a module that does not count them, as unknown, not zero. */
+	if (st->has_unserved)
+		printf(",\"dropped_by_rules\":%" PRIu64 ",\"unserved_dropped\":%" PRIu64
+		       ",\"unserved_passed\":%" PRIu64, st->dropped, st->unserved_dropped,
+		       st->unserved_passed);
+	else
+		printf(",\"dropped_by_rules\":%" PRIu64 ",\"unserved_dropped\":null"
+		       ",\"unserved_passed\":null", st->dropped);
 	if (q->have_cfg)
 		printf(",\"enabled\":%s", q->cfg.enabled ? "true" : "false");
 	afwctl_queues_json(q);
@@ -167,9 +177,9 @@ static void afwctl_queues_table(const struct afwctl_queues *q)
 		return;
 	fprintf(stderr, "afwctl: warning: no listener on queue ");
 	afwctl_queues_list(stderr, q, false);
-	fprintf(stderr, ": the packets of unknown flows sent there are %s, and no counter "
-		"sees them; start afwd with -q %u", q->cfg.fail_open ?
-		"passed unjudged (fail open)" : "dropped (fail closed)", q->cfg.queue_num);
+	fprintf(stderr, ": the packets of unknown flows sent there are %s; start afwd with "
+		"-q %u", q->cfg.fail_open ? "passed unjudged (fail open)" : "dropped (fail closed)",
+		q->cfg.queue_num);
 	if (q->cfg.queue_count > 1)
 		fprintf(stderr, "-%u", last);
 	fprintf(stderr, "\n");
@@ -188,8 +198,14 @@ static void afwctl_status_table(const struct afw_nl *nl, const struct afw_status
 		       "it on)\n");
 	if (q->have_cfg && !q->cfg.enabled)
 		printf("DISABLED: every packet passes, uncounted ('afwctl enable' turns afw on)\n");
-	printf("dropped: %" PRIu64 ", queued: %" PRIu64 ", malformed: %" PRIu64 "\n",
-	       st->dropped, st->queued, st->malformed);
+	printf("dropped: %" PRIu64, st->dropped + st->unserved_dropped);
+	if (st->unserved_dropped)
+		printf(" (%" PRIu64 " by verdicts, %" PRIu64 " queued where no analyzer "
+		       "serves, failing closed)", st->dropped, st->unserved_dropped);
+	printf(", queued: %" PRIu64 ", malformed: %" PRIu64 "\n", st->queued, st->malformed);
+	if (st->unserved_passed)
+		printf("passed unjudged: %" PRIu64 " (queued where no analyzer serves, failing "
+		       "open)\n", st->unserved_passed);
 	afwctl_queues_table(q);
 	putchar('\n');
 	printf("%-6s %-9s %15s %18s\n", "family", "direction", "packets", "bytes");

@@ -282,11 +282,35 @@ bool afw_kern_del(struct afw_kern *k, const struct afw_flow_spec *f)
 	return afw_kern_queue(k, f, AFW_CMD_FLOW_DEL, NULL, NULL);
 }
 
-/* The flow of a request in @nlh (ours, echoed back); -1 if it is not one. */
+bool afw_kern_serve(struct afw_kern *k, uint16_t num)
+{
+	struct nlmsghdr *nlh;
+
+	if (!k->family_id)
+		return false;
+	if (k->pending == AFW_KERN_BATCH)
+		afw_kern_flush(k, NULL, NULL);
+	nlh = afw_kern_header(k, k->batch + k->len, k->family_id, AFW_CMD_QUEUE_SERVE,
+			      AFW_GENL_VERSION, 0);
+	mnl_attr_put_u16(nlh, AFW_A_SERVE_FIRST, num);
+	k->len += NLMSG_ALIGN(nlh->nlmsg_len);
+	k->pending++;
+	return true;
+}
+
+/*
+ * The flow of a request in @nlh (ours, echoed back), or a QUEUE_SERVE
+ * (with no flow); -1 if it is neither.
+ */
 static int afw_kern_parse_request(const struct nlmsghdr *nlh, struct afw_kern_refusal *r)
 {
 	const struct genlmsghdr *genl = mnl_nlmsg_get_payload(nlh);
 
+	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(*genl) && genl->cmd == AFW_CMD_QUEUE_SERVE) {
+		memset(&r->flow, 0, sizeof(r->flow));
+		r->cmd = genl->cmd;
+		return 0;
+	}
 	if (afw_flow_parse_request(nlh, &r->flow) != MNL_CB_OK)
 		return -1;
 	r->cmd = genl->cmd;

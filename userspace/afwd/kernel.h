@@ -40,7 +40,7 @@ enum {
 
 /* A request the module refused, as afw_kern_read() reports it. */
 struct afw_kern_refusal {
-	uint8_t cmd;			/* AFW_CMD_FLOW_NEW or AFW_CMD_FLOW_DEL */
+	uint8_t cmd;			/* AFW_CMD_FLOW_NEW, _FLOW_DEL or _QUEUE_SERVE */
 	struct afw_flow_spec flow;	/* the request's flow, verdict included */
 	int error;			/* a positive errno */
 	const char *msg;		/* the module's reason, or strerror() */
@@ -85,6 +85,13 @@ int afw_kern_resolve(struct afw_kern *k);
  */
 bool afw_kern_add(struct afw_kern *k, const struct afw_flow_spec *f);
 bool afw_kern_del(struct afw_kern *k, const struct afw_flow_spec *f);
+
+/*
+ * Queues QUEUE_SERVE for queue @num: this socket serves it, for as long as
+ * it is open, so the module can count what it sends to queues nobody
+ * serves. With the batch; false while the module is not there.
+ */
+bool afw_kern_serve(struct afw_kern *k, uint16_t num);
 
 /*
  * Sends the queued requests in one call. When the send itself fails,

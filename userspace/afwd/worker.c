@@ -113,6 +113,12 @@ static void afw_worker_refused(const struct afw_kern_refusal *r, void *data)
 	struct afw_lrec *rec;
 	char words[128];
 
+	if (r->cmd == AFW_CMD_QUEUE_SERVE) {
+		afw_log_printf(w->log, "afwd: queue %u: the module did not take the queue as "
+			       "served: %s; 'afwctl status' cannot count what it drops there\n",
+			       w->qnum, r->msg);
+		return;
+	}
 	/* A flow to delete that the module does not have is what was wanted. */
 	if (r->cmd != AFW_CMD_FLOW_NEW)
 		return;
@@ -461,6 +467,18 @@ static void afw_worker_module_news(struct afw_worker *w, bool up)
 }
 
 /*
+ * Tells the module which queues this worker serves: at start, and each time
+ * the module comes (back). Its socket's close ends it.
+ */
+static void afw_worker_serve(struct afw_worker *w)
+{
+	if (!w->kern || !afw_kern_serve(w->kern, (uint16_t)w->qnum))
+		return;
+	if (w->head >= 0)
+		afw_kern_serve(w->kern, (uint16_t)w->head);
+}
+
+/*
  * The module's side of local work: refusals and news read when its socket
  * was readable, a reload's new verdicts, installs due again, one send.
  */
@@ -480,6 +498,7 @@ static void afw_worker_kern_work(struct afw_worker *w, uint64_t now, bool readab
 			afw_worker_module_news(w, false);
 		if (news & AFW_KERN_CAME) {
 			afw_worker_module_news(w, true);
+			afw_worker_serve(w);
 			afw_ledger_wait_all(w->ledger, now);
 		}
 	}
@@ -613,6 +632,10 @@ static void *afw_worker_main(void *arg)
 	w->ledger_gen = atomic_load(&d->policy_gen);
 	w->resync_seen = atomic_load(&d->resync_gen);
 	afw_pace_init(&pace, d->cfg->gather_ns, AFW_QUEUE_BATCH);
+	/* The queues are bound: say so before the first packet. */
+	afw_worker_serve(w);
+	if (w->kern)
+		afw_kern_flush(w->kern, afw_worker_refused, w);
 	while (!atomic_load(&d->stop)) {
 		/* 0: wait, for a packet or, under load, for packets to gather. */
 		timeout = gather = 0;

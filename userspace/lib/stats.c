@@ -54,6 +54,8 @@ static const struct afw_stats_field afw_stats_fields[] = {
 	AFW_STATS_U64(EXEMPT, exempt),
 	AFW_STATS_U64(FLOWS_RESTARTED, flows_restarted),
 	AFW_STATS_U64(FLOWS_RULE, flows_rule),
+	AFW_STATS_U64(UNSERVED_DROP, unserved_drop),
+	AFW_STATS_U64(UNSERVED_PASS, unserved_pass),
 };
 
 #define AFW_STATS_NFIELDS (sizeof(afw_stats_fields) / sizeof(afw_stats_fields[0]))

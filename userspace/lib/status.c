@@ -20,6 +20,8 @@ static const enum mnl_attr_data_type afw_status_types[AFW_A_MAX + 1] = {
 	[AFW_A_DROPPED] = MNL_TYPE_U64,
 	[AFW_A_QUEUED] = MNL_TYPE_U64,
 	[AFW_A_ACTIVE] = MNL_TYPE_U8,
+	[AFW_A_UNSERVED_DROPPED] = MNL_TYPE_U64,
+	[AFW_A_UNSERVED_PASSED] = MNL_TYPE_U64,
 };
 
 static const enum mnl_attr_data_type afw_counters_types[AFW_COUNTERS_A_MAX + 1] = {
@@ -78,6 +80,11 @@ int afw_status_parse(const struct nlmsghdr *nlh, struct afw_status *st)
 	if (tb[AFW_A_QUEUED])
 		st->queued = mnl_attr_get_u64(tb[AFW_A_QUEUED]);
 	st->active = !tb[AFW_A_ACTIVE] || mnl_attr_get_u8(tb[AFW_A_ACTIVE]);
+	st->has_unserved = tb[AFW_A_UNSERVED_DROPPED] && tb[AFW_A_UNSERVED_PASSED];
+	if (st->has_unserved) {
+		st->unserved_dropped = mnl_attr_get_u64(tb[AFW_A_UNSERVED_DROPPED]);
+		st->unserved_passed = mnl_attr_get_u64(tb[AFW_A_UNSERVED_PASSED]);
+	}
 
 	mnl_attr_for_each_nested(hook, tb[AFW_A_COUNTERS]) {
 		if (mnl_attr_get_type(hook) != AFW_COUNTERS_A_HOOK)

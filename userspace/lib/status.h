@@ -33,6 +33,15 @@ struct afw_status {
 	 * not say is an older one, whose hooks are always there.
 	 */
 	bool active;
+	/*
+	 * Of @queued, what went to a queue no analyzer said it serves
+	 * (AFW_CMD_QUEUE_SERVE): NFQUEUE dropped it (failing closed) or
+	 * passed it unjudged (failing open). @has_unserved is false for an
+	 * older module, which does not count them.
+	 */
+	bool has_unserved;
+	uint64_t unserved_dropped;
+	uint64_t unserved_passed;
 	unsigned int nhooks;
 	struct afw_hook_stat hooks[AFW_STATUS_MAX_HOOKS];
 };

@@ -28,9 +28,47 @@ queued=$("$AFWCTL" -n $NS_R -j status | jq .queued)
 check "unknown queue to 3, fail closed" "$AFWCTL" -n $NS_R config set unknown queue queue 3 fail closed
 check_fails "with no analyzer on queue 3, fail-closed drops" ping_ok
 check_ge "the packet was handed to NFQUEUE" $((queued + 1)) "$("$AFWCTL" -n $NS_R -j status | jq .queued)"
+# What NFQUEUE drops or passes there, afw counts: status adds the drops to
+# its dropped, and says why.
+st() { "$AFWCTL" -n $NS_R -j status | jq ".$1"; }
+check_ge "the module counted it as sent where no analyzer serves, failing closed" 1 \
+	"$(st unserved_dropped)"
+check_eq "status -j counts it in dropped" \
+	"$(( $(st dropped_by_rules) + $(st unserved_dropped) ))" "$(st dropped)"
+check_grep "status says why" \
+	'^dropped: [0-9]+ \([0-9]+ by verdicts, [1-9][0-9]* queued where no analyzer serves, failing closed\)' \
+	"$("$AFWCTL" -n $NS_R status 2> /dev/null)"
+check_eq "stats -j: the same count" "$(st unserved_dropped)" \
+	"$("$AFWCTL" -n $NS_R -j stats | jq .unserved.dropped)"
 check "fail open" "$AFWCTL" -n $NS_R config set fail open
 check "with no analyzer, fail-open lets it through" ping_ok
 check_eq "config shows fail open" open "$(cfg fail)"
+check_ge "counted as passed unjudged" 1 "$(st unserved_passed)"
+check_grep "status says so" '^passed unjudged: [1-9][0-9]* \(queued where no analyzer serves, failing open\)$' \
+	"$("$AFWCTL" -n $NS_R status 2> /dev/null)"
+
+# afwd says which queues it serves, for as long as it runs: what goes there
+# is not counted; once it is gone, what goes there is again.
+"$AFWCTL" -n $NS_R config set fail closed
+swork=$(mktemp -d)
+on_exit rm -rf "$swork"
+printf 'default allow\n' > $swork/policy.conf
+chmod 755 $swork
+chmod 644 $swork/policy.conf
+nsx $NS_R "$AFW_SRC/build/afwd" -q 3 --module on -p $swork/policy.conf --ctl $swork/afwd.sock \
+	2> $swork/afwd.log &
+on_exit pkill -f "build/afwd -q 3"
+check "afwd serves queue 3, with the module" wait_until 10 grep -q 'afwd: ready' $swork/afwd.log
+d0=$(st unserved_dropped) p0=$(st unserved_passed)
+check "a ping passes by afwd's verdict" ping_ok
+check_eq "and nothing is counted as unserved" "$d0 $p0" "$(st unserved_dropped) $(st unserved_passed)"
+pkill -KILL -f "build/afwd -q 3"
+afwd3_gone() { ! pgrep -f "build/afwd -q 3" > /dev/null; }
+wait_until 10 afwd3_gone
+"$AFWCTL" -n $NS_R flow flush
+check_fails "afwd killed: fail closed drops again" ping_ok
+check_ge "and its queue counts as unserved again: its socket's close withdrew it" \
+	$((d0 + 1)) "$(st unserved_dropped)"
 
 check "queue range 4-7" "$AFWCTL" -n $NS_R config set queue 4-7 fail closed
 check_eq "queue_num 4" 4 "$(cfg queue_num)"
