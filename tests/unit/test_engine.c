@@ -25,6 +25,7 @@ struct rig {
 	struct afw_policy *pol;
 	struct afw_result res;
 	uint32_t server_ack;		/* what the server's next ACK acknowledges */
+	uint32_t synack_ack;		/* what its SYN-ACK acknowledges, if not 1001 */
 	unsigned int decisions;		/* decisions made by the packets sent */
 	bool decided;			/* by the last packet */
 	uint64_t now;
@@ -80,7 +81,8 @@ static enum afw_pass send_pkt(struct rig *r, uint8_t proto, int dir, uint16_t sp
 	p[20] = sp >> 8, p[21] = sp & 0xff, p[22] = dp >> 8, p[23] = dp & 0xff;
 	if (proto == IPPROTO_TCP) {
 		/* The client acknowledges the SYN-ACK; the server, its SYN or what r->server_ack says. */
-		uint32_t ack = !(flags & 0x10) ? 0 : dir ? (flags & 0x02 ? 1001 : r->server_ack) : 5001;
+		uint32_t ack = !(flags & 0x10) ? 0 :
+			       dir ? (flags & 0x02 ? (r->synack_ack ? r->synack_ack : 1001) : r->server_ack) : 5001;
 
 		p[24] = seq >> 24, p[25] = seq >> 16, p[26] = seq >> 8, p[27] = seq & 0xff;
 		p[28] = ack >> 24, p[29] = ack >> 16, p[30] = ack >> 8, p[31] = ack & 0xff;
@@ -810,6 +812,32 @@ static void test_settled(int *failed)
 	      send_pkt(&r, IPPROTO_TCP, 0, 51011, 22, 0x02, 7000, NULL, 0) == AFW_PASS_DROP &&
 	      r.decided && r.res.settled && afw_engine_stats(r.e)->settled == n + 1 &&
 	      afw_engine_flows(r.e) == flows);
+	rig_free(&r);
+
+	/*
+	 * The server answering a SYN a decided flow's record is not about (a
+	 * new connection whose SYN afwd never saw): analyzed from there, never
+	 * decided by the ends. Seen from the server, as if it were the client,
+	 * the ends would match the port rule below, which the real client's
+	 * port is.
+	 */
+	if (!rig_init(&r, "default deny\nprio 10 proto tcp dport 51020 allow\n"
+			  "prio 20 host a.test allow\n")) {
+		CHECK(*failed, "settled: rig 3", 0);
+		return;
+	}
+	CHECK(*failed, "a connection for the allowed host is allowed, read",
+	      tcp_stream(&r, 51020, 80, REQ("a.test"), sizeof(REQ("a.test")) - 1, 100) ==
+	      AFW_PASS_ACCEPT && r.decided && r.res.rule_line == 3);
+	n = afw_engine_stats(r.e)->restarts;
+	r.synack_ack = 7001;
+	CHECK(*failed, "a SYN-ACK for another SYN on its ports starts an analysis, decides nothing",
+	      send_pkt(&r, IPPROTO_TCP, 1, 51020, 80, 0x12, 5000, NULL, 0) == AFW_PASS_ACCEPT &&
+	      !r.decided && afw_engine_stats(r.e)->restarts == n + 1);
+	CHECK(*failed, "and the request on it is read: a host no rule allows is denied",
+	      send_pkt(&r, IPPROTO_TCP, 0, 51020, 80, 0x18, 7001, REQ("b.test"),
+		       sizeof(REQ("b.test")) - 1) == AFW_PASS_DROP &&
+	      r.decided && !r.res.settled && !strcmp(r.res.host, "b.test"));
 	rig_free(&r);
 }
 
