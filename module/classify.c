@@ -13,6 +13,7 @@
 #include <linux/mm.h>
 #include <linux/netlink.h>
 #include <linux/random.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <uapi/linux/afw.h>
@@ -672,7 +673,7 @@ struct afw_build_item {
  * bytes, past which it warns), and one that needs too many masks fails at
  * its first rule that does, before it has taken much.
  */
-#define AFW_BUILD_CHUNK_BYTES	(1UL << 20)
+#define AFW_BUILD_CHUNK_BYTES	SZ_1M
 
 struct afw_build_chunk {
 	struct afw_build_chunk *next;

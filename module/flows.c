@@ -430,6 +430,7 @@ int afw_flow_insert(struct afw_net *an, const struct afw_flow_new *req, gfp_t gf
 	const struct afw_config *cfg;
 	struct afw_flow *f, *old;
 	u32 max, timeout_s;
+	unsigned long now;
 	int ret;
 
 	f = kmem_cache_zalloc(afw_flow_cache, gfp);
@@ -457,14 +458,15 @@ int afw_flow_insert(struct afw_net *an, const struct afw_flow_new *req, gfp_t gf
 	if (!memcmp(f->key.a, f->key.b, sizeof(f->key.a)) && f->key.pa == f->key.pb)
 		__set_bit(AFW_FLOW_SYMMETRIC, &f->state);
 
-	if (READ_ONCE(fl->full_tick) == jiffies || !afw_flows_reserve(fl, max)) {
+	now = jiffies;
+	if (READ_ONCE(fl->full_tick) == now || !afw_flows_reserve(fl, max)) {
 		atomic64_inc(&fl->events.refused);
 		/*
 		 * Until the next tick, further inserts are refused at once; and
 		 * the collector may find room that eviction could not take.
 		 */
-		if (READ_ONCE(fl->full_tick) != jiffies) {
-			WRITE_ONCE(fl->full_tick, jiffies);
+		if (READ_ONCE(fl->full_tick) != now) {
+			WRITE_ONCE(fl->full_tick, now);
 			mod_delayed_work(system_power_efficient_wq, &fl->gc, 0);
 		}
 		NL_SET_ERR_MSG_MOD(extack, "the flow table is full of assured flows (max_flows)");

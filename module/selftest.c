@@ -417,7 +417,8 @@ static bool afw_st_sort(struct rnd_state *rnd)
 	for (k = 0; k < ARRAY_SIZE(sizes) * 4 && ok; k++) {
 		n = sizes[k % ARRAY_SIZE(sizes)];
 		shape = k / ARRAY_SIZE(sizes);
-		sum = sq = 0;
+		sum = 0;
+		sq = 0;
 		for (i = 0; i < n; i++) {
 			if (shape == 0)
 				a[i] = i;
@@ -432,7 +433,8 @@ static bool afw_st_sort(struct rnd_state *rnd)
 		}
 		afw_sort(a, n, sizeof(*a), afw_st_u64_cmp);
 		afw_sort(b, n, sizeof(*b), afw_st_u32_cmp);
-		sum2 = sq2 = 0;
+		sum2 = 0;
+		sq2 = 0;
 		for (i = 0; i < n; i++) {
 			if ((i && (a[i - 1] > a[i] || b[i - 1] > b[i])) || (u32)a[i] != b[i])
 				ok = false;

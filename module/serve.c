@@ -71,7 +71,7 @@ int afw_serve_add(struct afw_net *an, u32 portid, u16 first, u16 count,
 		    cur->r[i].count == count)
 			return 0;
 	if (cur && cur->n >= AFW_SERVE_MAX) {
-		NL_SET_ERR_MSG_MOD(extack, "this namespace has AFW_SERVE_MAX queue ranges served already");
+		NL_SET_ERR_MSG_MOD(extack, "the namespace's AFW_SERVE_MAX ranges are all taken");
 		return -ENOSPC;
 	}
 	/* Everything the socket said before, and this range after it. */
