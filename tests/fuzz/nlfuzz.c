@@ -128,6 +128,10 @@ static const struct nlf_field nlf_top[] = {
 	{ AFW_A_QUEUED, K_U64, 0 },
 	{ AFW_A_STATS, K_NEST, S_STATS },
 	{ AFW_A_ACTIVE, K_U8, 0 },
+	{ AFW_A_SERVE_FIRST, K_U16, 0 },
+	{ AFW_A_SERVE_COUNT, K_U16, 0 },
+	{ AFW_A_UNSERVED_DROPPED, K_U64, 0 },
+	{ AFW_A_UNSERVED_PASSED, K_U64, 0 },
 };
 
 static const struct nlf_field nlf_rule[] = {
@@ -209,6 +213,7 @@ static const struct nlf_field nlf_stats[] = {
 	{ AFW_STATS_A_FLOWS_REFUSED, K_U64, 0 },
 	{ AFW_STATS_A_EXEMPT, K_U64, 0 },
 	{ AFW_STATS_A_FLOWS_RESTARTED, K_U64, 0 },
+	{ AFW_STATS_A_UNSERVED_DROP, K_U64, 0 },
 };
 
 #define NLF_SET(max, arr) { (max), (arr), sizeof(arr) / sizeof((arr)[0]) }
@@ -240,6 +245,7 @@ static bool nlf_cmd_admin(unsigned int cmd)
 	case AFW_CMD_FLOW_FLUSH:
 	case AFW_CMD_CONFIG_GET:
 	case AFW_CMD_CONFIG_SET:
+	case AFW_CMD_QUEUE_SERVE:
 		return true;
 	default:
 		return false;
@@ -267,6 +273,7 @@ static const char *const nlf_cmd_names[NLF_CMDS] = {
 	[AFW_CMD_CONFIG_GET] = "config_get",
 	[AFW_CMD_CONFIG_SET] = "config_set",
 	[AFW_CMD_STATS_GET] = "stats_get",
+	[AFW_CMD_QUEUE_SERVE] = "queue_serve",
 	[AFW_CMD_MAX + 1] = "other",
 };
 
