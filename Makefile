@@ -61,7 +61,7 @@ HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*
 .PHONY: all module userspace unit tools fuzz install install-module install-userspace \
 	uninstall uninstall-module uninstall-userspace \
 	dkms-install dkms-remove check vm-demo up deps clean pkgcheck bench-parse deb \
-	stress stress-long nlfuzz-long fuzz-long checkpatch
+	stress stress-long nlfuzz-long fuzz-long checkpatch vm-dkms-upgrade
 
 all: module userspace
 
@@ -338,6 +338,11 @@ nlfuzz-long: userspace tools
 	AFW_SCENARIOS=tests/vm/scenarios/97-nlfuzz.sh AFW_VM_TIMEOUT=21600 AFW_VM_STALL=1800 \
 	AFW_VM_ENV="AFW_NLFUZZ_MESSAGES=$(NLFUZZ_MESSAGES) AFW_SCENARIO_TIMEOUT=19800" \
 		tests/vm/run.sh debug-6.1
+
+# The systemd boots with an upgrade of afw-dkms too: dkms builds the new
+# module in the guest, on an emulated CPU (docs/reliability.md).
+vm-dkms-upgrade: userspace tools
+	AFW_VM_DKMS_UPGRADE=1 tests/vm/run.sh systemd
 
 fuzz-long:
 	tests/fuzz/long.sh

@@ -166,6 +166,36 @@ upgrade_deb() {
 	return $rc
 }
 
+# upgrade_dkms_debs DIR: DIR/upgrade-dkms/, afw-dkms and afw as the next
+# version of the source would give them (VERSION+u1): afw-dkms's source
+# under /usr/src/afw-VERSION+u1 with its dkms.conf (so the module it builds
+# says VERSION+u1), its scripts naming the new version, and afw depending
+# on it. What AFW_VM_DKMS_UPGRADE=1 has 51-package-reboot upgrade to on the
+# running system: dkms builds the module in the guest, minutes of emulated
+# CPU, so CI leaves it to "make vm-dkms-upgrade".
+upgrade_dkms_debs() {
+	local dir=$1 dkms_deb afw_deb t v rc
+	dkms_deb=$(ls "$dir"/afw-dkms_*.deb) && afw_deb=$(ls "$dir"/afw_*.deb) || return 1
+	v=$(dpkg-deb -f "$dkms_deb" Version) || return 1
+	t=$(mktemp -d)
+	rm -rf "$dir/upgrade-dkms"
+	mkdir -p "$dir/upgrade-dkms" &&
+	dpkg-deb -R "$dkms_deb" "$t/dkms" &&
+	mv "$t/dkms/usr/src/afw-$v" "$t/dkms/usr/src/afw-$v+u1" &&
+	sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$v+u1\"/" "$t/dkms/usr/src/afw-$v+u1/dkms.conf" &&
+	sed -i "s/^Version: .*/Version: $v+u1/" "$t/dkms/DEBIAN/control" &&
+	sed -i "s/^DKMS_VERSION=.*/DKMS_VERSION=$v+u1/" "$t/dkms/DEBIAN/postinst" "$t/dkms/DEBIAN/prerm" &&
+	(cd "$t/dkms" && find usr -type f -print0 | sort -z | xargs -0 md5sum > DEBIAN/md5sums) &&
+	dpkg-deb -b "$t/dkms" "$dir/upgrade-dkms/" &&
+	dpkg-deb -R "$afw_deb" "$t/afw" &&
+	sed -i -e "s/^Version: .*/Version: $v+u1/" \
+		-e "s/afw-dkms (= [^)]*)/afw-dkms (= $v+u1)/" "$t/afw/DEBIAN/control" &&
+	dpkg-deb -b "$t/afw" "$dir/upgrade-dkms/"
+	rc=$?
+	rm -rf "$t"
+	return $rc
+}
+
 # boot_systemd: 6.12 with systemd as PID 1 from a disk of its own, the
 # packages installed before the first boot (dkms builds for the guest's
 # kernel), running 50-package; then a reboot, a second boot of that disk,
@@ -187,6 +217,12 @@ boot_systemd() {
 	fi
 	if ! upgrade_deb "$src/build/deb" > "$vmdir/upgrade-deb.log" 2>&1; then
 		not_ok "the upgrade package is made" "see $vmdir/upgrade-deb.log"
+		return 1
+	fi
+	rm -rf "$src/build/deb/upgrade-dkms"
+	if [ "${AFW_VM_DKMS_UPGRADE:-0}" = 1 ] &&
+	   ! upgrade_dkms_debs "$src/build/deb" > "$vmdir/upgrade-dkms-deb.log" 2>&1; then
+		not_ok "the afw-dkms upgrade packages are made" "see $vmdir/upgrade-dkms-deb.log"
 		return 1
 	fi
 	if ! "$here/mkinitramfs.sh" "$kver" "$vmdir/initrd.gz" virtio_blk ext4; then
@@ -225,10 +261,15 @@ boot_systemd() {
 	mkdir -p "$vmdir2/out"
 	cp -a "$vmdir/out/package" "$vmdir2/out/" 2> /dev/null
 	echo "vm: rebooting it" >&2
+	# The afw-dkms upgrade's module build in the guest takes a quarter of
+	# an hour and more of emulated CPU.
+	local long=(-t "${AFW_VM_TIMEOUT:-2400}")
+	[ -d "$src/build/deb/upgrade-dkms" ] &&
+		long=(-t "${AFW_VM_TIMEOUT:-5400}" -e AFW_SCENARIO_TIMEOUT=4200)
 	"$here/boot.sh" -k "$img" -i "$vmdir/initrd.gz" -o "$vmdir2/out" -j "$here/guest.sh" \
 		-d "$vmdir/disk.img" -e AFW_LABEL=systemd-reboot -e AFW_INIT=systemd \
 		-e AFW_VM_WANTS=afwd.service \
-		-e "AFW_SCENARIOS=$src/tests/vm/scenarios/51-package-reboot.sh" -t "${AFW_VM_TIMEOUT:-2400}" \
+		-e "AFW_SCENARIOS=$src/tests/vm/scenarios/51-package-reboot.sh" "${long[@]}" \
 		-c "${AFW_VM_CPUS:-2}"
 	echo $? > "$vmdir2/boot-rc"
 	echo "vm: systemd-reboot finished in $(cat "$vmdir2/out/wall_s" 2>/dev/null)s wall, $(cat "$vmdir2/out/cpu_s" 2>/dev/null) CPU-s," \

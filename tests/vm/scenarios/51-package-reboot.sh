@@ -67,6 +67,46 @@ check "the session still runs" alive
 check_eq "and still by rule 5's flow" 1 \
 	"$("$AFWCTL" -j flow list | jq '[.[] | select(.sport == 45022 and .origin == "rule" and .rule == 5)] | length')"
 session_end
+
+# AFW_VM_DKMS_UPGRADE=1 ("make vm-dkms-upgrade"; run.sh makes the
+# packages): the next version of afw-dkms and afw, on the running system, a
+# session open through it. dkms builds the new module for this kernel; the
+# old one runs on, and nothing in force changes, until the admin takes the
+# new one: rmmod afw, then systemctl restart afw, which loads it and
+# afw.conf. afwd finds it by itself.
+dkms_up=$(ls "$AFW_SRC"/build/deb/upgrade-dkms/*.deb 2> /dev/null | xargs)
+if [ -n "$dkms_up" ]; then
+	old_ver=$(cat /sys/module/afw/version)
+	session_start
+	check "a session runs before the afw-dkms upgrade" wait_until 30 session_more_than 0
+	check "dpkg -i upgrades afw-dkms and afw on the running system; dkms builds the module" \
+		sh -c "DEBIAN_FRONTEND=noninteractive dpkg -i $dkms_up > '$pkg/upgrade-dkms.log' 2>&1"
+	check_grep "both packages are the new version" '^[^ ]+[+]u1 [^ ]+[+]u1$' \
+		"$(dpkg-query -W -f '${Version} ' afw-dkms afw | xargs)"
+	check_grep "dkms built it for this kernel, in its place" \
+		"^/lib/modules/$kver_re/updates/dkms/afw\.ko" "$(modinfo -n afw)"
+	check_grep "and it is the new version" '[+]u1$' "$(modinfo -F version afw)"
+	check_eq "the running module is still the old one" "$old_ver" \
+		"$(cat /sys/module/afw/version)"
+	check "the session runs on through the upgrade" alive
+	check_eq "afw.conf is in force" "$want" "$(in_force)"
+	t0=$(date +%s)
+	check "rmmod afw, to take the new module, the session open" rmmod afw
+	check "systemctl restart afw loads it, and afw.conf" systemctl restart afw
+	check_grep "the new module runs" '[+]u1$' "$(cat /sys/module/afw/version)"
+	check_grep "afwctl status says which" '^afw module [^ ]+[+]u1, protocol' \
+		"$("$AFWCTL" status 2> /dev/null)"
+	check_eq "afw.conf is in force in it" "$want" "$(in_force)"
+	check "the session runs on" alive
+	afwd_found() {
+		journalctl -u afwd --since "@$t0" -o cat 2> /dev/null |
+			grep -q 'the afw module is there: decided flows go to it'
+	}
+	check "afwd found the new module by itself" wait_until 60 afwd_found
+	check_eq "afwd is the new version's, still running" active \
+		"$(systemctl is-active afwd.service)"
+	session_end
+fi
 [ -e $rcd.afw-test ] && mv $rcd.afw-test $rcd
 
 check "man afwctl works" sh -c 'man -P cat afwctl 2>/dev/null | grep -q "afwctl - configure"'
