@@ -720,6 +720,13 @@ static void nlf_valid_body(struct nlf *f, uint8_t cmd)
 	case AFW_CMD_CONFIG_SET:
 		nlf_valid_config(f);
 		break;
+	case AFW_CMD_QUEUE_SERVE:
+		/* A queue afwd would bind, or its headers queue; a range, or a withdrawal. */
+		nlf_u16(f, AFW_A_SERVE_FIRST, (uint16_t)(nlf_below(r, 4) |
+							 (nlf_chance(r, 30) ? 0x8000 : 0)));
+		if (nlf_chance(r, 30))
+			nlf_u16(f, AFW_A_SERVE_COUNT, (uint16_t)nlf_below(r, 5));
+		break;
 	default:
 		break;
 	}
@@ -1239,7 +1246,7 @@ static const uint8_t nlf_cmds[] = {
 	AFW_CMD_RULESET_REPLACE, AFW_CMD_FLOW_NEW, AFW_CMD_FLOW_NEW, AFW_CMD_FLOW_NEW,
 	AFW_CMD_FLOW_DEL, AFW_CMD_FLOW_DEL, AFW_CMD_FLOW_GET, AFW_CMD_FLOW_FLUSH,
 	AFW_CMD_CONFIG_GET, AFW_CMD_CONFIG_SET, AFW_CMD_CONFIG_SET, AFW_CMD_STATS_GET,
-	AFW_CMD_UNSPEC, AFW_CMD_MAX + 1,
+	AFW_CMD_QUEUE_SERVE, AFW_CMD_UNSPEC, AFW_CMD_MAX + 1,
 };
 
 /* Builds one message in f->msg: valid, mutated, or random. */
