@@ -73,7 +73,7 @@ session_end
 # session open through it. dkms builds the new module for this kernel; the
 # old one runs on, and nothing in force changes, until the admin takes the
 # new one: rmmod afw, then systemctl restart afw, which loads it and
-# afw.conf. afwd finds it by itself.
+# afw.conf, and restarts afwd with it.
 dkms_up=$(ls "$AFW_SRC"/build/deb/upgrade-dkms/*.deb 2> /dev/null | xargs)
 if [ -n "$dkms_up" ]; then
 	old_ver=$(cat /sys/module/afw/version)
@@ -98,11 +98,15 @@ if [ -n "$dkms_up" ]; then
 		"$("$AFWCTL" status 2> /dev/null)"
 	check_eq "afw.conf is in force in it" "$want" "$(in_force)"
 	check "the session runs on" alive
+	# afwd.service requires afw.service, so the restart restarts afwd too,
+	# which then starts on the new module; one that outlived the module's
+	# return would say it found it.
 	afwd_found() {
-		journalctl -u afwd --since "@$t0" -o cat 2> /dev/null |
-			grep -q 'the afw module is there: decided flows go to it'
+		journalctl -u afwd --since "@$t0" -o cat 2> /dev/null | grep -Eq \
+			'^afwd: (decided flows go to the afw module|the afw module is there: decided flows go to it)'
 	}
-	check "afwd found the new module by itself" wait_until 60 afwd_found
+	check "afwd uses the new module" wait_until 60 afwd_found
+	journalctl -u afwd --since "@$t0" -o cat 2> /dev/null | head -n 20 >&2
 	check_eq "afwd is the new version's, still running" active \
 		"$(systemctl is-active afwd.service)"
 	session_end
