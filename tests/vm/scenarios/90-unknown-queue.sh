@@ -10,6 +10,21 @@ on_exit afw_unload
 topo_routed || not_ok "routed topology comes up" "ping across the router failed"
 ping_ok() { nsx $NS_C ping -q -c 1 -W 2 $S4 > /dev/null 2>&1; }
 cfg() { "$AFWCTL" -n $NS_R -j config | jq -r ".$1"; }
+# start_afwd Q MODULE: afwd on queue Q (--module MODULE) with a policy that
+# allows everything, in a directory of its own the user afw can read;
+# returns once it is ready.
+start_afwd() {
+	local dir
+	dir=$(mktemp -d)
+	on_exit rm -rf "$dir"
+	printf 'default allow\n' > $dir/policy.conf
+	chmod 755 $dir
+	chmod 644 $dir/policy.conf
+	nsx $NS_R "$AFW_SRC/build/afwd" -q "$1" --module "$2" -p $dir/policy.conf \
+		--ctl $dir/afwd.sock 2> $dir/afwd.log &
+	on_exit pkill -f "build/afwd -q $1"
+	wait_until 10 grep -q 'afwd: ready' $dir/afwd.log
+}
 
 check_eq "the default for unknown flows is accept" accept "$(cfg unknown)"
 check_eq "the default fail mode is closed" closed "$(cfg fail)"
@@ -50,15 +65,7 @@ check_grep "status says so" '^passed unjudged: [1-9][0-9]* \(queued where no ana
 # afwd says which queues it serves, for as long as it runs: what goes there
 # is not counted; once it is gone, what goes there is again.
 "$AFWCTL" -n $NS_R config set fail closed
-swork=$(mktemp -d)
-on_exit rm -rf "$swork"
-printf 'default allow\n' > $swork/policy.conf
-chmod 755 $swork
-chmod 644 $swork/policy.conf
-nsx $NS_R "$AFW_SRC/build/afwd" -q 3 --module on -p $swork/policy.conf --ctl $swork/afwd.sock \
-	2> $swork/afwd.log &
-on_exit pkill -f "build/afwd -q 3"
-check "afwd serves queue 3, with the module" wait_until 10 grep -q 'afwd: ready' $swork/afwd.log
+check "afwd serves queue 3, with the module" start_afwd 3 on
 d0=$(st unserved_dropped) p0=$(st unserved_passed)
 check "a ping passes by afwd's verdict" ping_ok
 check_eq "and nothing is counted as unserved" "$d0 $p0" "$(st unserved_dropped) $(st unserved_passed)"
@@ -84,15 +91,7 @@ check_grep "status warns: no listener on 4-7, packets dropped, start afwd -q 4-7
 	'no listener on queue 4,5,6,7: .* dropped \(fail closed\).* start afwd with -q 4-7' \
 	"$(status_err)"
 check_eq "status -j: four unserved queues" 4 "$("$AFWCTL" -n $NS_R -j status | jq .unserved_queues)"
-work=$(mktemp -d)
-on_exit rm -rf "$work"
-printf 'default allow\n' > $work/policy.conf
-chmod 755 $work
-chmod 644 $work/policy.conf
-nsx $NS_R "$AFW_SRC/build/afwd" -q 5 --module off -p $work/policy.conf --ctl $work/afwd.sock \
-	2> $work/afwd.log &
-on_exit pkill -f "build/afwd -q 5"
-check "afwd serves queue 5" wait_until 10 grep -q 'afwd: ready' $work/afwd.log
+check "afwd serves queue 5" start_afwd 5 off
 check_grep "status: queue 5 listens" '^unknown flows: queue 4-7, fail closed; listening: 5 ' \
 	"$("$AFWCTL" -n $NS_R status 2> /dev/null)"
 check_grep "and the warning names 4, 6 and 7 only" 'no listener on queue 4,6,7:' "$(status_err)"
