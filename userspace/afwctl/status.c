@@ -130,14 +130,13 @@ static void afwctl_status_json(const struct afw_nl *nl, const struct afw_status 
 	printf(",\"protocol\":%u,\"active\":%s,\"dropped\":%" PRIu64 ",\"queued\":%" PRIu64
 	       ",\"malformed\":%" PRIu64, nl->version, st->active ? "true" : "false",
 	       st->dropped + st->unserved_dropped, st->queued, st->malformed);
+	printf(",\"dropped_by_rules\":%" PRIu64, st->dropped);
 	/* null from a module that does not count them, as unknown, not zero. */
 	if (st->has_unserved)
-		printf(",\"dropped_by_rules\":%" PRIu64 ",\"unserved_dropped\":%" PRIu64
-		       ",\"unserved_passed\":%" PRIu64, st->dropped, st->unserved_dropped,
-		       st->unserved_passed);
+		printf(",\"unserved_dropped\":%" PRIu64 ",\"unserved_passed\":%" PRIu64,
+		       st->unserved_dropped, st->unserved_passed);
 	else
-		printf(",\"dropped_by_rules\":%" PRIu64 ",\"unserved_dropped\":null"
-		       ",\"unserved_passed\":null", st->dropped);
+		printf(",\"unserved_dropped\":null,\"unserved_passed\":null");
 	if (q->have_cfg)
 		printf(",\"enabled\":%s", q->cfg.enabled ? "true" : "false");
 	afwctl_queues_json(q);

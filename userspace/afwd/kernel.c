@@ -252,19 +252,34 @@ int afw_kern_fd(const struct afw_kern *k)
 	return mnl_socket_get_fd(k->sock);
 }
 
-static bool afw_kern_queue(struct afw_kern *k, const struct afw_flow_spec *f, uint8_t cmd,
-			   void (*refused)(const struct afw_kern_refusal *r, void *data), void *data)
+/*
+ * The next request of the batch, its header written, the batch sent first
+ * when full; NULL while the module is not there. afw_kern_queued() takes
+ * it in once its attributes are put.
+ */
+static struct nlmsghdr *afw_kern_slot(struct afw_kern *k, uint8_t cmd)
 {
-	struct nlmsghdr *nlh;
-
 	if (!k->family_id)
-		return false;
+		return NULL;
 	if (k->pending == AFW_KERN_BATCH)
-		afw_kern_flush(k, refused, data);
-	nlh = afw_kern_header(k, k->batch + k->len, k->family_id, cmd, AFW_GENL_VERSION, 0);
-	afw_flow_put(nlh, f, cmd == AFW_CMD_FLOW_NEW);
+		afw_kern_flush(k, NULL, NULL);
+	return afw_kern_header(k, k->batch + k->len, k->family_id, cmd, AFW_GENL_VERSION, 0);
+}
+
+static void afw_kern_queued(struct afw_kern *k, const struct nlmsghdr *nlh)
+{
 	k->len += NLMSG_ALIGN(nlh->nlmsg_len);
 	k->pending++;
+}
+
+static bool afw_kern_queue(struct afw_kern *k, const struct afw_flow_spec *f, uint8_t cmd)
+{
+	struct nlmsghdr *nlh = afw_kern_slot(k, cmd);
+
+	if (!nlh)
+		return false;
+	afw_flow_put(nlh, f, cmd == AFW_CMD_FLOW_NEW);
+	afw_kern_queued(k, nlh);
 	if (cmd == AFW_CMD_FLOW_NEW)
 		k->stats.installed++;
 	else
@@ -274,27 +289,22 @@ static bool afw_kern_queue(struct afw_kern *k, const struct afw_flow_spec *f, ui
 
 bool afw_kern_add(struct afw_kern *k, const struct afw_flow_spec *f)
 {
-	return afw_kern_queue(k, f, AFW_CMD_FLOW_NEW, NULL, NULL);
+	return afw_kern_queue(k, f, AFW_CMD_FLOW_NEW);
 }
 
 bool afw_kern_del(struct afw_kern *k, const struct afw_flow_spec *f)
 {
-	return afw_kern_queue(k, f, AFW_CMD_FLOW_DEL, NULL, NULL);
+	return afw_kern_queue(k, f, AFW_CMD_FLOW_DEL);
 }
 
 bool afw_kern_serve(struct afw_kern *k, uint16_t num)
 {
-	struct nlmsghdr *nlh;
+	struct nlmsghdr *nlh = afw_kern_slot(k, AFW_CMD_QUEUE_SERVE);
 
-	if (!k->family_id)
+	if (!nlh)
 		return false;
-	if (k->pending == AFW_KERN_BATCH)
-		afw_kern_flush(k, NULL, NULL);
-	nlh = afw_kern_header(k, k->batch + k->len, k->family_id, AFW_CMD_QUEUE_SERVE,
-			      AFW_GENL_VERSION, 0);
 	mnl_attr_put_u16(nlh, AFW_A_SERVE_FIRST, num);
-	k->len += NLMSG_ALIGN(nlh->nlmsg_len);
-	k->pending++;
+	afw_kern_queued(k, nlh);
 	return true;
 }
 
