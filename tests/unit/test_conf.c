@@ -4,6 +4,7 @@
  * in words: what parses, and that every error names its line, column and word.
  */
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <linux/afw.h>
@@ -121,6 +122,52 @@ static bool kept_as_parsed(const char *text)
 	return ok;
 }
 
+/*
+ * A file of some megabytes, which the reader takes a megabyte at a time:
+ * 30,000 rules, a comment line longer than a chunk, 100 rules more, the
+ * last without its newline, and @bad (if set) as line @bad_line. Every
+ * rule is read, in order, and an error names its line across the chunks.
+ */
+static bool chunked(const char *bad, size_t bad_line, char *msg, size_t len)
+{
+	size_t cap = 6 << 20, off = 0, line = 0, i, rules = 0;
+	char *t = malloc(cap);
+	struct afw_conf c;
+	bool ok;
+	int ret;
+
+	if (!t)
+		return false;
+	for (i = 0; i < 30100; i++) {
+		if (i == 30000) {
+			off += (size_t)snprintf(t + off, cap - off, "# ");
+			memset(t + off, 'x', 1536 << 10);
+			off += 1536 << 10;
+			t[off++] = '\n';
+			line++;
+		}
+		if (bad && line + 1 == bad_line) {
+			off += (size_t)snprintf(t + off, cap - off, "%s\n", bad);
+			line++;
+		}
+		line++;
+		off += (size_t)snprintf(t + off, cap - off,
+					"prio %zu family ipv4 dir forward proto udp from 198.18.%zu.%zu/32 "
+					"dport %zu drop%s", i, i / 256 % 256, i % 256, 1000 + i,
+					i + 1 < 30100 ? "\r\n" : "");
+		rules++;
+	}
+	ret = read_bytes(t, off, &c, msg, len);
+	free(t);
+	if (bad)
+		return ret == -1;
+	ok = ret == 0 && c.rules.n == rules && rule_at(&c, 0).prio == 0 &&
+	     rule_at(&c, 29999).prio == 29999 && rule_at(&c, 30000).dport_lo == 31000 &&
+	     rule_at(&c, rules - 1).prio == rules - 1 && rule_at(&c, rules - 1).action == AFW_ACTION_DROP;
+	afw_conf_free(&c);
+	return ok;
+}
+
 int main(void)
 {
 	char lines[512];
@@ -148,6 +195,13 @@ int main(void)
 			     "oif wg0 uid 1000 gid 100 reject comment \"a # comment\"\n"
 			     "family ipv4 proto tcp from 10.0.0.0/8 to 192.0.2.1/32 sport 0 dport 1000-1000 queue\n"
 			     "proto sctp dport 0-0 drop\n"));
+	CHECK(failed, "a file of megabytes reads whole: lines across chunks, one longer than a "
+	      "chunk, the last without a newline", chunked(NULL, 0, msg, sizeof(msg)));
+	CHECK(failed, "an error past the first megabyte names its line",
+	      chunked("proto udp dport 99999 drop", 29000, msg, sizeof(msg)) &&
+	      strstr(msg, "t.conf:29000:17: 'dport 99999'"));
+	CHECK(failed, "an error after the line longer than a chunk names its line",
+	      chunked("accept drop", 30050, msg, sizeof(msg)) && strstr(msg, "t.conf:30050:"));
 	CHECK(failed, "the highest id given is known; none given is 0",
 	      read_text("id 5 drop\nid 900 drop\nid 3 drop\ndrop\n", &c, msg, sizeof(msg)) == 0 &&
 	      c.max_id == 900 && c.rules.n == 4 && rule_at(&c, 3).id == 0);

@@ -97,18 +97,20 @@ static int ref_split(char *line, char **words, int max, char **at)
 static bool split_agrees(const char *s, size_t len, int max)
 {
 	char *a = malloc(len + 1), *b = malloc(len + 1), *wa[8], *wb[8], *ata = NULL, *atb = NULL;
+	size_t lens[8];
 	int na, nb, i;
 	bool same;
 
 	memcpy(a, s, len + 1);
 	memcpy(b, s, len + 1);
-	na = afw_split_words(a, wa, max, &ata);
+	/* The length given is the line's up to its first NUL, as strlen() counts it. */
+	na = afw_split_words_len(a, strlen(a), wa, lens, max, &ata);
 	nb = ref_split(b, wb, max, &atb);
 	same = na == nb;
 	if (same && na < 0)
 		same = ata - a == atb - b;
 	for (i = 0; same && i < na; i++)
-		same = wa[i] - a == wb[i] - b && !strcmp(wa[i], wb[i]);
+		same = wa[i] - a == wb[i] - b && !strcmp(wa[i], wb[i]) && lens[i] == strlen(wa[i]);
 	free(a);
 	free(b);
 	return same;
@@ -134,9 +136,16 @@ int main(void)
 	int failed = 0;
 
 	for (i = 0; i < sizeof(whole) / sizeof(whole[0]); i++) {
+		uint8_t y[16];
+
 		tried++;
 		if (disagree(whole[i]) && !bad++)
 			snprintf(first, sizeof(first), "%s", whole[i]);
+		/* The bounded reader stops at its length, whatever follows. */
+		snprintf(s, sizeof(s), "%s/24", whole[i]);
+		if (afw_addr_parse_len(s, strlen(whole[i]), x) != afw_addr_parse(whole[i], y) ||
+		    memcmp(x, y, sizeof(x)))
+			bad++;
 	}
 	for (a = 0; a < np; a++)
 		for (b = 0; b < np; b++)

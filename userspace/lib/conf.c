@@ -28,6 +28,72 @@ static int afw_conf_id_cmp(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
+/*
+ * The file's lines, read a megabyte at a time: getline() copies each line
+ * out of stdio's 4 kB buffer, a read() a page, and a ruleset runs to
+ * millions of lines.
+ */
+struct afw_conf_lines {
+	FILE *f;
+	char *buf;
+	size_t cap;
+	size_t start;		/* the next line's first byte */
+	size_t end;		/* past the last byte read */
+	bool eof;
+};
+
+#define AFW_CONF_CHUNK	(1 << 20)
+
+/*
+ * The next line, its '\n' (if any) made a NUL, and its length without
+ * it; NULL at the end of the file, or on an error with errno set.
+ */
+static char *afw_conf_line(struct afw_conf_lines *l, size_t *len)
+{
+	char *nl, *line, *grown;
+	size_t n;
+
+	if (!l->buf) {
+		l->buf = malloc(AFW_CONF_CHUNK);
+		if (!l->buf)
+			return NULL;
+		l->cap = AFW_CONF_CHUNK;
+	}
+	for (;;) {
+		line = l->buf + l->start;
+		nl = l->start < l->end ? memchr(line, '\n', l->end - l->start) : NULL;
+		if (nl || (l->eof && l->start < l->end)) {
+			/* The last line may lack its '\n': the read keeps a byte for its NUL. */
+			if (!nl)
+				nl = l->buf + l->end;
+			*nl = '\0';
+			*len = (size_t)(nl - line);
+			l->start = l->end > (size_t)(nl - l->buf) ? (size_t)(nl - l->buf) + 1 : l->end;
+			return line;
+		}
+		if (l->eof)
+			return NULL;
+		/* A partial line moves to the front; one longer than the buffer grows it. */
+		memmove(l->buf, line, l->end - l->start);
+		l->end -= l->start;
+		l->start = 0;
+		if (l->cap - l->end < AFW_CONF_CHUNK / 2) {
+			grown = realloc(l->buf, l->cap * 2);
+			if (!grown)
+				return NULL;
+			l->buf = grown;
+			l->cap *= 2;
+		}
+		n = fread(l->buf + l->end, 1, l->cap - l->end - 1, l->f);
+		l->end += n;
+		if (!n) {
+			if (ferror(l->f))
+				return NULL;
+			l->eof = true;
+		}
+	}
+}
+
 void afw_conf_free(struct afw_conf *c)
 {
 	afw_rule_list_free(&c->rules);
@@ -36,23 +102,24 @@ void afw_conf_free(struct afw_conf *c)
 
 int afw_conf_read(FILE *f, const char *name, struct afw_conf *c, char *msg, size_t len)
 {
+	struct afw_conf_lines lines = { .f = f };
+	size_t lineno = 0, nids = 0, idcap = 0, i, n, lens[AFW_CONF_MAX_WORDS];
+	char *line, *words[AFW_CONF_MAX_WORDS], *tok;
 	struct afw_conf_id *ids = NULL, *grown;
-	size_t lineno = 0, linecap = 0, nids = 0, idcap = 0, i;
-	char *line = NULL, *words[AFW_CONF_MAX_WORDS], *tok;
 	struct afw_rule_spec r;
 	struct afw_perr e;
-	ssize_t n;
 	int nw;
 
 	memset(c, 0, sizeof(*c));
-	while ((n = getline(&line, &linecap, f)) != -1) {
+	errno = 0;
+	while ((line = afw_conf_line(&lines, &n))) {
 		lineno++;
-		if (memchr(line, '\0', (size_t)n)) {
+		if (strlen(line) != n) {
 			snprintf(msg, len, "%s:%zu: a NUL byte; this is not a text file", name, lineno);
 			goto err;
 		}
 		e.word = -1;
-		nw = afw_split_words(line, words, AFW_CONF_MAX_WORDS, &tok);
+		nw = afw_split_words_len(line, n, words, lens, AFW_CONF_MAX_WORDS, &tok);
 		if (nw < 0) {
 			char why[64];
 
@@ -74,7 +141,7 @@ int afw_conf_read(FILE *f, const char *name, struct afw_conf *c, char *msg, size
 			}
 			continue;
 		}
-		if (afw_rule_parse_words(nw, words, &r, &e))
+		if (afw_rule_parse_words_len(nw, words, lens, &r, &e))
 			goto perr;
 		if (afw_rule_list_add(&c->rules, &r))
 			goto oom;
@@ -95,8 +162,9 @@ int afw_conf_read(FILE *f, const char *name, struct afw_conf *c, char *msg, size
 							    (size_t)(words[i + 1] - line) + 1 };
 		}
 	}
-	if (ferror(f)) {
-		snprintf(msg, len, "%s: read error: %s", name, strerror(errno));
+	if (!lines.eof) {
+		snprintf(msg, len, "%s: %s: %s", name, ferror(f) ? "read error" : "reading",
+			 strerror(errno ? errno : ENOMEM));
 		goto err;
 	}
 	/* The kernel would refuse a ruleset that names one id twice: say where. */
@@ -110,7 +178,7 @@ int afw_conf_read(FILE *f, const char *name, struct afw_conf *c, char *msg, size
 		}
 	}
 	free(ids);
-	free(line);
+	free(lines.buf);
 	return 0;
 
 perr:
@@ -125,7 +193,7 @@ oom:
 		 errno == EFBIG ? "more rules than one file may hold" : "out of memory");
 err:
 	free(ids);
-	free(line);
+	free(lines.buf);
 	afw_conf_free(c);
 	return -1;
 }

@@ -77,10 +77,8 @@ int afw_action_parse(const char *w)
  * @act set), or neither (-1). Chosen by length, then compared as integers:
  * a loaded ruleset runs to millions of rules, a dozen words each.
  */
-static int afw_rule_word(const char *w, int *act)
+static int afw_rule_word(const char *w, size_t len, int *act)
 {
-	size_t len = strlen(w);
-
 	*act = -1;
 	switch (len) {
 	case 2:
@@ -157,25 +155,15 @@ static int afw_parse_ports(const char *s, uint8_t proto, uint16_t *lo, uint16_t 
 	return -1;
 }
 
-static int afw_parse_prefix(const char *s, uint8_t *family, uint8_t *addr, uint8_t *plen,
-			    const char *word, int wi, struct afw_perr *e)
+static int afw_parse_prefix(const char *s, size_t slen, uint8_t *family, uint8_t *addr,
+			    uint8_t *plen, const char *word, int wi, struct afw_perr *e)
 {
-	char buf[INET6_ADDRSTRLEN + 8];
-	const char *slash = strchr(s, '/'), *a = s;
+	const char *slash = memchr(s, '/', slen);
 	unsigned int bits, i;
 	uint8_t fam;
 	uint32_t len;
 
-	/* The address alone, copied only when a prefix length follows it. */
-	if (slash) {
-		if ((size_t)(slash - s) >= sizeof(buf))
-			return afw_perr_set(e, wi, "'%s %s': not an address or prefix", word, s);
-		memcpy(buf, s, (size_t)(slash - s));
-		buf[slash - s] = '\0';
-		a = buf;
-		slash++;
-	}
-	switch (afw_addr_parse(a, addr)) {
+	switch (afw_addr_parse_len(s, slash ? (size_t)(slash - s) : slen, addr)) {
 	case AF_INET:
 		fam = AFW_FAMILY_IPV4;
 		break;
@@ -190,7 +178,7 @@ static int afw_parse_prefix(const char *s, uint8_t *family, uint8_t *addr, uint8
 	*family = fam;
 	bits = fam == AFW_FAMILY_IPV6 ? 128 : 32;
 	len = bits;
-	if (slash && (!afw_parse_u32(slash, &len) || len > bits))
+	if (slash && (!afw_parse_u32(slash + 1, &len) || len > bits))
 		return afw_perr_set(e, wi, "'%s %s': prefix length must be 0 to %u", word, s, bits);
 	for (i = len; i < bits; i++)
 		if (addr[i / 8] & (0x80 >> (i % 8)))
@@ -200,18 +188,17 @@ static int afw_parse_prefix(const char *s, uint8_t *family, uint8_t *addr, uint8
 	return 0;
 }
 
-static int afw_parse_dirs(const char *v, int wi, uint8_t *dirs, struct afw_perr *e)
+static int afw_parse_dirs(const char *v, size_t vlen, int wi, uint8_t *dirs, struct afw_perr *e)
 {
 	const char *tok, *end, *hint;
 	char name[16];
 	size_t i, len;
 
 	/* One direction, the common case, whole. */
-	for (i = 0; i <= AFW_DIR_MAX; i++) {
-		if (!strcmp(v, afw_dir_names[i])) {
-			*dirs = (uint8_t)(1 << i);
-			return 0;
-		}
+	if (AFW_IS(v, vlen, "in") || AFW_IS(v, vlen, "out") || AFW_IS(v, vlen, "forward")) {
+		*dirs = (uint8_t)(1 << (vlen == 2 ? AFW_DIR_IN : vlen == 3 ? AFW_DIR_OUT :
+					AFW_DIR_FORWARD));
+		return 0;
 	}
 	*dirs = 0;
 	/* Comma-separated; empty pieces ("in,,out") are skipped. */
@@ -240,9 +227,9 @@ static int afw_parse_dirs(const char *v, int wi, uint8_t *dirs, struct afw_perr 
  * A comment is printed back in double quotes, by list and save, so it
  * cannot hold one; nor control characters, which would break the line.
  */
-static int afw_parse_comment(const char *v, int wi, char *out, struct afw_perr *e)
+static int afw_parse_comment(const char *v, size_t len, int wi, char *out, struct afw_perr *e)
 {
-	size_t len = strlen(v), i;
+	size_t i;
 
 	if (!len)
 		return afw_perr_set(e, wi, "'comment': an empty comment");
@@ -259,9 +246,16 @@ static int afw_parse_comment(const char *v, int wi, char *out, struct afw_perr *
 
 int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r, struct afw_perr *e)
 {
+	return afw_rule_parse_words_len(argc, argv, NULL, r, e);
+}
+
+int afw_rule_parse_words_len(int argc, char **argv, const size_t *lens, struct afw_rule_spec *r,
+			     struct afw_perr *e)
+{
 	int a, act, port_word[2] = { -1, -1 }, kw_word[AFW_KW_COUNT];
 	const char *w, *v, *hint;
 	int k, last = -1;
+	size_t vlen;
 
 	memset(r, 0, sizeof(*r));
 	r->dirs = AFW_DIRS_ALL;
@@ -271,7 +265,7 @@ int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r, struct 
 		kw_word[k] = -1;
 	for (a = 0; a < argc; a++) {
 		w = argv[a];
-		k = afw_rule_word(w, &act);
+		k = afw_rule_word(w, lens ? lens[a] : strlen(w), &act);
 		if (act >= 0) {
 			if (last >= 0)
 				return afw_perr_set(e, a, "'%s': a rule has one action ('%s' is on "
@@ -293,6 +287,7 @@ int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r, struct 
 			return afw_perr_set(e, a, "'%s': missing its value", w);
 		kw_word[k] = a;
 		v = argv[++a];
+		vlen = lens ? lens[a] : strlen(v);
 		switch (k) {
 		case AFW_KW_ID:
 			if (!afw_parse_u32(v, &r->id) || !r->id)
@@ -305,8 +300,8 @@ int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r, struct 
 			break;
 		case AFW_KW_FAMILY: {
 			static const char *const fams[] = { "ipv4", "ipv6" };
-			uint8_t fam = !strcmp(v, "ipv4") ? AFW_FAMILY_IPV4 :
-				      !strcmp(v, "ipv6") ? AFW_FAMILY_IPV6 : 0;
+			uint8_t fam = AFW_IS(v, vlen, "ipv4") ? AFW_FAMILY_IPV4 :
+				      AFW_IS(v, vlen, "ipv6") ? AFW_FAMILY_IPV6 : 0;
 
 			if (!fam) {
 				hint = afw_suggest(v, fams, 2);
@@ -320,7 +315,7 @@ int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r, struct 
 			break;
 		}
 		case AFW_KW_DIR:
-			if (afw_parse_dirs(v, a, &r->dirs, e))
+			if (afw_parse_dirs(v, vlen, a, &r->dirs, e))
 				return -1;
 			break;
 		case AFW_KW_PROTO:
@@ -334,7 +329,7 @@ int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r, struct 
 		case AFW_KW_TO: {
 			bool src = k == AFW_KW_FROM;
 
-			if (afw_parse_prefix(v, &r->family, src ? r->src : r->dst,
+			if (afw_parse_prefix(v, vlen, &r->family, src ? r->src : r->dst,
 					     src ? &r->src_len : &r->dst_len, w, a, e))
 				return -1;
 			r->has |= src ? AFW_R_SRC : AFW_R_DST;
@@ -348,9 +343,9 @@ int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r, struct 
 			break;
 		case AFW_KW_IIF:
 		case AFW_KW_OIF:
-			if (!*v || strlen(v) >= IF_NAMESIZE)
+			if (!vlen || vlen >= IF_NAMESIZE)
 				return afw_perr_set(e, a, "'%s %s': interface names are 1-15 bytes", w, v);
-			strcpy(k == AFW_KW_IIF ? r->iif : r->oif, v);
+			memcpy(k == AFW_KW_IIF ? r->iif : r->oif, v, vlen + 1);
 			r->has |= k == AFW_KW_IIF ? AFW_R_IIF : AFW_R_OIF;
 			break;
 		case AFW_KW_UID:
@@ -364,7 +359,7 @@ int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r, struct 
 			r->has |= AFW_R_GID;
 			break;
 		case AFW_KW_COMMENT:
-			if (afw_parse_comment(v, a, r->comment, e))
+			if (afw_parse_comment(v, vlen, a, r->comment, e))
 				return -1;
 			r->has |= AFW_R_COMMENT;
 			break;

@@ -68,6 +68,9 @@ int afw_perr_set(struct afw_perr *e, int word, const char *fmt, ...)
  * error returns -1 with @e naming the offending word.
  */
 int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r, struct afw_perr *e);
+/* The same with each word's length in @lens (afw_split_words_len()'s). */
+int afw_rule_parse_words_len(int argc, char **argv, const size_t *lens, struct afw_rule_spec *r,
+			     struct afw_perr *e);
 
 /*
  * Splits @line (modified) into words and parses it; comments start at '#'.

@@ -54,12 +54,12 @@ bool afw_parse_u32(const char *s, uint32_t *v)
  * instructions an address, a tenth of a rule line's parse, and rulesets
  * run to millions of lines; test_words checks the two agree.
  */
-static bool afw_ipv4_parse(const char *s, uint8_t *out)
+static bool afw_ipv4_parse(const char *s, const char *end, uint8_t *out)
 {
 	unsigned int part = 0, v = 0, digits = 0;
 
 	for (;; s++) {
-		if (*s >= '0' && *s <= '9') {
+		if (s < end && *s >= '0' && *s <= '9') {
 			if (digits && !v)
 				return false;
 			v = v * 10 + (unsigned int)(*s - '0');
@@ -68,10 +68,10 @@ static bool afw_ipv4_parse(const char *s, uint8_t *out)
 			digits++;
 			continue;
 		}
-		if (!digits || (*s && *s != '.'))
+		if (!digits || (s < end && *s != '.'))
 			return false;
 		out[part++] = (uint8_t)v;
-		if (!*s)
+		if (s == end)
 			return part == 4;
 		if (part == 4)
 			return false;
@@ -80,19 +80,30 @@ static bool afw_ipv4_parse(const char *s, uint8_t *out)
 	}
 }
 
-int afw_addr_parse(const char *s, uint8_t *addr)
+int afw_addr_parse_len(const char *s, size_t len, uint8_t *addr)
 {
+	char buf[INET6_ADDRSTRLEN];
 	uint8_t v4[4];
 
 	memset(addr, 0, 16);
-	if (afw_ipv4_parse(s, v4)) {
+	if (afw_ipv4_parse(s, s + len, v4)) {
 		memcpy(addr, v4, sizeof(v4));
 		return AF_INET;
 	}
-	if (inet_pton(AF_INET6, s, addr) == 1)
+	/* A NUL within @len is no address; inet_pton() would stop at it. */
+	if (len >= sizeof(buf) || memchr(s, '\0', len))
+		return 0;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (inet_pton(AF_INET6, buf, addr) == 1)
 		return AF_INET6;
 	memset(addr, 0, 16);
 	return 0;
+}
+
+int afw_addr_parse(const char *s, uint8_t *addr)
+{
+	return afw_addr_parse_len(s, strlen(s), addr);
 }
 
 const char *afw_proto_name(uint8_t proto, char *buf, size_t len)
@@ -272,7 +283,12 @@ static char *afw_word_end(char *p, const char *stop)
 
 int afw_split_words(char *line, char **words, int max, char **at)
 {
-	const char *stop = line + strlen(line) + 1;
+	return afw_split_words_len(line, strlen(line), words, NULL, max, at);
+}
+
+int afw_split_words_len(char *line, size_t len, char **words, size_t *lens, int max, char **at)
+{
+	const char *stop = line + len + 1;
 	unsigned char c;
 	char *p = line, *end;
 	int n = 0;
@@ -299,6 +315,8 @@ int afw_split_words(char *line, char **words, int max, char **at)
 				*at = p;
 				return AFW_SPLIT_OPEN_QUOTE;
 			}
+			if (lens)
+				lens[n] = (size_t)(end - p - 1);
 			words[n++] = p + 1;
 			*end = '\0';
 			p = end + 1;
@@ -308,8 +326,11 @@ int afw_split_words(char *line, char **words, int max, char **at)
 			}
 			continue;
 		}
-		words[n++] = p;
+		words[n] = p;
 		p = afw_word_end(p + 1, stop);
+		if (lens)
+			lens[n] = (size_t)(p - words[n]);
+		n++;
 		c = afw_byte_class[(unsigned char)*p];
 		if (c == 1) {
 			*p++ = '\0';

@@ -19,6 +19,8 @@ bool afw_parse_u32(const char *s, uint32_t *v);
  * zeroed past it): AF_INET, AF_INET6, or 0 for neither.
  */
 int afw_addr_parse(const char *s, uint8_t *addr);
+/* The same of the @len bytes at @s, which need not end there. */
+int afw_addr_parse_len(const char *s, size_t len, uint8_t *addr);
 
 /* A protocol's name, or its number written into @buf. */
 const char *afw_proto_name(uint8_t proto, char *buf, size_t len);
@@ -56,6 +58,12 @@ const char *afw_suggest(const char *w, const char *const *list, size_t n);
  * line went wrong. The config file and single rules share it.
  */
 int afw_split_words(char *line, char **words, int max, char **at);
+/*
+ * The same of a line whose NUL is at line[len], known to the caller, with
+ * each word's length into @lens unless it is NULL: a ruleset runs to
+ * millions of lines, and each strlen() of them is a call.
+ */
+int afw_split_words_len(char *line, size_t len, char **words, size_t *lens, int max, char **at);
 
 #define AFW_SPLIT_TOO_MANY	(-1)	/* more than @max words */
 #define AFW_SPLIT_OPEN_QUOTE	(-2)	/* no closing quote */
