@@ -16,7 +16,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 label=${1:-6.1}
 . "$src/bench/prepare.sh"
 bench_prepare "$label" "load-$label"
-rm -f "$out/vm/load.txt"
+rm -f "$out/vm/load.txt" "$out/vm/load-perf.txt"
 "$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out/vm" -c 1 -m 3072 --icount \
 	-t 3600 -j "$src/bench/load-guest.sh" -e "AFW_KO=$src/build/kmod/$label/afw.ko" \
 	-e "AFW_BENCH_LOAD_RULES=${AFW_BENCH_LOAD_RULES:-100000 1000000}" \

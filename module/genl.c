@@ -49,6 +49,8 @@ static const struct nla_policy afw_rule_policy[AFW_RULE_A_MAX + 1] = {
 	[AFW_RULE_A_PACKETS] = AFW_REPLY_ONLY,
 	[AFW_RULE_A_BYTES] = AFW_REPLY_ONLY,
 	[AFW_RULE_A_COMMENT] = { .type = NLA_NUL_STRING, .len = AFW_RULE_COMMENT_MAX },
+	/* Its length is checked against its flags by afw_rule_from_match(). */
+	[AFW_RULE_A_MATCH] = { .type = NLA_BINARY, .len = sizeof(struct afw_rule_match) + 32 },
 };
 
 /* Not const: 6.1 declares the policy pointer to these without it. */
@@ -382,13 +384,23 @@ static int afw_counters_reset(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+/* Whether @a has no bit set beyond @plen of its @bits. */
+static bool afw_prefix_clean(const u8 *a, unsigned int plen, unsigned int bits)
+{
+	unsigned int i;
+
+	for (i = plen; i < bits; i++)
+		if (a[i / 8] & (0x80 >> (i % 8)))
+			return false;
+	return true;
+}
+
 /* Reads an address and its prefix; the caller has checked the family. */
 static int afw_parse_prefix(struct nlattr **tb, int addr_type, int len_type,
 			    u8 family, __be32 *addr, u8 *plen,
 			    struct netlink_ext_ack *extack)
 {
-	unsigned int alen = family == AFW_FAMILY_IPV6 ? 16 : 4, bits = alen * 8, i;
-	const u8 *a;
+	unsigned int alen = family == AFW_FAMILY_IPV6 ? 16 : 4, bits = alen * 8;
 
 	if (!tb[addr_type]) {
 		if (tb[len_type]) {
@@ -411,13 +423,10 @@ static int afw_parse_prefix(struct nlattr **tb, int addr_type, int len_type,
 		return -EINVAL;
 	}
 	memcpy(addr, nla_data(tb[addr_type]), alen);
-	a = nla_data(tb[addr_type]);
-	for (i = *plen; i < bits; i++) {
-		if (a[i / 8] & (0x80 >> (i % 8))) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[addr_type],
-					    "address has bits set beyond the prefix length");
-			return -EINVAL;
-		}
+	if (!afw_prefix_clean(nla_data(tb[addr_type]), *plen, bits)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[addr_type],
+				    "address has bits set beyond the prefix length");
+		return -EINVAL;
 	}
 	return 1;
 }
@@ -446,6 +455,187 @@ static int afw_parse_ports(struct nlattr **tb, int lo_type, int hi_type, u8 prot
 	return 1;
 }
 
+/* The address after an AFW_RULE_A_MATCH, if @flag says there is one. */
+static int afw_match_addr(const struct afw_rule_match *m, const struct nlattr *attr, u8 flag,
+			  u8 plen, const u8 **at, __be32 *addr, u8 *len,
+			  struct netlink_ext_ack *extack)
+{
+	unsigned int alen = m->family == AFW_FAMILY_IPV6 ? 16 : 4;
+
+	if (!(m->flags & flag)) {
+		if (plen) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "a prefix length without its address flag");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (plen > alen * 8) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "prefix length longer than the address");
+		return -EINVAL;
+	}
+	if (!afw_prefix_clean(*at, plen, alen * 8)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "address has bits set beyond the prefix length");
+		return -EINVAL;
+	}
+	memcpy(addr, *at, alen);
+	*len = plen;
+	*at += alen;
+	return 1;
+}
+
+/* The ports of an AFW_RULE_A_MATCH, if @flag says it has them. */
+static int afw_match_ports(const struct afw_rule_match *m, const struct nlattr *attr, u8 flag,
+			   u16 lo, u16 hi, u16 *rlo, u16 *rhi, struct netlink_ext_ack *extack)
+{
+	if (!(m->flags & flag)) {
+		if (lo || hi) {
+			NL_SET_ERR_MSG_ATTR(extack, attr, "ports without their flag");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!afw_proto_has_ports(m->proto)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "ports need proto tcp, udp, udplite, sctp or dccp");
+		return -EINVAL;
+	}
+	if (lo > hi) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "port range is empty: low port above high port");
+		return -EINVAL;
+	}
+	*rlo = lo;
+	*rhi = hi;
+	return 1;
+}
+
+/*
+ * A rule's matches from its AFW_RULE_A_MATCH: the checks the policy and
+ * afw_rule_from_fields() make of the attributes it stands for, here in
+ * code, on a struct whose length the policy has bounded only from above.
+ */
+static int afw_rule_from_match(struct nlattr **tb, struct afw_rule_spec *r,
+			       struct netlink_ext_ack *extack)
+{
+	const struct nlattr *attr = tb[AFW_RULE_A_MATCH];
+	const struct afw_rule_match *m = nla_data(attr);
+	unsigned int alen, need;
+	const u8 *at;
+	int t, ret;
+
+	BUILD_BUG_ON(sizeof(*m) != 20);
+	for (t = AFW_RULE_A_PRIORITY; t <= AFW_RULE_A_ACTION; t++) {
+		/* IIF, OIF, UID and GID lie between; they stay attributes. */
+		if (t > AFW_RULE_A_DPORT_HI && t < AFW_RULE_A_ACTION)
+			continue;
+		if (tb[t]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[t],
+					    "given beside AFW_RULE_A_MATCH, which stands for it");
+			return -EINVAL;
+		}
+	}
+	if (nla_len(attr) < sizeof(*m)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "shorter than struct afw_rule_match");
+		return -EINVAL;
+	}
+	if (m->reserved || (m->flags & ~AFW_MATCH_F_ALL)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "unknown flags or reserved byte set");
+		return -EINVAL;
+	}
+	if (m->action > AFW_ACTION_MAX || !m->directions || m->directions > AFW_DIRS_ALL) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "no such action or directions");
+		return -EINVAL;
+	}
+	if (m->family && m->family != AFW_FAMILY_IPV4 && m->family != AFW_FAMILY_IPV6) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "family must be ipv4 or ipv6");
+		return -EINVAL;
+	}
+	if (!m->family && (m->flags & (AFW_MATCH_F_SRC | AFW_MATCH_F_DST))) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "an address needs a family");
+		return -EINVAL;
+	}
+	alen = m->family == AFW_FAMILY_IPV6 ? 16 : 4;
+	need = sizeof(*m) + alen * !!(m->flags & AFW_MATCH_F_SRC) +
+	       alen * !!(m->flags & AFW_MATCH_F_DST);
+	if (nla_len(attr) != need) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "length does not match the flags and the family");
+		return -EINVAL;
+	}
+	r->prio = m->priority;
+	r->action = m->action;
+	r->dirs = m->directions;
+	r->family = m->family;
+	r->proto = m->proto;
+	at = (const u8 *)(m + 1);
+	ret = afw_match_addr(m, attr, AFW_MATCH_F_SRC, m->src_prefix, &at, r->src, &r->src_len,
+			     extack);
+	if (ret < 0)
+		return ret;
+	r->fields |= ret ? AFW_RULE_F_SRC : 0;
+	ret = afw_match_addr(m, attr, AFW_MATCH_F_DST, m->dst_prefix, &at, r->dst, &r->dst_len,
+			     extack);
+	if (ret < 0)
+		return ret;
+	r->fields |= ret ? AFW_RULE_F_DST : 0;
+	ret = afw_match_ports(m, attr, AFW_MATCH_F_SPORT, m->sport_lo, m->sport_hi,
+			      &r->sport_lo, &r->sport_hi, extack);
+	if (ret < 0)
+		return ret;
+	r->fields |= ret ? AFW_RULE_F_SPORT : 0;
+	ret = afw_match_ports(m, attr, AFW_MATCH_F_DPORT, m->dport_lo, m->dport_hi,
+			      &r->dport_lo, &r->dport_hi, extack);
+	if (ret < 0)
+		return ret;
+	r->fields |= ret ? AFW_RULE_F_DPORT : 0;
+	return 0;
+}
+
+/* A rule's matches from the attributes of each (AFW_RULE_A_PRIORITY to _DPORT_HI). */
+static int afw_rule_from_fields(struct nlattr **tb, struct nlattr *nest, struct afw_rule_spec *r,
+				struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	if (!tb[AFW_RULE_A_ACTION]) {
+		NL_SET_ERR_ATTR_MISS(extack, nest, AFW_RULE_A_ACTION);
+		NL_SET_ERR_MSG_MOD(extack, "a rule needs an action");
+		return -EINVAL;
+	}
+	r->prio = tb[AFW_RULE_A_PRIORITY] ? nla_get_u32(tb[AFW_RULE_A_PRIORITY]) : 0;
+	r->action = nla_get_u8(tb[AFW_RULE_A_ACTION]);
+	r->dirs = tb[AFW_RULE_A_DIRECTIONS] ? nla_get_u8(tb[AFW_RULE_A_DIRECTIONS]) : AFW_DIRS_ALL;
+	r->proto = tb[AFW_RULE_A_PROTO] ? nla_get_u8(tb[AFW_RULE_A_PROTO]) : 0;
+	if (tb[AFW_RULE_A_FAMILY]) {
+		r->family = nla_get_u8(tb[AFW_RULE_A_FAMILY]);
+		if (r->family != AFW_FAMILY_IPV4 && r->family != AFW_FAMILY_IPV6) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[AFW_RULE_A_FAMILY], "family must be ipv4 or ipv6");
+			return -EINVAL;
+		}
+	}
+	ret = afw_parse_prefix(tb, AFW_RULE_A_SRC, AFW_RULE_A_SRC_PREFIX, r->family,
+			       r->src, &r->src_len, extack);
+	if (ret < 0)
+		return ret;
+	r->fields |= ret ? AFW_RULE_F_SRC : 0;
+	ret = afw_parse_prefix(tb, AFW_RULE_A_DST, AFW_RULE_A_DST_PREFIX, r->family,
+			       r->dst, &r->dst_len, extack);
+	if (ret < 0)
+		return ret;
+	r->fields |= ret ? AFW_RULE_F_DST : 0;
+	ret = afw_parse_ports(tb, AFW_RULE_A_SPORT_LO, AFW_RULE_A_SPORT_HI, r->proto,
+			      &r->sport_lo, &r->sport_hi, extack);
+	if (ret < 0)
+		return ret;
+	r->fields |= ret ? AFW_RULE_F_SPORT : 0;
+	ret = afw_parse_ports(tb, AFW_RULE_A_DPORT_LO, AFW_RULE_A_DPORT_HI, r->proto,
+			      &r->dport_lo, &r->dport_hi, extack);
+	if (ret < 0)
+		return ret;
+	r->fields |= ret ? AFW_RULE_F_DPORT : 0;
+	return 0;
+}
+
 /*
  * A rule from its nest, which the command's policy (RULE_NEW's, or
  * RULESET_REPLACE's rules in their nest) has validated already, every
@@ -464,45 +654,13 @@ static struct afw_rule *afw_rule_from_attrs(struct nlattr *nest, struct netlink_
 	nla_for_each_nested(a, nest, rem)
 		if (nla_type(a) <= AFW_RULE_A_MAX)
 			tb[nla_type(a)] = a;
-	if (!tb[AFW_RULE_A_ACTION]) {
-		NL_SET_ERR_ATTR_MISS(extack, nest, AFW_RULE_A_ACTION);
-		NL_SET_ERR_MSG_MOD(extack, "a rule needs an action");
-		return ERR_PTR(-EINVAL);
-	}
-	ret = -EINVAL;
 	r->id = tb[AFW_RULE_A_ID] ? nla_get_u32(tb[AFW_RULE_A_ID]) : 0;
-	r->prio = tb[AFW_RULE_A_PRIORITY] ? nla_get_u32(tb[AFW_RULE_A_PRIORITY]) : 0;
-	r->action = nla_get_u8(tb[AFW_RULE_A_ACTION]);
-	r->dirs = tb[AFW_RULE_A_DIRECTIONS] ? nla_get_u8(tb[AFW_RULE_A_DIRECTIONS]) : AFW_DIRS_ALL;
-	r->proto = tb[AFW_RULE_A_PROTO] ? nla_get_u8(tb[AFW_RULE_A_PROTO]) : 0;
-	if (tb[AFW_RULE_A_FAMILY]) {
-		r->family = nla_get_u8(tb[AFW_RULE_A_FAMILY]);
-		if (r->family != AFW_FAMILY_IPV4 && r->family != AFW_FAMILY_IPV6) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[AFW_RULE_A_FAMILY], "family must be ipv4 or ipv6");
-			goto err;
-		}
-	}
-
-	ret = afw_parse_prefix(tb, AFW_RULE_A_SRC, AFW_RULE_A_SRC_PREFIX, r->family,
-			       r->src, &r->src_len, extack);
+	if (tb[AFW_RULE_A_MATCH])
+		ret = afw_rule_from_match(tb, r, extack);
+	else
+		ret = afw_rule_from_fields(tb, nest, r, extack);
 	if (ret < 0)
 		goto err;
-	r->fields |= ret ? AFW_RULE_F_SRC : 0;
-	ret = afw_parse_prefix(tb, AFW_RULE_A_DST, AFW_RULE_A_DST_PREFIX, r->family,
-			       r->dst, &r->dst_len, extack);
-	if (ret < 0)
-		goto err;
-	r->fields |= ret ? AFW_RULE_F_DST : 0;
-	ret = afw_parse_ports(tb, AFW_RULE_A_SPORT_LO, AFW_RULE_A_SPORT_HI, r->proto,
-			      &r->sport_lo, &r->sport_hi, extack);
-	if (ret < 0)
-		goto err;
-	r->fields |= ret ? AFW_RULE_F_SPORT : 0;
-	ret = afw_parse_ports(tb, AFW_RULE_A_DPORT_LO, AFW_RULE_A_DPORT_HI, r->proto,
-			      &r->dport_lo, &r->dport_hi, extack);
-	if (ret < 0)
-		goto err;
-	r->fields |= ret ? AFW_RULE_F_DPORT : 0;
 
 	if (tb[AFW_RULE_A_IIF]) {
 		nla_strscpy(r->iif, tb[AFW_RULE_A_IIF], IFNAMSIZ);

@@ -97,7 +97,7 @@ static bool nlf_chance(struct nlf_rng *r, unsigned int pct)
 /* ------------------------------------------------------------------ */
 /* The attribute sets of the uapi header, as the fuzzer sees them. */
 
-enum nlf_kind { K_U8, K_U16, K_U32, K_U64, K_STR, K_ADDR, K_NEST, K_FLAG, K_NKINDS };
+enum nlf_kind { K_U8, K_U16, K_U32, K_U64, K_STR, K_ADDR, K_NEST, K_FLAG, K_BIN, K_NKINDS };
 
 enum nlf_set { S_TOP, S_RULE, S_RULES, S_FLOW, S_CFG, S_COUNTERS, S_HOOK, S_STATS, S_NSETS };
 
@@ -154,6 +154,7 @@ static const struct nlf_field nlf_rule[] = {
 	{ AFW_RULE_A_UID, K_U32, 0 },
 	{ AFW_RULE_A_GID, K_U32, 0 },
 	{ AFW_RULE_A_ACTION, K_U8, 0 },
+	{ AFW_RULE_A_MATCH, K_BIN, 0 },
 	{ AFW_RULE_A_PACKETS, K_U64, 0 },
 	{ AFW_RULE_A_BYTES, K_U64, 0 },
 };
@@ -535,50 +536,88 @@ static void nlf_valid_rule(struct nlf *f, uint16_t type)
 	static const char *const ifs[] = { "lo", "c0", "rc", "rs", "s0", "veth0", "eth0" };
 	struct nlf_rng *r = &f->rng;
 	uint8_t family = 0, proto, a[16], plen;
-	uint16_t lo;
-	size_t nest = nlf_nest_start(f, type);
+	uint16_t lo, hi;
+	size_t nest = nlf_nest_start(f, type), alen, len;
 	const char *name;
+	/* Half the rules give their matches in one AFW_RULE_A_MATCH, as a load does. */
+	bool match = nlf_chance(r, 50);
+	struct afw_rule_match m = { .directions = AFW_DIRS_ALL };
+	uint8_t mbuf[sizeof(m) + 32] = { 0 };
+	size_t mlen = sizeof(m);
 
 	if (nlf_chance(r, 70)) {
 		f->last_rule_id = 1 + nlf_below(r, 64);
 		nlf_u32(f, AFW_RULE_A_ID, f->last_rule_id);
 	}
-	if (nlf_chance(r, 30))
-		nlf_u32(f, AFW_RULE_A_PRIORITY, nlf_below(r, 8));
+	if (nlf_chance(r, 30)) {
+		m.priority = nlf_below(r, 8);
+		if (!match)
+			nlf_u32(f, AFW_RULE_A_PRIORITY, m.priority);
+	}
 	if (nlf_chance(r, 60)) {
 		family = nlf_chance(r, 50) ? AFW_FAMILY_IPV4 : AFW_FAMILY_IPV6;
-		nlf_u8(f, AFW_RULE_A_FAMILY, family);
+		m.family = family;
+		if (!match)
+			nlf_u8(f, AFW_RULE_A_FAMILY, family);
 	}
+	alen = family == AFW_FAMILY_IPV6 ? 16 : 4;
 	if (nlf_chance(r, 50)) {
-		nlf_u8(f, AFW_RULE_A_DIRECTIONS, (uint8_t)(1 + nlf_below(r, AFW_DIRS_ALL)));
+		m.directions = (uint8_t)(1 + nlf_below(r, AFW_DIRS_ALL));
+		if (!match)
+			nlf_u8(f, AFW_RULE_A_DIRECTIONS, m.directions);
 	}
 	proto = NLF_PICK(r, nlf_protos);
-	if (proto)
+	m.proto = proto;
+	if (proto && !match)
 		nlf_u8(f, AFW_RULE_A_PROTO, proto);
 	if (family && nlf_chance(r, 40)) {
-		plen = (uint8_t)nlf_below(r, (family == AFW_FAMILY_IPV6 ? 128 : 32) + 1);
+		plen = (uint8_t)nlf_below(r, alen * 8 + 1);
 		nlf_addr(f, family, a, plen);
-		nlf_attr(f, AFW_RULE_A_SRC, a, family == AFW_FAMILY_IPV6 ? 16 : 4);
-		nlf_u8(f, AFW_RULE_A_SRC_PREFIX, plen);
+		m.flags |= AFW_MATCH_F_SRC;
+		m.src_prefix = plen;
+		memcpy(mbuf + mlen, a, alen);
+		mlen += alen;
+		if (!match) {
+			nlf_attr(f, AFW_RULE_A_SRC, a, alen);
+			nlf_u8(f, AFW_RULE_A_SRC_PREFIX, plen);
+		}
 	}
 	if (family && nlf_chance(r, 40)) {
-		plen = (uint8_t)nlf_below(r, (family == AFW_FAMILY_IPV6 ? 128 : 32) + 1);
+		plen = (uint8_t)nlf_below(r, alen * 8 + 1);
 		nlf_addr(f, family, a, plen);
-		nlf_attr(f, AFW_RULE_A_DST, a, family == AFW_FAMILY_IPV6 ? 16 : 4);
-		if (nlf_chance(r, 70))
-			nlf_u8(f, AFW_RULE_A_DST_PREFIX, plen);
+		m.flags |= AFW_MATCH_F_DST;
+		m.dst_prefix = plen;
+		memcpy(mbuf + mlen, a, alen);
+		mlen += alen;
+		if (!match) {
+			nlf_attr(f, AFW_RULE_A_DST, a, alen);
+			if (nlf_chance(r, 70) || plen != alen * 8)
+				nlf_u8(f, AFW_RULE_A_DST_PREFIX, plen);
+		}
 	}
 	if (nlf_has_ports(proto) && nlf_chance(r, 50)) {
 		lo = (uint16_t)nlf_below(r, 65536);
-		nlf_u16(f, AFW_RULE_A_SPORT_LO, lo);
-		if (nlf_chance(r, 50))
-			nlf_u16(f, AFW_RULE_A_SPORT_HI, (uint16_t)(lo + nlf_below(r, 65536 - lo)));
+		hi = nlf_chance(r, 50) ? (uint16_t)(lo + nlf_below(r, 65536 - lo)) : lo;
+		m.flags |= AFW_MATCH_F_SPORT;
+		m.sport_lo = lo;
+		m.sport_hi = hi;
+		if (!match) {
+			nlf_u16(f, AFW_RULE_A_SPORT_LO, lo);
+			if (hi != lo || nlf_chance(r, 20))
+				nlf_u16(f, AFW_RULE_A_SPORT_HI, hi);
+		}
 	}
 	if (nlf_has_ports(proto) && nlf_chance(r, 60)) {
 		lo = (uint16_t)(nlf_chance(r, 50) ? 5201 + nlf_below(r, 4) : nlf_below(r, 65536));
-		nlf_u16(f, AFW_RULE_A_DPORT_LO, lo);
-		if (nlf_chance(r, 50))
-			nlf_u16(f, AFW_RULE_A_DPORT_HI, (uint16_t)(lo + nlf_below(r, 65536 - lo)));
+		hi = nlf_chance(r, 50) ? (uint16_t)(lo + nlf_below(r, 65536 - lo)) : lo;
+		m.flags |= AFW_MATCH_F_DPORT;
+		m.dport_lo = lo;
+		m.dport_hi = hi;
+		if (!match) {
+			nlf_u16(f, AFW_RULE_A_DPORT_LO, lo);
+			if (hi != lo || nlf_chance(r, 20))
+				nlf_u16(f, AFW_RULE_A_DPORT_HI, hi);
+		}
 	}
 	if (nlf_chance(r, 10)) {
 		name = NLF_PICK(r, ifs);
@@ -587,8 +626,19 @@ static void nlf_valid_rule(struct nlf *f, uint16_t type)
 	if (nlf_chance(r, 8))
 		nlf_u32(f, nlf_chance(r, 50) ? AFW_RULE_A_UID : AFW_RULE_A_GID,
 			nlf_chance(r, 50) ? 0 : 65534);
-	if (nlf_chance(r, 97))
-		nlf_u8(f, AFW_RULE_A_ACTION, (uint8_t)nlf_below(r, AFW_ACTION_MAX + 1));
+	m.action = (uint8_t)nlf_below(r, AFW_ACTION_MAX + 1);
+	if (match) {
+		memcpy(mbuf, &m, sizeof(m));
+		len = mlen;
+		/* Now and then a byte or the length wrong: the kernel's checks, not the policy's. */
+		if (nlf_chance(r, 5))
+			mbuf[nlf_below(r, len)] = (uint8_t)nlf_rand(r);
+		if (nlf_chance(r, 3))
+			len = nlf_below(r, sizeof(mbuf) + 1);
+		nlf_attr(f, AFW_RULE_A_MATCH, mbuf, len);
+	} else if (nlf_chance(r, 97)) {
+		nlf_u8(f, AFW_RULE_A_ACTION, m.action);
+	}
 	nlf_nest_end(f, nest);
 }
 
@@ -734,6 +784,9 @@ static void nlf_valid_body(struct nlf *f, uint8_t cmd)
 
 static void nlf_random_attrs(struct nlf *f, unsigned int set, unsigned int depth);
 
+/* The lengths an AFW_RULE_A_MATCH takes: no address, one or two, IPv4 or IPv6. */
+static const size_t nlf_match_lens[] = { 20, 24, 28, 36, 52 };
+
 /* One attribute of @kind with a payload that is usually, not always, the right size. */
 static void nlf_random_attr(struct nlf *f, unsigned int set, uint16_t type, unsigned int kind,
 			    unsigned int sub, unsigned int depth)
@@ -771,6 +824,13 @@ static void nlf_random_attr(struct nlf *f, unsigned int set, uint16_t type, unsi
 		return;
 	case K_FLAG:
 		nlf_attr(f, type, NULL, 0);
+		return;
+	case K_BIN:
+		/* Mostly a length a struct afw_rule_match and its addresses could have. */
+		n = nlf_chance(r, 70) ? NLF_PICK(r, nlf_match_lens) : nlf_below(r, 61);
+		for (i = 0; i < n; i++)
+			buf[i] = (uint8_t)(nlf_chance(r, 60) ? 0 : nlf_rand(r));
+		nlf_attr(f, type, buf, n);
 		return;
 	default:
 		v = nlf_plausible(f, set, type, kind);

@@ -44,7 +44,7 @@ def uapi_enums(path):
                 name = item
             values[name] = n
             n += 1
-    for name, val in re.findall(r"^#define\s+(AFW_\w+)\s+(0x[0-9a-fA-F]+|\d+)\s*$", text, re.M):
+    for name, val in re.findall(r"^#define\s+(AFW_\w+)\s+(0x[0-9a-fA-F]+|\d+)\s*(?:/\*.*\*/\s*)?$", text, re.M):
         values[name] = int(val, 0)
     return values
 
@@ -175,6 +175,19 @@ def main():
     def u16(name, v):
         return attr(e[name], struct.pack("=H", v))
 
+    def u32(name, v):
+        return attr(e[name], struct.pack("=I", v))
+
+    F = {f: e["AFW_MATCH_F_" + f] for f in ("SRC", "DST", "SPORT", "DPORT")}
+    v4f = e["AFW_FAMILY_IPV4"]
+
+    def match(prio, action, dirs, family, proto, flags, sp=0, dp=0, sport=(0, 0), dport=(0, 0),
+              reserved=0, addrs=b""):
+        # struct afw_rule_match, then the addresses its flags name.
+        return attr(e["AFW_RULE_A_MATCH"],
+                    struct.pack("=IBBBBBBBBHHHH", prio, action, dirs, family, proto, flags, sp, dp,
+                                reserved, *sport, *dport) + addrs)
+
     drop = u8("AFW_RULE_A_ACTION", e["AFW_ACTION_DROP"])
     v4 = u8("AFW_RULE_A_FAMILY", e["AFW_FAMILY_IPV4"])
     tcp = u8("AFW_RULE_A_PROTO", 6)
@@ -192,6 +205,29 @@ def main():
         "rule-ports-no-proto": lambda: rule(drop, u16("AFW_RULE_A_DPORT_LO", 80)),
         "rule-short-u32": lambda: rule(drop, attr(e["AFW_RULE_A_ID"], b"\x01\x00")),
         "rule-counters-given": lambda: rule(drop, attr(e["AFW_RULE_A_PACKETS"], bytes(8))),
+        # AFW_RULE_A_MATCH: one struct for the matches, held to the same checks.
+        "match-ok": lambda: rule(u32("AFW_RULE_A_ID", 4242),
+                                 match(7, e["AFW_ACTION_DROP"], 1 << e["AFW_DIR_IN"], v4f, 6,
+                                       F["SRC"] | F["DPORT"], sp=24, dport=(80, 90),
+                                       addrs=bytes([192, 0, 2, 0]))),
+        "match-short": lambda: rule(attr(e["AFW_RULE_A_MATCH"], bytes(12))),
+        "match-too-long": lambda: rule(attr(e["AFW_RULE_A_MATCH"], bytes(60))),
+        "match-reserved": lambda: rule(match(0, 1, 1, 0, 0, 0, reserved=1)),
+        "match-unknown-flag": lambda: rule(match(0, 1, 1, 0, 0, 0x10)),
+        "match-bad-action": lambda: rule(match(0, 200, 1, 0, 0, 0)),
+        "match-no-dirs": lambda: rule(match(0, 1, 0, 0, 0, 0)),
+        "match-bad-family": lambda: rule(match(0, 1, 1, 7, 0, 0)),
+        "match-addr-no-family": lambda: rule(match(0, 1, 1, 0, 0, F["SRC"], sp=8, addrs=bytes(4))),
+        "match-wrong-length": lambda: rule(match(0, 1, 1, v4f, 0, F["SRC"], sp=8, addrs=bytes(16))),
+        "match-prefix-too-long": lambda: rule(match(0, 1, 1, v4f, 0, F["DST"], dp=33, addrs=bytes(4))),
+        "match-host-bits": lambda: rule(match(0, 1, 1, v4f, 0, F["SRC"], sp=24,
+                                              addrs=bytes([192, 0, 2, 1]))),
+        "match-prefix-no-flag": lambda: rule(match(0, 1, 1, v4f, 0, 0, sp=8)),
+        "match-ports-no-flag": lambda: rule(match(0, 1, 1, 0, 6, 0, dport=(80, 80))),
+        "match-ports-no-proto": lambda: rule(match(0, 1, 1, 0, 0, F["DPORT"], dport=(80, 80))),
+        "match-range-reversed": lambda: rule(match(0, 1, 1, 0, 6, F["SPORT"], sport=(90, 80))),
+        "match-beside-action": lambda: rule(match(0, 1, 1, 0, 0, 0), drop),
+        "match-beside-src": lambda: rule(match(0, 1, 1, v4f, 0, 0), attr(e["AFW_RULE_A_SRC"], bytes(4))),
         "rule-not-nested": lambda: g.send(fam, e["AFW_CMD_RULE_NEW"], attr(e["AFW_A_RULE"], drop)),
         "rule-missing": lambda: g.send(fam, e["AFW_CMD_RULE_NEW"]),
         # Each command takes its own attributes only.

@@ -9,6 +9,7 @@
 
 #include <linux/afw.h>
 
+#include "afwnl.h"
 #include "check.h"
 #include "conf.h"
 
@@ -123,6 +124,44 @@ static bool kept_as_parsed(const char *text)
 }
 
 /*
+ * The rules of @text as a replace sends them to a module of family
+ * @version: in one AFW_RULE_A_MATCH each from version 2, an attribute a
+ * field before it; decoded, either is the rule as kept.
+ */
+static bool sent_as(const char *text, uint32_t version)
+{
+	struct nlmsghdr *nlh = calloc(1, AFW_NL_BUFSIZE);
+	const struct nlattr *a, *left;
+	size_t i = 0, matches = 0;
+	struct afw_rule_spec want, got;
+	struct afw_conf c;
+	char msg[512];
+	bool ok = true;
+
+	if (!nlh || read_text(text, &c, msg, sizeof(msg))) {
+		free(nlh);
+		return false;
+	}
+	mnl_nlmsg_put_header(nlh);
+	left = afw_rule_list_fill(nlh, &c.rules, afw_rule_list_next(&c.rules, NULL), version);
+	mnl_attr_for_each(a, nlh, 0) {
+		const struct nlattr *in;
+
+		mnl_attr_for_each_nested(in, a)
+			matches += mnl_attr_get_type(in) == AFW_RULE_A_MATCH;
+		want = rule_at(&c, i++);
+		if (afw_rule_parse_nest(a, &got) != MNL_CB_OK || memcmp(&want, &got, sizeof(want))) {
+			printf("# rule %zu differs as sent to version %u\n", i, version);
+			ok = false;
+		}
+	}
+	ok = ok && !left && i == c.rules.n && matches == (version >= 2 ? c.rules.n : 0);
+	afw_conf_free(&c);
+	free(nlh);
+	return ok;
+}
+
+/*
  * A file of some megabytes, which the reader takes a megabyte at a time:
  * 30,000 rules, a comment line longer than a chunk, 100 rules more, the
  * last without its newline, and @bad (if set) as line @bad_line. Every
@@ -170,6 +209,15 @@ static bool chunked(const char *bad, size_t bad_line, char *msg, size_t len)
 
 int main(void)
 {
+	static const char forms[] =
+		"drop\n"
+		"proto tcp dport 22 accept\n"
+		"id 7 prio 4294967295 family ipv6 dir in,forward proto udp "
+		"from 2001:db8::/32 to 2001:db8:1::1 sport 1-65535 dport 53 iif eth0 "
+		"oif wg0 uid 1000 gid 100 reject comment \"a # comment\"\n"
+		"family ipv4 proto tcp from 10.0.0.0/8 to 192.0.2.1/32 sport 0 dport 1000-1000 queue\n"
+		"proto sctp dport 0-0 drop\n"
+		"family ipv6 to ::/0 dir out accept\n";
 	char lines[512];
 	struct afw_flow_spec f;
 	struct afw_config cfg;
@@ -188,13 +236,7 @@ int main(void)
 	      rule_at(&c, 1).action == AFW_ACTION_DROP && c.max_id == 10);
 	afw_conf_free(&c);
 	CHECK(failed, "rules are kept as they parse: defaults left out, every field set",
-	      kept_as_parsed("drop\n"
-			     "proto tcp dport 22 accept\n"
-			     "id 7 prio 4294967295 family ipv6 dir in,forward proto udp "
-			     "from 2001:db8::/32 to 2001:db8:1::1 sport 1-65535 dport 53 iif eth0 "
-			     "oif wg0 uid 1000 gid 100 reject comment \"a # comment\"\n"
-			     "family ipv4 proto tcp from 10.0.0.0/8 to 192.0.2.1/32 sport 0 dport 1000-1000 queue\n"
-			     "proto sctp dport 0-0 drop\n"));
+	      kept_as_parsed(forms));
 	CHECK(failed, "a file of megabytes reads whole: lines across chunks, one longer than a "
 	      "chunk, the last without a newline", chunked(NULL, 0, msg, sizeof(msg)));
 	CHECK(failed, "an error past the first megabyte names its line",
@@ -202,6 +244,10 @@ int main(void)
 	      strstr(msg, "t.conf:29000:17: 'dport 99999'"));
 	CHECK(failed, "an error after the line longer than a chunk names its line",
 	      chunked("accept drop", 30050, msg, sizeof(msg)) && strstr(msg, "t.conf:30050:"));
+	CHECK(failed, "a replace sends a version 2 module each rule's matches in one MATCH",
+	      sent_as(forms, 2));
+	CHECK(failed, "and an older module an attribute a field, the same rules",
+	      sent_as(forms, 1));
 	CHECK(failed, "the highest id given is known; none given is 0",
 	      read_text("id 5 drop\nid 900 drop\nid 3 drop\ndrop\n", &c, msg, sizeof(msg)) == 0 &&
 	      c.max_id == 900 && c.rules.n == 4 && rule_at(&c, 3).id == 0);

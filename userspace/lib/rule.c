@@ -482,6 +482,21 @@ void afw_rule_format(const struct afw_rule_spec *r, bool with_id, char *buf, siz
 	memmove(buf, buf + 1, strlen(buf));
 }
 
+/* What both forms give as attributes: interfaces, owners, the comment. */
+static void afw_rule_put_rest(struct nlmsghdr *nlh, const struct afw_rule_spec *r)
+{
+	if (r->has & AFW_R_IIF)
+		mnl_attr_put_strz(nlh, AFW_RULE_A_IIF, r->iif);
+	if (r->has & AFW_R_OIF)
+		mnl_attr_put_strz(nlh, AFW_RULE_A_OIF, r->oif);
+	if (r->has & AFW_R_UID)
+		mnl_attr_put_u32(nlh, AFW_RULE_A_UID, r->uid);
+	if (r->has & AFW_R_GID)
+		mnl_attr_put_u32(nlh, AFW_RULE_A_GID, r->gid);
+	if (r->has & AFW_R_COMMENT)
+		mnl_attr_put_strz(nlh, AFW_RULE_A_COMMENT, r->comment);
+}
+
 void afw_rule_put(struct nlmsghdr *nlh, const struct afw_rule_spec *r)
 {
 	unsigned int alen = r->family == AFW_FAMILY_IPV6 ? 16 : 4;
@@ -523,16 +538,48 @@ void afw_rule_put(struct nlmsghdr *nlh, const struct afw_rule_spec *r)
 		if (r->dport_hi != r->dport_lo)
 			mnl_attr_put_u16(nlh, AFW_RULE_A_DPORT_HI, r->dport_hi);
 	}
-	if (r->has & AFW_R_IIF)
-		mnl_attr_put_strz(nlh, AFW_RULE_A_IIF, r->iif);
-	if (r->has & AFW_R_OIF)
-		mnl_attr_put_strz(nlh, AFW_RULE_A_OIF, r->oif);
-	if (r->has & AFW_R_UID)
-		mnl_attr_put_u32(nlh, AFW_RULE_A_UID, r->uid);
-	if (r->has & AFW_R_GID)
-		mnl_attr_put_u32(nlh, AFW_RULE_A_GID, r->gid);
-	if (r->has & AFW_R_COMMENT)
-		mnl_attr_put_strz(nlh, AFW_RULE_A_COMMENT, r->comment);
+	afw_rule_put_rest(nlh, r);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+void afw_rule_put_match(struct nlmsghdr *nlh, const struct afw_rule_spec *r)
+{
+	unsigned int alen = r->family == AFW_FAMILY_IPV6 ? 16 : 4;
+	struct nlattr *nest = mnl_attr_nest_start(nlh, AFW_A_RULE);
+	uint8_t buf[sizeof(struct afw_rule_match) + 32];
+	struct afw_rule_match m = {
+		.priority = r->prio, .action = r->action, .directions = r->dirs,
+		.family = r->family, .proto = r->proto,
+	};
+	size_t len = sizeof(m);
+
+	if (r->has & AFW_R_ID)
+		mnl_attr_put_u32(nlh, AFW_RULE_A_ID, r->id);
+	if (r->has & AFW_R_SRC) {
+		m.flags |= AFW_MATCH_F_SRC;
+		m.src_prefix = r->src_len;
+		memcpy(buf + len, r->src, alen);
+		len += alen;
+	}
+	if (r->has & AFW_R_DST) {
+		m.flags |= AFW_MATCH_F_DST;
+		m.dst_prefix = r->dst_len;
+		memcpy(buf + len, r->dst, alen);
+		len += alen;
+	}
+	if (r->has & AFW_R_SPORT) {
+		m.flags |= AFW_MATCH_F_SPORT;
+		m.sport_lo = r->sport_lo;
+		m.sport_hi = r->sport_hi;
+	}
+	if (r->has & AFW_R_DPORT) {
+		m.flags |= AFW_MATCH_F_DPORT;
+		m.dport_lo = r->dport_lo;
+		m.dport_hi = r->dport_hi;
+	}
+	memcpy(buf, &m, sizeof(m));
+	mnl_attr_put(nlh, AFW_RULE_A_MATCH, len, buf);
+	afw_rule_put_rest(nlh, r);
 	mnl_attr_nest_end(nlh, nest);
 }
 
@@ -563,6 +610,7 @@ static const enum mnl_attr_data_type afw_rule_types[AFW_RULE_A_MAX + 1] = {
 	[AFW_RULE_A_PACKETS] = MNL_TYPE_U64,
 	[AFW_RULE_A_BYTES] = MNL_TYPE_U64,
 	[AFW_RULE_A_COMMENT] = MNL_TYPE_NUL_STRING,
+	[AFW_RULE_A_MATCH] = MNL_TYPE_BINARY,
 };
 
 static int afw_bad(void)
@@ -585,6 +633,51 @@ static int afw_get_addr(const struct nlattr *a, const struct nlattr *plen, uint8
 	return 0;
 }
 
+/* An AFW_RULE_A_MATCH, as afw_rule_put_match() writes it, into @r. */
+static int afw_rule_get_match(const struct nlattr *a, struct afw_rule_spec *r)
+{
+	size_t len = mnl_attr_get_payload_len(a), alen, need;
+	const uint8_t *at = mnl_attr_get_payload(a);
+	struct afw_rule_match m;
+
+	if (len < sizeof(m))
+		return -1;
+	memcpy(&m, at, sizeof(m));
+	at += sizeof(m);
+	alen = m.family == AFW_FAMILY_IPV6 ? 16 : 4;
+	need = sizeof(m) + alen * (!!(m.flags & AFW_MATCH_F_SRC) + !!(m.flags & AFW_MATCH_F_DST));
+	if (len != need || (m.flags & ~AFW_MATCH_F_ALL) ||
+	    (!m.family && (m.flags & (AFW_MATCH_F_SRC | AFW_MATCH_F_DST))))
+		return -1;
+	r->prio = m.priority;
+	r->action = m.action;
+	r->dirs = m.directions;
+	r->family = m.family;
+	r->proto = m.proto;
+	if (m.flags & AFW_MATCH_F_SRC) {
+		memcpy(r->src, at, alen);
+		at += alen;
+		r->src_len = m.src_prefix;
+		r->has |= AFW_R_SRC;
+	}
+	if (m.flags & AFW_MATCH_F_DST) {
+		memcpy(r->dst, at, alen);
+		r->dst_len = m.dst_prefix;
+		r->has |= AFW_R_DST;
+	}
+	if (m.flags & AFW_MATCH_F_SPORT) {
+		r->sport_lo = m.sport_lo;
+		r->sport_hi = m.sport_hi;
+		r->has |= AFW_R_SPORT;
+	}
+	if (m.flags & AFW_MATCH_F_DPORT) {
+		r->dport_lo = m.dport_lo;
+		r->dport_hi = m.dport_hi;
+		r->has |= AFW_R_DPORT;
+	}
+	return 0;
+}
+
 int afw_rule_parse_nest(const struct nlattr *nest, struct afw_rule_spec *r)
 {
 	const struct nlattr *tb[AFW_RULE_A_MAX + 1];
@@ -594,15 +687,16 @@ int afw_rule_parse_nest(const struct nlattr *nest, struct afw_rule_spec *r)
 	memset(r, 0, sizeof(*r));
 	if (afw_attrs_parse_nested(nest, &rset) < 0)
 		return MNL_CB_ERROR;
+	if (tb[AFW_RULE_A_MATCH]) {
+		if (tb[AFW_RULE_A_ACTION] || afw_rule_get_match(tb[AFW_RULE_A_MATCH], r))
+			return afw_bad();
+		goto rest;
+	}
 	if (!tb[AFW_RULE_A_ACTION])
 		return afw_bad();
 	r->action = mnl_attr_get_u8(tb[AFW_RULE_A_ACTION]);
 	r->dirs = tb[AFW_RULE_A_DIRECTIONS] ? mnl_attr_get_u8(tb[AFW_RULE_A_DIRECTIONS]) :
 					      AFW_DIRS_ALL;
-	if (tb[AFW_RULE_A_ID]) {
-		r->id = mnl_attr_get_u32(tb[AFW_RULE_A_ID]);
-		r->has |= AFW_R_ID;
-	}
 	if (tb[AFW_RULE_A_PRIORITY])
 		r->prio = mnl_attr_get_u32(tb[AFW_RULE_A_PRIORITY]);
 	if (tb[AFW_RULE_A_FAMILY])
@@ -633,6 +727,11 @@ int afw_rule_parse_nest(const struct nlattr *nest, struct afw_rule_spec *r)
 		r->dport_lo = mnl_attr_get_u16(tb[AFW_RULE_A_DPORT_LO]);
 		r->dport_hi = mnl_attr_get_u16(hi);
 		r->has |= AFW_R_DPORT;
+	}
+rest:
+	if (tb[AFW_RULE_A_ID]) {
+		r->id = mnl_attr_get_u32(tb[AFW_RULE_A_ID]);
+		r->has |= AFW_R_ID;
 	}
 	if (tb[AFW_RULE_A_IIF]) {
 		snprintf(r->iif, sizeof(r->iif), "%s", mnl_attr_get_str(tb[AFW_RULE_A_IIF]));
@@ -765,7 +864,7 @@ int afw_rule_list_add(struct afw_rule_list *l, const struct afw_rule_spec *r)
 		l->nlh = grown;
 		l->cap = cap;
 	}
-	afw_rule_put(l->nlh, r);
+	afw_rule_put_match(l->nlh, r);
 	l->n++;
 	return 0;
 }
@@ -786,27 +885,51 @@ void afw_rule_list_free(struct afw_rule_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
+const struct nlattr *afw_rule_list_fill(struct nlmsghdr *nlh, const struct afw_rule_list *l,
+				       const struct nlattr *a, uint32_t version)
+{
+	struct afw_rule_spec r;
+	size_t len;
+
+	/*
+	 * The rules go as they were encoded when the file was read, but to
+	 * a module before AFW_RULE_A_MATCH as attributes.
+	 */
+	for (; a && nlh->nlmsg_len + AFW_RULE_MAX_ATTR_LEN < AFW_NL_BUFSIZE / 2;
+	     a = afw_rule_list_next(l, a)) {
+		if (version < 2) {
+			if (afw_rule_parse_nest(a, &r) != MNL_CB_OK)
+				return a;
+			afw_rule_put(nlh, &r);
+			continue;
+		}
+		len = MNL_ALIGN(a->nla_len);
+		memcpy(mnl_nlmsg_get_payload_tail(nlh), a, len);
+		nlh->nlmsg_len += (uint32_t)len;
+	}
+	return a;
+}
+
 int afw_ruleset_replace(struct afw_nl *nl, const struct afw_rule_list *l,
 			void (*put_settings)(struct nlmsghdr *nlh, const void *data),
 			const void *data)
 {
-	const struct nlattr *a = afw_rule_list_next(l, NULL);
+	const struct nlattr *a = afw_rule_list_next(l, NULL), *next;
 	uint32_t flags = AFW_REPLACE_F_BEGIN;
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
-	size_t len;
 	int ret;
 
 	do {
 		nlh = afw_nl_request(nl, AFW_CMD_RULESET_REPLACE, 0);
 		nest = mnl_attr_nest_start(nlh, AFW_A_RULES);
-		/* The rules go as they were encoded when the file was read. */
-		for (; a && nlh->nlmsg_len + AFW_RULE_MAX_ATTR_LEN < AFW_NL_BUFSIZE / 2;
-		     a = afw_rule_list_next(l, a)) {
-			len = MNL_ALIGN(a->nla_len);
-			memcpy(mnl_nlmsg_get_payload_tail(nlh), a, len);
-			nlh->nlmsg_len += (uint32_t)len;
+		next = afw_rule_list_fill(nlh, l, a, nl->version);
+		/* The list's own nests fail to decode only if memory was damaged. */
+		if (a && next == a) {
+			errno = EBADMSG;
+			return -1;
 		}
+		a = next;
 		mnl_attr_nest_end(nlh, nest);
 		if (!a) {
 			flags |= AFW_REPLACE_F_COMMIT;

@@ -85,8 +85,14 @@ const char *afw_dir_name(unsigned int dir);
 /* The rule in the text syntax, every field it sets; parses back to itself. */
 void afw_rule_format(const struct afw_rule_spec *r, bool with_id, char *buf, size_t len);
 
-/* Adds AFW_A_RULE with the rule's fields to @nlh. */
+/* Adds AFW_A_RULE with the rule's fields to @nlh, an attribute each. */
 void afw_rule_put(struct nlmsghdr *nlh, const struct afw_rule_spec *r);
+/*
+ * The same with the matches in one AFW_RULE_A_MATCH (family version 2): how
+ * a ruleset's rules are kept and sent, a third of the attributes for the
+ * kernel to validate.
+ */
+void afw_rule_put_match(struct nlmsghdr *nlh, const struct afw_rule_spec *r);
 
 /*
  * Decodes one AFW_A_RULE nest, with the kernel's defaults for what
@@ -114,6 +120,14 @@ int afw_rule_list_add(struct afw_rule_list *l, const struct afw_rule_spec *r);
 /* The first rule's nest (@prev NULL) or the one after @prev; NULL at the end. */
 const struct nlattr *afw_rule_list_next(const struct afw_rule_list *l, const struct nlattr *prev);
 void afw_rule_list_free(struct afw_rule_list *l);
+/*
+ * Appends rules from @a on to @nlh while half a netlink buffer holds them,
+ * as kept for a module of family @version 2 or later, one attribute each
+ * for an older one; returns the first rule left over (NULL: none), @a if
+ * it could not be decoded.
+ */
+const struct nlattr *afw_rule_list_fill(struct nlmsghdr *nlh, const struct afw_rule_list *l,
+					const struct nlattr *a, uint32_t version);
 
 const char *afw_action_name(uint8_t action);
 

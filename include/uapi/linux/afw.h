@@ -174,8 +174,11 @@
 #ifndef _UAPI_LINUX_AFW_H
 #define _UAPI_LINUX_AFW_H
 
+#include <linux/types.h>
+
 #define AFW_GENL_NAME		"afw"
-#define AFW_GENL_VERSION	1
+/* 2: AFW_RULE_A_MATCH. */
+#define AFW_GENL_VERSION	2
 
 enum afw_cmd {
 	AFW_CMD_UNSPEC,
@@ -309,10 +312,49 @@ enum afw_rule_attr {
 	AFW_RULE_A_PACKETS,	/* NLA_U64, reply only */
 	AFW_RULE_A_BYTES,	/* NLA_U64, reply only */
 	AFW_RULE_A_COMMENT,	/* NLA_NUL_STRING, 1..AFW_RULE_COMMENT_MAX bytes */
+	AFW_RULE_A_MATCH,	/* struct afw_rule_match and addresses; requests only */
 	__AFW_RULE_A_MAX
 };
 
 #define AFW_RULE_A_MAX (__AFW_RULE_A_MAX - 1)
+
+/*
+ * AFW_RULE_A_MATCH (family version 2 and later): a rule's priority,
+ * action, family, directions, protocol, addresses and ports in one
+ * attribute, for loading large rulesets: given one attribute each, they
+ * are seven or more a rule, each validated on its own, and at a million
+ * rules that is a second of a load (docs/performance.md). A rule that
+ * carries it gives none of the attributes it stands for (PRIORITY to
+ * DPORT_HI, and ACTION); ID, IIF, OIF, UID, GID and COMMENT stay
+ * attributes. The attribute is this struct, then the addresses its flags
+ * name, source first, each 4 bytes for AFW_FAMILY_IPV4 and 16 for
+ * AFW_FAMILY_IPV6, in network byte order; nothing else. Fields its flags
+ * leave out, and @reserved, must be zero. The same rules as for the
+ * attributes apply: an address needs the family, bits beyond a prefix
+ * length are zero, ports need a protocol with ports and lo <= hi.
+ * Replies never carry it.
+ */
+struct afw_rule_match {
+	__u32	priority;	/* lower is evaluated first */
+	__u8	action;		/* AFW_ACTION_* */
+	__u8	directions;	/* set of 1 << AFW_DIR_*, not empty */
+	__u8	family;		/* AFW_FAMILY_*, 0: both */
+	__u8	proto;		/* IPPROTO_*, 0: any */
+	__u8	flags;		/* AFW_MATCH_F_* */
+	__u8	src_prefix;
+	__u8	dst_prefix;
+	__u8	reserved;
+	__u16	sport_lo;	/* host byte order, inclusive */
+	__u16	sport_hi;
+	__u16	dport_lo;
+	__u16	dport_hi;
+};
+
+#define AFW_MATCH_F_SRC		0x01	/* src_prefix and a source address */
+#define AFW_MATCH_F_DST		0x02	/* dst_prefix and a destination address */
+#define AFW_MATCH_F_SPORT	0x04	/* sport_lo, sport_hi */
+#define AFW_MATCH_F_DPORT	0x08	/* dport_lo, dport_hi */
+#define AFW_MATCH_F_ALL		0x0f
 
 /* A rule's comment, not counting its NUL: the user's note, kept and listed. */
 #define AFW_RULE_COMMENT_MAX 63

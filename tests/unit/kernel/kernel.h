@@ -22,6 +22,11 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+/* The uapi header's types (<linux/types.h>). */
+typedef uint8_t __u8;
+typedef uint16_t __u16;
+typedef uint32_t __u32;
+typedef uint64_t __u64;
 typedef uint32_t __be32;
 typedef uint16_t __be16;
 

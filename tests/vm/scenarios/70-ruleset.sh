@@ -47,6 +47,27 @@ check "save output loads back" "$AFWCTL" -n $NS_R load $work/saved
 check "and saves identically: rules and settings" diff -u $work/saved <("$AFWCTL" -n $NS_R save)
 check_eq "the settings are back" "drop 2 4 open 777 42" \
 	"$("$AFWCTL" -n $NS_R -j config | jq -r '"\(.unknown) \(.queue_num) \(.queue_count) \(.fail) \(.max_flows) \(.flow_timeout)"')"
+# A load sends each rule's matches in one AFW_RULE_A_MATCH, "rule add" an
+# attribute each: the kernel makes the same rules of both.
+cat > $work/forms.rules <<'RULES'
+id 1 prio 4294967295 family ipv6 dir in,forward proto udp from 2001:db8::/32 to 2001:db8:1::1 sport 1-65535 dport 53 iif rc oif lo reject comment "both forms"
+id 2 dir out proto tcp to 198.51.100.0/24 dport 443 uid 0 gid 0 accept
+id 3 family ipv4 drop
+id 4 proto sctp sport 0-0 queue
+id 5 family ipv6 from ::/0 to ::1 drop
+id 6 prio 3 dir forward from 10.0.0.0/8 proto icmp accept
+RULES
+"$AFWCTL" -n $NS_R rule flush
+check "a file of rules setting every field loads" "$AFWCTL" -n $NS_R load $work/forms.rules
+"$AFWCTL" -n $NS_R save | grep -v '^set ' > $work/loaded
+"$AFWCTL" -n $NS_R rule flush
+added=0
+while read -r line; do
+	eval "\"\$AFWCTL\" -n \$NS_R rule add $line" > /dev/null && added=$((added + 1))
+done < $work/forms.rules
+check_eq "each of them adds one by one" 6 $added
+check "and the kernel holds the same rules either way" diff -u $work/loaded <("$AFWCTL" -n $NS_R save | grep -v '^set ')
+"$AFWCTL" -n $NS_R load $work/saved
 "$AFWCTL" -n $NS_R config set unknown accept
 "$AFWCTL" -n $NS_R save > $work/saved
 
