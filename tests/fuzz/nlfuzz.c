@@ -531,13 +531,58 @@ static bool nlf_has_ports(uint8_t proto)
 	return proto == 6 || proto == 17 || proto == 33 || proto == 132 || proto == 136;
 }
 
+/*
+ * A valid rule's source (@src) or destination: into @m and, after it in
+ * @mbuf, for the rule's AFW_RULE_A_MATCH (@match), or else as attributes.
+ */
+static void nlf_rule_addr(struct nlf *f, struct afw_rule_match *m, uint8_t *mbuf, size_t *mlen,
+			  bool match, bool src)
+{
+	struct nlf_rng *r = &f->rng;
+	size_t alen = m->family == AFW_FAMILY_IPV6 ? 16 : 4;
+	uint8_t a[16], plen = (uint8_t)nlf_below(r, (unsigned int)alen * 8 + 1);
+
+	nlf_addr(f, m->family, a, plen);
+	m->flags |= src ? AFW_MATCH_F_SRC : AFW_MATCH_F_DST;
+	*(src ? &m->src_prefix : &m->dst_prefix) = plen;
+	memcpy(mbuf + *mlen, a, alen);
+	*mlen += alen;
+	if (match)
+		return;
+	nlf_attr(f, src ? AFW_RULE_A_SRC : AFW_RULE_A_DST, a, alen);
+	/* No prefix length is the whole address. */
+	if (src || nlf_chance(r, 70) || plen != alen * 8)
+		nlf_u8(f, src ? AFW_RULE_A_SRC_PREFIX : AFW_RULE_A_DST_PREFIX, plen);
+}
+
+/* A valid rule's source or destination (@dst) ports, as nlf_rule_addr() puts an address. */
+static void nlf_rule_ports(struct nlf *f, struct afw_rule_match *m, bool match, bool dst)
+{
+	struct nlf_rng *r = &f->rng;
+	uint16_t lo, hi;
+
+	/* Destinations are often iperf3's, so rules match the traffic beside the fuzzer. */
+	if (dst && nlf_chance(r, 50))
+		lo = (uint16_t)(5201 + nlf_below(r, 4));
+	else
+		lo = (uint16_t)nlf_below(r, 65536);
+	hi = nlf_chance(r, 50) ? (uint16_t)(lo + nlf_below(r, 65536 - lo)) : lo;
+	m->flags |= dst ? AFW_MATCH_F_DPORT : AFW_MATCH_F_SPORT;
+	*(dst ? &m->dport_lo : &m->sport_lo) = lo;
+	*(dst ? &m->dport_hi : &m->sport_hi) = hi;
+	if (match)
+		return;
+	nlf_u16(f, dst ? AFW_RULE_A_DPORT_LO : AFW_RULE_A_SPORT_LO, lo);
+	if (hi != lo || nlf_chance(r, 20))
+		nlf_u16(f, dst ? AFW_RULE_A_DPORT_HI : AFW_RULE_A_SPORT_HI, hi);
+}
+
 static void nlf_valid_rule(struct nlf *f, uint16_t type)
 {
 	static const char *const ifs[] = { "lo", "c0", "rc", "rs", "s0", "veth0", "eth0" };
 	struct nlf_rng *r = &f->rng;
-	uint8_t family = 0, proto, a[16], plen;
-	uint16_t lo, hi;
-	size_t nest = nlf_nest_start(f, type), alen, len;
+	uint8_t family = 0, proto;
+	size_t nest = nlf_nest_start(f, type), len;
 	const char *name;
 	/* Half the rules give their matches in one AFW_RULE_A_MATCH, as a load does. */
 	bool match = nlf_chance(r, 50);
@@ -560,7 +605,6 @@ static void nlf_valid_rule(struct nlf *f, uint16_t type)
 		if (!match)
 			nlf_u8(f, AFW_RULE_A_FAMILY, family);
 	}
-	alen = family == AFW_FAMILY_IPV6 ? 16 : 4;
 	if (nlf_chance(r, 50)) {
 		m.directions = (uint8_t)(1 + nlf_below(r, AFW_DIRS_ALL));
 		if (!match)
@@ -570,55 +614,14 @@ static void nlf_valid_rule(struct nlf *f, uint16_t type)
 	m.proto = proto;
 	if (proto && !match)
 		nlf_u8(f, AFW_RULE_A_PROTO, proto);
-	if (family && nlf_chance(r, 40)) {
-		plen = (uint8_t)nlf_below(r, alen * 8 + 1);
-		nlf_addr(f, family, a, plen);
-		m.flags |= AFW_MATCH_F_SRC;
-		m.src_prefix = plen;
-		memcpy(mbuf + mlen, a, alen);
-		mlen += alen;
-		if (!match) {
-			nlf_attr(f, AFW_RULE_A_SRC, a, alen);
-			nlf_u8(f, AFW_RULE_A_SRC_PREFIX, plen);
-		}
-	}
-	if (family && nlf_chance(r, 40)) {
-		plen = (uint8_t)nlf_below(r, alen * 8 + 1);
-		nlf_addr(f, family, a, plen);
-		m.flags |= AFW_MATCH_F_DST;
-		m.dst_prefix = plen;
-		memcpy(mbuf + mlen, a, alen);
-		mlen += alen;
-		if (!match) {
-			nlf_attr(f, AFW_RULE_A_DST, a, alen);
-			if (nlf_chance(r, 70) || plen != alen * 8)
-				nlf_u8(f, AFW_RULE_A_DST_PREFIX, plen);
-		}
-	}
-	if (nlf_has_ports(proto) && nlf_chance(r, 50)) {
-		lo = (uint16_t)nlf_below(r, 65536);
-		hi = nlf_chance(r, 50) ? (uint16_t)(lo + nlf_below(r, 65536 - lo)) : lo;
-		m.flags |= AFW_MATCH_F_SPORT;
-		m.sport_lo = lo;
-		m.sport_hi = hi;
-		if (!match) {
-			nlf_u16(f, AFW_RULE_A_SPORT_LO, lo);
-			if (hi != lo || nlf_chance(r, 20))
-				nlf_u16(f, AFW_RULE_A_SPORT_HI, hi);
-		}
-	}
-	if (nlf_has_ports(proto) && nlf_chance(r, 60)) {
-		lo = (uint16_t)(nlf_chance(r, 50) ? 5201 + nlf_below(r, 4) : nlf_below(r, 65536));
-		hi = nlf_chance(r, 50) ? (uint16_t)(lo + nlf_below(r, 65536 - lo)) : lo;
-		m.flags |= AFW_MATCH_F_DPORT;
-		m.dport_lo = lo;
-		m.dport_hi = hi;
-		if (!match) {
-			nlf_u16(f, AFW_RULE_A_DPORT_LO, lo);
-			if (hi != lo || nlf_chance(r, 20))
-				nlf_u16(f, AFW_RULE_A_DPORT_HI, hi);
-		}
-	}
+	if (family && nlf_chance(r, 40))
+		nlf_rule_addr(f, &m, mbuf, &mlen, match, true);
+	if (family && nlf_chance(r, 40))
+		nlf_rule_addr(f, &m, mbuf, &mlen, match, false);
+	if (nlf_has_ports(proto) && nlf_chance(r, 50))
+		nlf_rule_ports(f, &m, match, false);
+	if (nlf_has_ports(proto) && nlf_chance(r, 60))
+		nlf_rule_ports(f, &m, match, true);
 	if (nlf_chance(r, 10)) {
 		name = NLF_PICK(r, ifs);
 		nlf_attr(f, nlf_chance(r, 50) ? AFW_RULE_A_IIF : AFW_RULE_A_OIF, name, strlen(name) + 1);

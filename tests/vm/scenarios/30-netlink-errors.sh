@@ -50,23 +50,28 @@ probe_is "FLOW_DEL carrying a verdict says it takes the key only" \
 probe_is "a queue range past 65535" config-queue-overflow '^error 22 afw: queue range goes past queue 65535'
 # AFW_RULE_A_MATCH, the form a load sends: each malformed struct refused
 # with its reason, as the attributes it stands for would be.
-probe_is "a MATCH shorter than its struct" match-short '^error 22 shorter than struct afw_rule_match'
-probe_is "a MATCH longer than any rule's" match-too-long '^error 34 Attribute failed policy validation'
-probe_is "a MATCH with its reserved byte set" match-reserved '^error 22 unknown flags or reserved byte set'
-probe_is "a MATCH with an unknown flag" match-unknown-flag '^error 22 unknown flags or reserved byte set'
-probe_is "a MATCH with an action out of range" match-bad-action '^error 22 no such action or directions'
-probe_is "a MATCH with no direction" match-no-dirs '^error 22 no such action or directions'
-probe_is "a MATCH with an unknown family" match-bad-family '^error 22 family must be ipv4 or ipv6'
-probe_is "a MATCH address without a family" match-addr-no-family '^error 22 an address needs a family'
-probe_is "a MATCH whose length is not its flags'" match-wrong-length '^error 22 length does not match the flags and the family'
-probe_is "a MATCH prefix longer than the address" match-prefix-too-long '^error 22 prefix length longer than the address'
-probe_is "a MATCH address with host bits" match-host-bits '^error 22 address has bits set beyond the prefix length'
-probe_is "a MATCH prefix without its address" match-prefix-no-flag '^error 22 a prefix length without its address flag'
-probe_is "MATCH ports without their flag" match-ports-no-flag '^error 22 ports without their flag'
-probe_is "MATCH ports without a protocol" match-ports-no-proto '^error 22 ports need proto'
-probe_is "a MATCH port range with lo > hi" match-range-reversed '^error 22 port range is empty'
-probe_is "a MATCH beside the action attribute" match-beside-action '^error 22 given beside AFW_RULE_A_MATCH'
-probe_is "a MATCH beside an address attribute" match-beside-src '^error 22 given beside AFW_RULE_A_MATCH'
+# The table is read from fd 3, so nothing the checks run can take its lines.
+while IFS=$'\t' read -r -u 3 case want name; do
+	probe_is "$name" "$case" "$want"
+done 3<<'CASES'
+match-short	^error 22 shorter than struct afw_rule_match	a MATCH shorter than its struct
+match-too-long	^error 34 Attribute failed policy validation	a MATCH longer than any rule's
+match-reserved	^error 22 unknown flags or reserved byte set	a MATCH with its reserved byte set
+match-unknown-flag	^error 22 unknown flags or reserved byte set	a MATCH with an unknown flag
+match-bad-action	^error 22 no such action or directions	a MATCH with an action out of range
+match-no-dirs	^error 22 no such action or directions	a MATCH with no direction
+match-bad-family	^error 22 family must be ipv4 or ipv6	a MATCH with an unknown family
+match-addr-no-family	^error 22 an address needs a family	a MATCH address without a family
+match-wrong-length	^error 22 length does not match the flags and the family	a MATCH whose length is not its flags'
+match-prefix-too-long	^error 22 prefix length longer than the address	a MATCH prefix longer than the address
+match-host-bits	^error 22 address has bits set beyond the prefix length	a MATCH address with host bits
+match-prefix-no-flag	^error 22 a prefix length without its address flag	a MATCH prefix without its address
+match-ports-no-flag	^error 22 ports without their flag	MATCH ports without their flag
+match-ports-no-proto	^error 22 ports need proto	MATCH ports without a protocol
+match-range-reversed	^error 22 port range is empty	a MATCH port range with lo > hi
+match-beside-action	^error 22 given beside AFW_RULE_A_MATCH	a MATCH beside the action attribute
+match-beside-src	^error 22 given beside AFW_RULE_A_MATCH	a MATCH beside an address attribute
+CASES
 check_eq "none of them left a rule behind" 0 "$("$AFWCTL" -j rule list | jq length)"
 probe_is "a well-formed MATCH is taken" match-ok '^ok'
 check_eq "and lists as the rule it says" \
