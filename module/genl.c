@@ -651,9 +651,20 @@ static struct afw_rule *afw_rule_from_attrs(struct nlattr *nest, struct netlink_
 	struct afw_rule *rule;
 	int rem, ret;
 
-	nla_for_each_nested(a, nest, rem)
-		if (nla_type(a) <= AFW_RULE_A_MAX)
-			tb[nla_type(a)] = a;
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) > AFW_RULE_A_MAX)
+			continue;
+		/*
+		 * The last of an attribute given twice counts, as with
+		 * nla_parse(); the policy has checked each. A MATCH it has
+		 * only bounded: one that would be passed over is refused.
+		 */
+		if (nla_type(a) == AFW_RULE_A_MATCH && tb[AFW_RULE_A_MATCH]) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "AFW_RULE_A_MATCH given twice");
+			return ERR_PTR(-EINVAL);
+		}
+		tb[nla_type(a)] = a;
+	}
 	r->id = tb[AFW_RULE_A_ID] ? nla_get_u32(tb[AFW_RULE_A_ID]) : 0;
 	if (tb[AFW_RULE_A_MATCH])
 		ret = afw_rule_from_match(tb, r, extack);

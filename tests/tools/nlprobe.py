@@ -228,6 +228,18 @@ def main():
         "match-range-reversed": lambda: rule(match(0, 1, 1, 0, 6, F["SPORT"], sport=(90, 80))),
         "match-beside-action": lambda: rule(match(0, 1, 1, 0, 0, 0), drop),
         "match-beside-src": lambda: rule(match(0, 1, 1, v4f, 0, 0), attr(e["AFW_RULE_A_SRC"], bytes(4))),
+        "match-twice": lambda: rule(match(0, 200, 1, 0, 0, 0), match(0, 1, 1, 0, 0, 0)),
+        "match-nested-flag": lambda: rule(attr(e["AFW_RULE_A_MATCH"] | 0x8000,
+                                               struct.pack("=IBBBBBBBBHHHH", 0, 1, 1, 0, 0, 0, 0, 0, 0,
+                                                           0, 0, 0, 0))),
+        # A whole ruleset in one message whose second rule is a bad MATCH.
+        "match-in-replace": lambda: g.send(
+            fam, e["AFW_CMD_RULESET_REPLACE"],
+            attr(e["AFW_A_RULES"] | 0x8000,
+                 attr(e["AFW_A_RULE"] | 0x8000, match(0, 1, 1, 0, 0, 0)) +
+                 attr(e["AFW_A_RULE"] | 0x8000, match(0, 1, 1, 0, 6, F["SPORT"], sport=(90, 80)))) +
+            attr(e["AFW_A_REPLACE_FLAGS"],
+                 struct.pack("=I", e["AFW_REPLACE_F_BEGIN"] | e["AFW_REPLACE_F_COMMIT"]))),
         "rule-not-nested": lambda: g.send(fam, e["AFW_CMD_RULE_NEW"], attr(e["AFW_A_RULE"], drop)),
         "rule-missing": lambda: g.send(fam, e["AFW_CMD_RULE_NEW"]),
         # Each command takes its own attributes only.

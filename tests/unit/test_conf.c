@@ -126,38 +126,81 @@ static bool kept_as_parsed(const char *text)
 /*
  * The rules of @text as a replace sends them to a module of family
  * @version: in one AFW_RULE_A_MATCH each from version 2, an attribute a
- * field before it; decoded, either is the rule as kept.
+ * field before it; decoded, either is the rule afw_rule_parse_line() reads.
  */
 static bool sent_as(const char *text, uint32_t version)
 {
 	struct nlmsghdr *nlh = calloc(1, AFW_NL_BUFSIZE);
-	const struct nlattr *a, *left;
-	size_t i = 0, matches = 0;
+	char copy[4096], *line, *save = NULL, msg[512];
+	const struct nlattr *a, *left, *in;
+	size_t sent = 0, matches = 0;
 	struct afw_rule_spec want, got;
 	struct afw_conf c;
-	char msg[512];
-	bool ok = true;
+	struct afw_perr e;
+	bool ok, empty;
 
 	if (!nlh || read_text(text, &c, msg, sizeof(msg))) {
 		free(nlh);
 		return false;
 	}
 	mnl_nlmsg_put_header(nlh);
-	left = afw_rule_list_fill(nlh, &c.rules, afw_rule_list_next(&c.rules, NULL), version);
-	mnl_attr_for_each(a, nlh, 0) {
-		const struct nlattr *in;
-
+	left = afw_rule_list_next(&c.rules, NULL);
+	ok = afw_rule_list_fill(nlh, &c.rules, &left, version) == 0 && !left;
+	a = mnl_nlmsg_get_payload(nlh);
+	snprintf(copy, sizeof(copy), "%s", text);
+	for (line = strtok_r(copy, "\n", &save); ok && line; line = strtok_r(NULL, "\n", &save)) {
+		if (afw_rule_parse_line(line, &want, &empty, &e) || empty)
+			continue;
+		if (!mnl_attr_ok(a, (int)((char *)mnl_nlmsg_get_payload_tail(nlh) - (char *)a)) ||
+		    afw_rule_parse_nest(a, &got) != MNL_CB_OK || memcmp(&want, &got, sizeof(want))) {
+			printf("# rule %zu differs as sent to version %u\n", sent + 1, version);
+			ok = false;
+			break;
+		}
 		mnl_attr_for_each_nested(in, a)
 			matches += mnl_attr_get_type(in) == AFW_RULE_A_MATCH;
-		want = rule_at(&c, i++);
-		if (afw_rule_parse_nest(a, &got) != MNL_CB_OK || memcmp(&want, &got, sizeof(want))) {
-			printf("# rule %zu differs as sent to version %u\n", i, version);
-			ok = false;
-		}
+		a = mnl_attr_next(a);
+		sent++;
 	}
-	ok = ok && !left && i == c.rules.n && matches == (version >= 2 ? c.rules.n : 0);
+	ok = ok && sent == c.rules.n && (void *)a == mnl_nlmsg_get_payload_tail(nlh) &&
+	     matches == (version >= 2 ? c.rules.n : 0);
 	afw_conf_free(&c);
 	free(nlh);
+	return ok;
+}
+
+/*
+ * @head (a comment line of @pad bytes, newline included, then rules) read
+ * whole across the reader's first chunk, which is a megabyte less a byte:
+ * @rules rules, the last "accept", or an error naming @err.
+ */
+static bool across_chunk(size_t pad, const char *tail, size_t rules, const char *err)
+{
+	size_t tlen = strlen(tail) + 1, n = pad + tlen - 1;
+	char *t = malloc(n + 1), msg[512] = "";
+	struct afw_conf c;
+	bool ok;
+
+	if (!t)
+		return false;
+	t[0] = '#';
+	memset(t + 1, 'x', pad - 2);
+	t[pad - 1] = '\n';
+	memcpy(t + pad, tail, tlen);
+	/* A NUL in @tail is written as '@'. */
+	for (size_t i = pad; i < n; i++)
+		if (t[i] == '@')
+			t[i] = '\0';
+	if (err) {
+		ok = read_bytes(t, n, &c, msg, sizeof(msg)) == -1 && strstr(msg, err);
+		if (!ok)
+			printf("# got: %s\n", msg);
+	} else {
+		ok = read_bytes(t, n, &c, msg, sizeof(msg)) == 0 && c.rules.n == rules &&
+		     rule_at(&c, rules - 1).action == AFW_ACTION_ACCEPT;
+		afw_conf_free(&c);
+	}
+	free(t);
 	return ok;
 }
 
@@ -242,6 +285,14 @@ int main(void)
 	CHECK(failed, "an error past the first megabyte names its line",
 	      chunked("proto udp dport 99999 drop", 29000, msg, sizeof(msg)) &&
 	      strstr(msg, "t.conf:29000:17: 'dport 99999'"));
+	CHECK(failed, "a newline as the first chunk's last byte",
+	      across_chunk((1 << 20) - 1, "drop\naccept", 2, NULL));
+	CHECK(failed, "a newline as the second chunk's first byte",
+	      across_chunk(1 << 20, "drop\naccept", 2, NULL));
+	CHECK(failed, "a rule split between the chunks",
+	      across_chunk((1 << 20) - 3, "proto tcp dport 22 accept\n", 1, NULL));
+	CHECK(failed, "a NUL byte past the first chunk names its line",
+	      across_chunk((1 << 20) + 7, "drop\ndr@op\n", 0, "t.conf:3: a NUL byte"));
 	CHECK(failed, "an error after the line longer than a chunk names its line",
 	      chunked("accept drop", 30050, msg, sizeof(msg)) && strstr(msg, "t.conf:30050:"));
 	CHECK(failed, "a replace sends a version 2 module each rule's matches in one MATCH",

@@ -885,9 +885,10 @@ void afw_rule_list_free(struct afw_rule_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-const struct nlattr *afw_rule_list_fill(struct nlmsghdr *nlh, const struct afw_rule_list *l,
-				       const struct nlattr *a, uint32_t version)
+int afw_rule_list_fill(struct nlmsghdr *nlh, const struct afw_rule_list *l,
+		       const struct nlattr **at, uint32_t version)
 {
+	const struct nlattr *a = *at;
 	struct afw_rule_spec r;
 	size_t len;
 
@@ -898,8 +899,9 @@ const struct nlattr *afw_rule_list_fill(struct nlmsghdr *nlh, const struct afw_r
 	for (; a && nlh->nlmsg_len + AFW_RULE_MAX_ATTR_LEN < AFW_NL_BUFSIZE / 2;
 	     a = afw_rule_list_next(l, a)) {
 		if (version < 2) {
+			/* The list's own nests fail to decode only if memory was damaged. */
 			if (afw_rule_parse_nest(a, &r) != MNL_CB_OK)
-				return a;
+				return -EBADMSG;
 			afw_rule_put(nlh, &r);
 			continue;
 		}
@@ -907,14 +909,15 @@ const struct nlattr *afw_rule_list_fill(struct nlmsghdr *nlh, const struct afw_r
 		memcpy(mnl_nlmsg_get_payload_tail(nlh), a, len);
 		nlh->nlmsg_len += (uint32_t)len;
 	}
-	return a;
+	*at = a;
+	return 0;
 }
 
 int afw_ruleset_replace(struct afw_nl *nl, const struct afw_rule_list *l,
 			void (*put_settings)(struct nlmsghdr *nlh, const void *data),
 			const void *data)
 {
-	const struct nlattr *a = afw_rule_list_next(l, NULL), *next;
+	const struct nlattr *a = afw_rule_list_next(l, NULL);
 	uint32_t flags = AFW_REPLACE_F_BEGIN;
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
@@ -923,13 +926,9 @@ int afw_ruleset_replace(struct afw_nl *nl, const struct afw_rule_list *l,
 	do {
 		nlh = afw_nl_request(nl, AFW_CMD_RULESET_REPLACE, 0);
 		nest = mnl_attr_nest_start(nlh, AFW_A_RULES);
-		next = afw_rule_list_fill(nlh, l, a, nl->version);
-		/* The list's own nests fail to decode only if memory was damaged. */
-		if (a && next == a) {
-			errno = EBADMSG;
-			return -1;
-		}
-		a = next;
+		ret = afw_rule_list_fill(nlh, l, &a, nl->version);
+		if (ret)
+			return ret;
 		mnl_attr_nest_end(nlh, nest);
 		if (!a) {
 			flags |= AFW_REPLACE_F_COMMIT;

@@ -121,13 +121,13 @@ int afw_rule_list_add(struct afw_rule_list *l, const struct afw_rule_spec *r);
 const struct nlattr *afw_rule_list_next(const struct afw_rule_list *l, const struct nlattr *prev);
 void afw_rule_list_free(struct afw_rule_list *l);
 /*
- * Appends rules from @a on to @nlh while half a netlink buffer holds them,
+ * Appends rules from *@at on to @nlh while half a netlink buffer holds them,
  * as kept for a module of family @version 2 or later, one attribute each
- * for an older one; returns the first rule left over (NULL: none), @a if
- * it could not be decoded.
+ * for an older one, and moves *@at to the first rule left over (NULL:
+ * none). 0, or -EBADMSG for a rule that would not decode.
  */
-const struct nlattr *afw_rule_list_fill(struct nlmsghdr *nlh, const struct afw_rule_list *l,
-					const struct nlattr *a, uint32_t version);
+int afw_rule_list_fill(struct nlmsghdr *nlh, const struct afw_rule_list *l,
+		       const struct nlattr **at, uint32_t version);
 
 const char *afw_action_name(uint8_t action);
 

@@ -71,6 +71,9 @@ match-ports-no-proto	^error 22 ports need proto	MATCH ports without a protocol
 match-range-reversed	^error 22 port range is empty	a MATCH port range with lo > hi
 match-beside-action	^error 22 given beside AFW_RULE_A_MATCH	a MATCH beside the action attribute
 match-beside-src	^error 22 given beside AFW_RULE_A_MATCH	a MATCH beside an address attribute
+match-twice	^error 22 AFW_RULE_A_MATCH given twice	two MATCHes in one rule, the first bad
+match-nested-flag	^error 22 NLA_F_NESTED not expected	a MATCH marked nested
+match-in-replace	^error 22 port range is empty	a bad MATCH in a ruleset replace
 CASES
 check_eq "none of them left a rule behind" 0 "$("$AFWCTL" -j rule list | jq length)"
 probe_is "a well-formed MATCH is taken" match-ok '^ok'
