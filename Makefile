@@ -34,7 +34,7 @@ AFW_CFLAGS := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 B := build
 LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c userspace/lib/rule.c \
 	userspace/lib/flow.c userspace/lib/stats.c userspace/lib/words.c userspace/lib/conf.c \
-	userspace/lib/nfqueue.c
+	userspace/lib/nfqueue.c userspace/lib/cgroup.c
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c userspace/afwctl/stats.c userspace/afwctl/switch.c \

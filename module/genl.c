@@ -13,13 +13,16 @@
  * namespace may raise a namespace's max_flows above the module's max_flows.
  */
 
+#include <linux/cgroup.h>
 #include <linux/in.h>
+#include <linux/nsproxy.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
 #include <uapi/linux/afw.h>
 
 #include "genl.h"
 #include "netns.h"
+#include "owner.h"
 #include "ruleset.h"
 #include "serve.h"
 #include "version.h"
@@ -76,7 +79,8 @@ static struct netlink_range_validation afw_max_flows_range __ro_after_init = {
 	[AFW_FLOW_A_EXPIRES] = AFW_REPLY_ONLY,				\
 	[AFW_FLOW_A_ORIGIN] = AFW_REPLY_ONLY,				\
 	[AFW_FLOW_A_RULE_ID] = AFW_REPLY_ONLY,				\
-	[AFW_FLOW_A_STATE] = AFW_REPLY_ONLY
+	[AFW_FLOW_A_STATE] = AFW_REPLY_ONLY,				\
+	[AFW_FLOW_A_OWNER] = AFW_REPLY_ONLY
 
 static const struct nla_policy afw_flow_policy[AFW_FLOW_A_MAX + 1] = {
 	AFW_FLOW_KEY_POLICY,
@@ -86,7 +90,10 @@ static const struct nla_policy afw_flow_policy[AFW_FLOW_A_MAX + 1] = {
 	[AFW_FLOW_A_QUEUE] = { .type = NLA_U16 },
 };
 
-#define AFW_KEY_ONLY { .type = NLA_REJECT, .reject_message = "deleting takes the flow's key only" }
+#define AFW_KEY_ONLY {					\
+	.type = NLA_REJECT,					\
+	.reject_message = "this request takes the flow's key only"	\
+}
 
 static const struct nla_policy afw_flow_key_policy[AFW_FLOW_A_MAX + 1] = {
 	AFW_FLOW_KEY_POLICY,
@@ -287,6 +294,9 @@ struct afw_stats_view {
 	u32 masks;
 	u32 flows;
 	u32 max_flows;
+	u32 owners;
+	u64 owners_noted;
+	u64 owners_lost;
 };
 
 static int afw_put_stats(struct sk_buff *skb, const struct afw_stats_view *v)
@@ -325,7 +335,10 @@ static int afw_put_stats(struct sk_buff *skb, const struct afw_stats_view *v)
 	    nla_put_u64_64bit(skb, AFW_STATS_A_UNSERVED_DROP, v->counts.unserved[0],
 			      AFW_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, AFW_STATS_A_UNSERVED_PASS, v->counts.unserved[1],
-			      AFW_STATS_A_PAD))
+			      AFW_STATS_A_PAD) ||
+	    nla_put_u32(skb, AFW_STATS_A_OWNERS, v->owners) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_OWNERS_NOTED, v->owners_noted, AFW_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_OWNERS_LOST, v->owners_lost, AFW_STATS_A_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -359,6 +372,9 @@ static int afw_stats_get(struct sk_buff *skb, struct genl_info *info)
 	v.ruleset_gen = an->ruleset_gen;
 	v.flows = atomic_read(&an->flows.count);
 	v.max_flows = afw_config_locked(an)->max_flows;
+	v.owners = atomic_read(&an->owners.count);
+	v.owners_noted = atomic64_read(&an->owners.noted);
+	v.owners_lost = atomic64_read(&an->owners.lost);
 	mutex_unlock(&an->lock);
 
 	ret = afw_put_stats(msg, &v);
@@ -380,6 +396,8 @@ static int afw_counters_reset(struct sk_buff *skb, struct genl_info *info)
 	afw_stats_fold(an->stats, &an->counts_base);
 	/* Not per-CPU, unlike the packet counters: zeroed, not based. */
 	afw_flows_reset(&an->flows);
+	atomic64_set(&an->owners.noted, 0);
+	atomic64_set(&an->owners.lost, 0);
 	mutex_unlock(&an->lock);
 	return 0;
 }
@@ -1136,6 +1154,41 @@ static u32 afw_flow_state(const struct afw_flow *f)
 	       (test_bit(AFW_FLOW_CLOSING, &f->state) ? AFW_FLOW_S_CLOSING : 0);
 }
 
+/*
+ * Under rcu_read_lock(): the AFW_FLOW_A_OWNER nest of @k, if it has one;
+ * with @cgroup_path, the path of its cgroup @cgroup_id, if that is still
+ * the owner's.
+ */
+static int afw_put_owner(struct sk_buff *skb, struct net *net, const struct afw_flow_key *k,
+			 u64 cgroup_id, const char *cgroup_path)
+{
+	const struct afw_owner *o = afw_owner_lookup(&afw_net(net)->owners, k);
+	struct nlattr *nest;
+	const char *exe;
+
+	if (!o)
+		return 0;
+	exe = afw_owner_exe(o);
+	nest = nla_nest_start(skb, AFW_FLOW_A_OWNER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, AFW_OWNER_A_UID, from_kuid_munged(net->user_ns, o->uid)) ||
+	    nla_put_u32(skb, AFW_OWNER_A_GID, from_kgid_munged(net->user_ns, o->gid)) ||
+	    nla_put_u32(skb, AFW_OWNER_A_PID, o->tgid) ||
+	    nla_put_string(skb, AFW_OWNER_A_COMM, o->comm) ||
+	    (exe && nla_put_string(skb, AFW_OWNER_A_EXE, exe)) ||
+	    (o->cgroup &&
+	     nla_put_u64_64bit(skb, AFW_OWNER_A_CGROUP, o->cgroup, AFW_OWNER_A_PAD)) ||
+	    nla_put_u32(skb, AFW_OWNER_A_AGE, jiffies_to_msecs(jiffies - o->born) / MSEC_PER_SEC) ||
+	    (cgroup_path && o->cgroup == cgroup_id &&
+	     nla_put_string(skb, AFW_OWNER_A_CGROUP_PATH, cgroup_path))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /* A flow as its initiator sees it: source first, as afwd logs it. */
 static int afw_put_flow(struct sk_buff *skb, struct netlink_callback *cb,
 			const struct afw_flow *f)
@@ -1172,7 +1225,8 @@ static int afw_put_flow(struct sk_buff *skb, struct netlink_callback *cb,
 	    (f->own_queue && nla_put_u16(skb, AFW_FLOW_A_QUEUE, f->queue)) ||
 	    nla_put_u64_64bit(skb, AFW_FLOW_A_PACKETS, atomic64_read(&f->packets),
 			      AFW_FLOW_A_PAD) ||
-	    nla_put_u64_64bit(skb, AFW_FLOW_A_BYTES, atomic64_read(&f->bytes), AFW_FLOW_A_PAD))
+	    nla_put_u64_64bit(skb, AFW_FLOW_A_BYTES, atomic64_read(&f->bytes), AFW_FLOW_A_PAD) ||
+	    afw_put_owner(skb, sock_net(cb->skb->sk), k, 0, NULL))
 		goto err;
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
@@ -1186,6 +1240,108 @@ err:
 static int afw_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	return afw_flows_dump(skb, cb, afw_put_flow);
+}
+
+/*
+ * The path of cgroup @id as the asker sees it, in @buf (PATH_MAX bytes).
+ * Not for dumps: a dump walks under RCU, and the lookup wants process
+ * context. A cgroup that is gone has no path, and that is no error.
+ */
+static bool afw_cgroup_path(u64 id, char *buf)
+{
+	struct cgroup *cgrp;
+	int len;
+
+	if (!id)
+		return false;
+	cgrp = cgroup_get_from_id(id);
+	if (IS_ERR_OR_NULL(cgrp))
+		return false;
+	len = cgroup_path_ns(cgrp, buf, PATH_MAX, current->nsproxy->cgroup_ns);
+	cgroup_put(cgrp);
+	return len > 0 && len < PATH_MAX;
+}
+
+static int afw_owner_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct nlattr *tb[AFW_FLOW_A_MAX + 1];
+	const struct afw_owner *o;
+	struct afw_flow_key k;
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	bool has_path;
+	char *path;
+	u64 cgroup;
+	void *hdr;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, AFW_A_FLOW))
+		return -EINVAL;
+	ret = nla_parse_nested(tb, AFW_FLOW_A_MAX, info->attrs[AFW_A_FLOW], afw_flow_key_policy,
+			       info->extack);
+	if (ret)
+		return ret;
+	ret = afw_flow_key_from_attrs(tb, &k, info->extack);
+	if (ret < 0)
+		return ret;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	ret = -EMSGSIZE;
+	hdr = genlmsg_put_reply(msg, info, &afw_genl_family, 0, AFW_CMD_OWNER_GET);
+	if (!hdr)
+		goto err_free;
+	nest = nla_nest_start(msg, AFW_A_FLOW);
+	if (!nest)
+		goto err_free;
+	/* The key as the request gave it: the caller knows which way it asked. */
+	if (nla_put_u8(msg, AFW_FLOW_A_FAMILY, k.family) ||
+	    nla_put_u8(msg, AFW_FLOW_A_PROTO, k.proto) ||
+	    nla_put(msg, AFW_FLOW_A_SRC, nla_len(tb[AFW_FLOW_A_SRC]),
+		    nla_data(tb[AFW_FLOW_A_SRC])) ||
+	    nla_put(msg, AFW_FLOW_A_DST, nla_len(tb[AFW_FLOW_A_DST]),
+		    nla_data(tb[AFW_FLOW_A_DST])) ||
+	    (tb[AFW_FLOW_A_SPORT] &&
+	     (nla_put_u16(msg, AFW_FLOW_A_SPORT, nla_get_u16(tb[AFW_FLOW_A_SPORT])) ||
+	      nla_put_u16(msg, AFW_FLOW_A_DPORT, nla_get_u16(tb[AFW_FLOW_A_DPORT])))))
+		goto err_free;
+	rcu_read_lock();
+	o = afw_owner_lookup(&afw_net(net)->owners, &k);
+	cgroup = o ? o->cgroup : 0;
+	rcu_read_unlock();
+	if (!o) {
+		NL_SET_ERR_MSG_MOD(info->extack, "no owner recorded for this flow");
+		ret = -ENOENT;
+		goto err_free;
+	}
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!path) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	/*
+	 * The path is looked up outside RCU, and the record may go or be
+	 * replaced meanwhile: it is looked up again, and the path given only
+	 * if its cgroup is still the owner's.
+	 */
+	has_path = afw_cgroup_path(cgroup, path);
+	rcu_read_lock();
+	if (afw_owner_lookup(&afw_net(net)->owners, &k))
+		ret = afw_put_owner(msg, net, &k, cgroup, has_path ? path : NULL);
+	else
+		ret = -ENOENT;
+	rcu_read_unlock();
+	kfree(path);
+	if (ret)
+		goto err_free;
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free:
+	nlmsg_free(msg);
+	return ret;
 }
 
 static int afw_put_config(struct sk_buff *skb, const struct afw_config *c)
@@ -1371,6 +1527,12 @@ static const struct genl_ops afw_genl_ops[] = {
 	{
 		AFW_OP(AFW_CMD_QUEUE_SERVE, afw_serve_policy),
 		.doit = afw_queue_serve,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		/* Who runs what: like the flows, the admin's to read. */
+		AFW_OP(AFW_CMD_OWNER_GET, afw_flow_del_policy),
+		.doit = afw_owner_get,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };

@@ -23,6 +23,7 @@
 
 #include "hook.h"
 #include "netns.h"
+#include "owner.h"
 #include "packet.h"
 #include "reject.h"
 #include "serve.h"
@@ -111,6 +112,9 @@ static unsigned int afw_act(struct afw_hook_ctx *c, enum afw_stats_source src, u
 	case AFW_ACTION_ACCEPT:
 		return NF_ACCEPT;
 	case AFW_ACTION_QUEUE:
+		/* A new flow goes to afwd with its sender recorded. */
+		if (src != AFW_STATS_FLOW)
+			afw_owner_note(c->an, afw_hook_key(c), c->skb, c->state);
 		return afw_queue(c->an, c->cfg, afw_hook_key(c), c->own_queue);
 	case AFW_ACTION_REJECT:
 		/* The helpers answer neither a RST nor an ICMP error. */
@@ -185,6 +189,7 @@ static void afw_hook_rule_flow(struct afw_hook_ctx *c, const struct afw_ruleset 
 		return;
 	req.key = *afw_hook_key(c);
 	req.initiator = c->side;
+	afw_owner_note(c->an, &req.key, c->skb, c->state);
 	/* Full or out of memory: the rule still passed this packet. */
 	afw_flow_insert(c->an, &req, GFP_ATOMIC | __GFP_NOWARN, NULL);
 }

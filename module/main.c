@@ -11,6 +11,7 @@
 #include "flows.h"
 #include "genl.h"
 #include "netns.h"
+#include "owner.h"
 #include "rule.h"
 #include "selftest.h"
 #include "version.h"
@@ -30,6 +31,10 @@ static int __init afw_mod_init(void)
 	ret = afw_flows_module_init();
 	if (ret)
 		goto err_flows;
+
+	ret = afw_owner_module_init();
+	if (ret)
+		goto err_owner;
 
 	ret = afw_selftest();
 	if (ret)
@@ -51,6 +56,8 @@ err_genl:
 	afw_netns_exit();
 err_netns:
 err_selftest:
+	afw_owner_module_exit();
+err_owner:
 	afw_flows_module_exit();
 err_flows:
 	afw_classify_exit();
@@ -64,6 +71,7 @@ static void __exit afw_mod_exit(void)
 {
 	afw_genl_exit();
 	afw_netns_exit();
+	afw_owner_module_exit();
 	afw_flows_module_exit();
 	/* Frees the last snapshots, and with them the last rules. */
 	afw_classify_exit();

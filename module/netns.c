@@ -113,8 +113,13 @@ static int __net_init afw_net_init(struct net *net)
 	ret = afw_flows_init(an);
 	if (ret)
 		goto err_flows;
+	ret = afw_owners_init(an);
+	if (ret)
+		goto err_owners;
 	return 0;
 
+err_owners:
+	afw_flows_exit(an);
 err_flows:
 	afw_stats_free(an->stats);
 err_stats:
@@ -177,6 +182,8 @@ static void __net_exit afw_net_exit(struct net *net)
 	struct afw_net *an = afw_net(net);
 	struct afw_ruleset *rs;
 
+	/* Owners first: their collector looks their flows up. */
+	afw_owners_exit(an);
 	afw_flows_exit(an);
 	kfree(an->hook_ops);
 	rs = rcu_dereference_protected(an->ruleset, true);

@@ -9,6 +9,7 @@
 
 #include "classify.h"
 #include "flows.h"
+#include "owner.h"
 #include "stats.h"
 
 struct nf_hook_ops;
@@ -56,6 +57,8 @@ struct afw_net {
 	/* Replaced whole under @lock, never NULL. */
 	struct afw_config __rcu *cfg;
 	struct afw_flows flows;
+	/* Who started the flows, kept beside them (owner.c). */
+	struct afw_owners owners;
 
 	/*
 	 * The hooks (and IP defragmentation) are registered the first time

@@ -30,11 +30,11 @@ check_eq "the commands, as afwctl --help lists them" \
 	"$("${AFWCTL:-$src/build/afwctl}" --help | sed -n '/^Commands:/,/^[A-Z]/s/^  \([a-z-]*\) .*/\1/p' |
 		sort | tr '\n' ' ' | sed 's/ $//')" \
 	"$(complete_words "$ctl" "afwctl " | grep -v '^-' | tr '\n' ' ' | sed 's/ $//')"
-check_eq "monitor's options are log's" "--db --host --last --since --verdict" \
+check_eq "monitor's options are log's" "--db --exe --host --last --since --verdict" \
 	"$(words "afwctl monitor ")"
 check_eq "a command's prefix" "rule" "$(words "afwctl ru")"
 check_eq "after options" "list" "$(words "afwctl -j rule l")"
-check_eq "log's options" "--db --host --last --since --verdict" "$(words "afwctl log ")"
+check_eq "log's options" "--db --exe --host --last --since --verdict" "$(words "afwctl log ")"
 check_eq "and its verdicts" "deny" "$(words "afwctl log --verdict d")"
 check_eq "rule subcommands" "add del flush list" "$(words "afwctl rule ")"
 ns=afw-compl-$$
@@ -52,6 +52,7 @@ check_grep "service names after dport" "(^| )ssh( |$)" "$(words "afwctl rule add
 check_eq "users after uid" "root" "$(words "afwctl rule add uid roo")"
 check_eq "interfaces after iif" "lo" "$(words "afwctl rule add iif l")"
 check_eq "flow verdicts" "inspect" "$(words "afwctl flow add proto tcp i")"
+check_eq "flow subcommands" "add del flush list owner" "$(words "afwctl flow ")"
 check_eq "setting keys" "fail flow_timeout" "$(words "afwctl config set f")"
 check_eq "the timeout of TCP" "tcp_timeout" "$(words "afwctl config set unknown drop t")"
 check_eq "and of UDP" "udp_timeout unknown" "$(words "afwctl config set u")"

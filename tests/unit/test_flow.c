@@ -55,6 +55,45 @@ static void put_flow(struct msg *m, uint8_t origin, uint32_t rule_id, uint32_t s
 	mnl_attr_nest_end(m->nlh, nest);
 }
 
+/* What put_owner() leaves out or spoils. */
+enum { OW_OK, OW_NO_PID = 1, OW_EXE_UNTERMINATED = 2, OW_OUTSIDE = 4 };
+
+/* A flow as put_flow() makes it, with an owner nest: curl, run by uid 1000. */
+static void put_owner_flow(struct msg *m, unsigned int damage)
+{
+	struct nlattr *nest, *own;
+	uint8_t a[4];
+
+	nest = mnl_attr_nest_start(m->nlh, AFW_A_FLOW);
+	mnl_attr_put_u8(m->nlh, AFW_FLOW_A_FAMILY, AFW_FAMILY_IPV4);
+	mnl_attr_put_u8(m->nlh, AFW_FLOW_A_PROTO, 6);
+	inet_pton(AF_INET, "192.0.2.1", a);
+	mnl_attr_put(m->nlh, AFW_FLOW_A_SRC, 4, a);
+	inet_pton(AF_INET, "198.51.100.2", a);
+	mnl_attr_put(m->nlh, AFW_FLOW_A_DST, 4, a);
+	mnl_attr_put_u16(m->nlh, AFW_FLOW_A_SPORT, 40000);
+	mnl_attr_put_u16(m->nlh, AFW_FLOW_A_DPORT, 443);
+	own = mnl_attr_nest_start(m->nlh, AFW_FLOW_A_OWNER);
+	mnl_attr_put_u32(m->nlh, AFW_OWNER_A_UID, 1000);
+	mnl_attr_put_u32(m->nlh, AFW_OWNER_A_GID, 100);
+	if (!(damage & OW_NO_PID))
+		mnl_attr_put_u32(m->nlh, AFW_OWNER_A_PID, 4242);
+	mnl_attr_put_strz(m->nlh, AFW_OWNER_A_COMM, "curl");
+	if (damage & OW_EXE_UNTERMINATED)
+		mnl_attr_put(m->nlh, AFW_OWNER_A_EXE, 4, "/bin");
+	else
+		mnl_attr_put_strz(m->nlh, AFW_OWNER_A_EXE, "/usr/bin/curl");
+	mnl_attr_put_u64(m->nlh, AFW_OWNER_A_CGROUP, 77);
+	mnl_attr_put_u32(m->nlh, AFW_OWNER_A_AGE, 3);
+	if (!(damage & OW_OUTSIDE))
+		mnl_attr_put_strz(m->nlh, AFW_OWNER_A_CGROUP_PATH, "/user.slice/x.scope");
+	mnl_attr_nest_end(m->nlh, own);
+	/* The kernel of one draft put the path beside the nest, not in it. */
+	if (damage & OW_OUTSIDE)
+		mnl_attr_put_strz(m->nlh, AFW_OWNER_A_CGROUP_PATH, "/user.slice/x.scope");
+	mnl_attr_nest_end(m->nlh, nest);
+}
+
 /* AFW_FLOW_A_FLAGS in the flow nest of @m, or -1 when it has none. */
 static long sent_flags(const struct msg *m)
 {
@@ -217,6 +256,32 @@ int main(void)
 		      words("proto icmp from 192.0.2.1 to 198.51.100.2 inspect queue 1 queue 2", &f,
 			    why, sizeof(why)) && strstr(why, "twice"));
 	}
+
+	msg_start(&m, AFW_CMD_OWNER_GET);
+	put_owner_flow(&m, OW_OK);
+	CHECK(failed, "an owner reply gives uid, gid, pid, task, program, cgroup and its path",
+	      afw_flow_parse_request(m.nlh, &f) == MNL_CB_OK && f.owner.known &&
+	      f.owner.uid == 1000 && f.owner.gid == 100 && f.owner.pid == 4242 &&
+	      !strcmp(f.owner.comm, "curl") && !strcmp(f.owner.exe, "/usr/bin/curl") &&
+	      f.owner.cgroup == 77 && f.owner.age == 3 &&
+	      !strcmp(f.owner.cgroup_path, "/user.slice/x.scope"));
+	msg_start(&m, AFW_CMD_FLOW_GET);
+	put_flow(&m, AFW_FLOW_ORIGIN_CONTROL, 0, 0, FL_OK);
+	CHECK(failed, "a flow without an owner nest has no owner",
+	      afw_flow_parse_msg(m.nlh, &f) == MNL_CB_OK && !f.owner.known && !f.owner.exe);
+	msg_start(&m, AFW_CMD_OWNER_GET);
+	put_owner_flow(&m, OW_NO_PID);
+	errno = 0;
+	CHECK(failed, "an owner without its pid is refused",
+	      afw_flow_parse_request(m.nlh, &f) == MNL_CB_ERROR && errno == EBADMSG);
+	msg_start(&m, AFW_CMD_OWNER_GET);
+	put_owner_flow(&m, OW_EXE_UNTERMINATED);
+	CHECK(failed, "a program's path without its NUL is refused",
+	      afw_flow_parse_request(m.nlh, &f) == MNL_CB_ERROR);
+	msg_start(&m, AFW_CMD_OWNER_GET);
+	put_owner_flow(&m, OW_OUTSIDE);
+	CHECK(failed, "an owner's attribute outside its nest is refused (it reads as another)",
+	      afw_flow_parse_request(m.nlh, &f) == MNL_CB_ERROR);
 
 	msg_start(&m, AFW_CMD_FLOW_GET);
 	errno = 0;

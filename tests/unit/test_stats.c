@@ -21,7 +21,8 @@ static int is_u32(int type)
 {
 	return type == AFW_STATS_A_RULES || type == AFW_STATS_A_MAX_RULES ||
 	       type == AFW_STATS_A_MASKS || type == AFW_STATS_A_MAX_MASKS ||
-	       type == AFW_STATS_A_FLOWS || type == AFW_STATS_A_MAX_FLOWS;
+	       type == AFW_STATS_A_FLOWS || type == AFW_STATS_A_MAX_FLOWS ||
+	       type == AFW_STATS_A_OWNERS;
 }
 
 /* Damage put_stats() can do to the nest. */
@@ -105,6 +106,10 @@ int main(void)
 	CHECK(failed, "packets queued where no analyzer serves are read, by fail mode",
 	      st.unserved_drop == want64(AFW_STATS_A_UNSERVED_DROP) &&
 	      st.unserved_pass == want64(AFW_STATS_A_UNSERVED_PASS));
+	CHECK(failed, "flow owners are read",
+	      st.owners == 100 + AFW_STATS_A_OWNERS &&
+	      st.owners_noted == want64(AFW_STATS_A_OWNERS_NOTED) &&
+	      st.owners_lost == want64(AFW_STATS_A_OWNERS_LOST));
 	CHECK(failed, "source names",
 	      !strcmp(afw_stats_source_name(AFW_STATS_FLOW), "flow") &&
 	      !strcmp(afw_stats_source_name(AFW_STATS_RULE), "rule") &&
@@ -141,6 +146,17 @@ int main(void)
 	msg_start(&m, AFW_CMD_STATS_GET);
 	put_stats(&m, S_SKIP, AFW_STATS_A_MAX_FLOWS);
 	CHECK(failed, "a reply missing a table bound is refused",
+	      afw_stats_parse(m.nlh, &st) == MNL_CB_ERROR);
+
+	msg_start(&m, AFW_CMD_STATS_GET);
+	put_stats(&m, S_SKIP, AFW_STATS_A_OWNERS_LOST);
+	CHECK(failed, "a module older than the owners' counters is read, those left zero",
+	      afw_stats_parse(m.nlh, &st) == MNL_CB_OK && st.owners_lost == 0 &&
+	      st.owners_noted == want64(AFW_STATS_A_OWNERS_NOTED));
+
+	msg_start(&m, AFW_CMD_STATS_GET);
+	put_stats(&m, S_SHORT, AFW_STATS_A_OWNERS_NOTED);
+	CHECK(failed, "an owners' counter of the wrong size is refused",
 	      afw_stats_parse(m.nlh, &st) == MNL_CB_ERROR);
 
 	msg_start(&m, AFW_CMD_STATS_GET);

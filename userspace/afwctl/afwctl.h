@@ -31,6 +31,7 @@ struct afwctl_req {
 		long long since_ms;	/* -1: from the first */
 		const char *host;	/* a glob, or NULL */
 		const char *verdict;	/* afwd's word, or NULL */
+		const char *exe;	/* a glob of the program, or NULL */
 		long long limit;	/* the last N; -1: all */
 		bool follow;		/* monitor: then new decisions as they are stored */
 	} log;

@@ -13,12 +13,17 @@
 #include <linux/afw.h>
 
 #include "afwctl.h"
+#include "cgroup.h"
 
-enum { AFWCTL_FLOW_LIST, AFWCTL_FLOW_ADD, AFWCTL_FLOW_DEL, AFWCTL_FLOW_FLUSH };
+/* Where afwctl looks for the cgroups the kernel names by id. */
+#define AFWCTL_CGROUP_ROOT "/sys/fs/cgroup"
+
+enum { AFWCTL_FLOW_LIST, AFWCTL_FLOW_ADD, AFWCTL_FLOW_DEL, AFWCTL_FLOW_FLUSH, AFWCTL_FLOW_OWNER };
 
 static const char *const afwctl_flow_subs[] = {
 	[AFWCTL_FLOW_LIST] = "list", [AFWCTL_FLOW_ADD] = "add",
 	[AFWCTL_FLOW_DEL] = "del", [AFWCTL_FLOW_FLUSH] = "flush",
+	[AFWCTL_FLOW_OWNER] = "owner",
 };
 
 struct afwctl_flows {
@@ -38,12 +43,91 @@ static int afwctl_flows_push(const struct afw_flow_spec *f, void *data)
 			return -1;
 		flows->v = v;
 	}
-	flows->v[flows->n++] = *f;
+	flows->v[flows->n] = *f;
+	/* The path was in the dump's message; the listing keeps its own. */
+	if (f->owner.exe && !(flows->v[flows->n].owner.exe = strdup(f->owner.exe)))
+		return -1;
+	flows->n++;
 	return 0;
 }
 
+static void afwctl_flows_free(struct afwctl_flows *flows)
+{
+	size_t i;
+
+	for (i = 0; i < flows->n; i++)
+		free((char *)flows->v[i].owner.exe);
+	free(flows->v);
+	flows->v = NULL;
+	flows->n = flows->cap = 0;
+}
+
+static void afwctl_owner_json(const struct afw_flow_owner *o, struct afw_cgroups *cg)
+{
+	const char *cgpath;
+
+	printf("{\"uid\":%" PRIu32 ",\"gid\":%" PRIu32 ",\"pid\":%" PRIu32 ",\"comm\":",
+	       o->uid, o->gid, o->pid);
+	afwctl_json_str(stdout, o->comm);
+	printf(",\"exe\":");
+	if (o->exe)
+		afwctl_json_str(stdout, o->exe);
+	else
+		printf("null");
+	printf(",\"cgroup_id\":%" PRIu64 ",\"cgroup\":", o->cgroup);
+	cgpath = o->cgroup_path;
+	if (!cgpath && o->cgroup)
+		cgpath = afw_cgroup_path(cg, AFWCTL_CGROUP_ROOT, o->cgroup);
+	if (cgpath)
+		afwctl_json_str(stdout, cgpath);
+	else
+		printf("null");
+	printf(",\"age\":%" PRIu32 "}", o->age);
+}
+
+/* A word for the terminal: control characters and spaces escaped, as \xNN. */
+static void afwctl_owner_word(const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p <= ' ' || *p == 0x7f || *p == '\\')
+			printf("\\x%02x", *p);
+		else
+			putchar(*p);
+	}
+}
+
+/* "user pid program cgroup": the program is its path, or [comm] without one. */
+static void afwctl_owner_cols(const struct afw_flow_owner *o, struct afw_cgroups *cg)
+{
+	const char *cgpath;
+
+	if (!o->known) {
+		printf(" - - - -");
+		return;
+	}
+	printf(" %" PRIu32 " %" PRIu32 " ", o->uid, o->pid);
+	if (o->exe) {
+		afwctl_owner_word(o->exe);
+	} else {
+		putchar('[');
+		afwctl_owner_word(o->comm);
+		putchar(']');
+	}
+	cgpath = o->cgroup ? afw_cgroup_path(cg, AFWCTL_CGROUP_ROOT, o->cgroup) : NULL;
+	if (cgpath) {
+		putchar(' ');
+		afwctl_owner_word(cgpath);
+	} else if (o->cgroup) {
+		printf(" %" PRIu64, o->cgroup);
+	} else {
+		printf(" -");
+	}
+}
+
 static void afwctl_flow_json(const struct afw_flow_spec *f, const struct afwctl_decided *d,
-			     bool first)
+			     bool first, struct afw_cgroups *cg)
 {
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pbuf[8], text[160];
 	int af = f->family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
@@ -70,6 +154,10 @@ static void afwctl_flow_json(const struct afw_flow_spec *f, const struct afwctl_
 	if (d)
 		printf(",\"decision\":%s,\"host\":%s,\"decided_by\":%s", d->decision, d->host,
 		       d->by);
+	if (f->owner.known) {
+		printf(",\"owner\":");
+		afwctl_owner_json(&f->owner, cg);
+	}
 	printf("}");
 }
 
@@ -108,7 +196,8 @@ static void afwctl_flow_text(const char *json)
 		printf(" -");
 }
 
-static void afwctl_flow_row(const struct afw_flow_spec *f, const struct afwctl_decided *d)
+static void afwctl_flow_row(const struct afw_flow_spec *f, const struct afwctl_decided *d,
+			    struct afw_cgroups *cg)
 {
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pbuf[8], origin[24], verdict[16];
 	int af = f->family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
@@ -129,6 +218,7 @@ static void afwctl_flow_row(const struct afw_flow_spec *f, const struct afwctl_d
 	} else {
 		printf(" - -");
 	}
+	afwctl_owner_cols(&f->owner, cg);
 	printf("\n");
 }
 
@@ -158,14 +248,15 @@ int afwctl_flow_parse(struct afwctl_req *rq, int argc, char **argv)
 	const char *hint;
 
 	if (argc < 1)
-		return afwctl_usage_err("flow: usage: afwctl flow list|add|del|flush ...");
+		return afwctl_usage_err("flow: usage: afwctl flow list|add|del|flush|owner ...");
 	for (i = 0; i < n; i++)
 		if (!strcmp(argv[0], afwctl_flow_subs[i]))
 			break;
 	if (i == n) {
 		hint = afw_suggest(argv[0], afwctl_flow_subs, n);
 		return afwctl_usage_err("flow: unknown subcommand '%s'" AFW_HINT_FMT
-					"; use list, add, del or flush", argv[0], AFW_HINT_ARGS(hint));
+					"; use list, add, del, flush or owner", argv[0],
+					AFW_HINT_ARGS(hint));
 	}
 	rq->sub = (int)i;
 	if (rq->sub == AFWCTL_FLOW_LIST || rq->sub == AFWCTL_FLOW_FLUSH) {
@@ -184,17 +275,18 @@ int afwctl_flow_parse(struct afwctl_req *rq, int argc, char **argv)
 static int afwctl_flow_list(struct afw_nl *nl, const struct afwctl_req *rq)
 {
 	struct afwctl_flows flows = { 0 };
+	struct afw_cgroups cg = { 0 };
 	struct afwctl_decided_set set;
 	int ret, tries = 0;
 	size_t i;
 
 	/* All of it first: a dump that fails halfway prints nothing. */
 	do {
-		flows.n = 0;
+		afwctl_flows_free(&flows);
 		ret = afw_flow_dump(nl, afwctl_flows_push, &flows);
 	} while (ret == -EINTR && tries++ < AFWCTL_FLOW_RETRIES);
 	if (ret && ret != -EINTR) {
-		free(flows.v);
+		afwctl_flows_free(&flows);
 		return afwctl_fail("flow list", ret, nl);
 	}
 	/*
@@ -208,17 +300,62 @@ static int afwctl_flow_list(struct afw_nl *nl, const struct afwctl_req *rq)
 	if (rq->json) {
 		printf("[");
 		for (i = 0; i < flows.n; i++)
-			afwctl_flow_json(&flows.v[i], afwctl_decided_find(&set, &flows.v[i]), i == 0);
+			afwctl_flow_json(&flows.v[i], afwctl_decided_find(&set, &flows.v[i]), i == 0,
+					 &cg);
 		printf("]\n");
 	} else {
-		printf("%-6s %-39s %5s %-39s %5s %-7s %7s %10s %12s %-15s %-15s %s %s\n", "proto",
-		       "source", "sport", "destination", "dport", "verdict", "expires", "packets",
-		       "bytes", "state", "origin", "host", "decided-by");
+		printf("%-6s %-39s %5s %-39s %5s %-7s %7s %10s %12s %-15s %-15s %s %s %s %s %s %s\n",
+		       "proto", "source", "sport", "destination", "dport", "verdict", "expires",
+		       "packets", "bytes", "state", "origin", "host", "decided-by", "uid", "pid",
+		       "program", "cgroup");
 		for (i = 0; i < flows.n; i++)
-			afwctl_flow_row(&flows.v[i], afwctl_decided_find(&set, &flows.v[i]));
+			afwctl_flow_row(&flows.v[i], afwctl_decided_find(&set, &flows.v[i]), &cg);
 	}
 	afwctl_decided_free(&set);
-	free(flows.v);
+	afwctl_flows_free(&flows);
+	afw_cgroups_free(&cg);
+	return 0;
+}
+
+/* Who started a flow, even one afwd is still deciding. */
+static int afwctl_flow_owner(struct afw_nl *nl, const struct afwctl_req *rq)
+{
+	struct afw_flow_spec f = rq->flow;
+	struct afw_cgroups cg = { 0 };
+	struct afw_owner_buf buf;
+	const char *cgpath;
+	int ret;
+
+	ret = afw_flow_owner_get(nl, &f, &buf);
+	if (ret == -ENOENT) {
+		fprintf(stderr, "afwctl: flow owner: no owner recorded for this flow (not started "
+			"by a local process, or gone 30 s after its flow)\n");
+		return 1;
+	}
+	if (ret)
+		return afwctl_fail("flow owner", ret, nl);
+	if (rq->json) {
+		afwctl_owner_json(&f.owner, &cg);
+		printf("\n");
+	} else {
+		printf("uid %" PRIu32 " gid %" PRIu32 " pid %" PRIu32 " comm ", f.owner.uid,
+		       f.owner.gid, f.owner.pid);
+		afwctl_owner_word(f.owner.comm);
+		printf(" exe ");
+		afwctl_owner_word(f.owner.exe ? f.owner.exe : "-");
+		cgpath = f.owner.cgroup_path;
+		if (!cgpath && f.owner.cgroup)
+			cgpath = afw_cgroup_path(&cg, AFWCTL_CGROUP_ROOT, f.owner.cgroup);
+		printf(" cgroup ");
+		if (cgpath)
+			afwctl_owner_word(cgpath);
+		else if (f.owner.cgroup)
+			printf("%" PRIu64, f.owner.cgroup);
+		else
+			printf("-");
+		printf(" age %" PRIu32 "\n", f.owner.age);
+	}
+	afw_cgroups_free(&cg);
 	return 0;
 }
 
@@ -235,6 +372,8 @@ int afwctl_flow_run(struct afw_nl *nl, struct afwctl_req *rq)
 	case AFWCTL_FLOW_ADD:
 		ret = afw_flow_add(nl, &rq->flow);
 		return ret ? afwctl_fail("flow add", ret, nl) : 0;
+	case AFWCTL_FLOW_OWNER:
+		return afwctl_flow_owner(nl, rq);
 	default:
 		ret = afw_flow_del(nl, &rq->flow);
 		return ret ? afwctl_fail("flow del", ret, nl) : 0;

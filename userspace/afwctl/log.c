@@ -20,7 +20,8 @@
 #include "eventdb.h"
 #include "words.h"
 
-static const char *const afwctl_log_opts[] = { "--since", "--host", "--verdict", "--last", "--db" };
+static const char *const afwctl_log_opts[] = { "--since", "--host", "--verdict", "--last", "--db",
+						"--exe" };
 static const char *const afwctl_log_verdicts[] = { "allow", "deny", "reject", "inspect" };
 
 /* @s as "N" and a unit (s, m, h, d) ago, or a UTC date: YYYY-MM-DD[THH:MM[:SS]][Z]. */
@@ -120,8 +121,11 @@ static int afwctl_log_opts_parse(struct afwctl_req *rq, int argc, char **argv, c
 				return afwctl_usage_err("%s: --last '%s' is not a count of 1 or "
 							"more", cmd, argv[a + 1]);
 			break;
-		default:
+		case 4:
 			rq->log.db = argv[a + 1];
+			break;
+		default:
+			rq->log.exe = argv[a + 1];
 			break;
 		}
 	}
@@ -141,8 +145,9 @@ int afwctl_monitor_parse(struct afwctl_req *rq, int argc, char **argv)
 
 /*
  * The query; the bound values are, in order: since, host, verdict, limit,
- * and the rows' ids after ?5 up to ?6 (monitor's rounds: each takes the
- * rows stored since the last). The row's id is the last column.
+ * the rows' ids after ?5 up to ?6 (monitor's rounds: each takes the rows
+ * stored since the last), and the program (a glob; only decisions whose
+ * rules asked for the program know it). The row's id is the last column.
  * A record that is not JSON (an edited file, a torn disk) would end the
  * whole query in json_extract(): its row is listed from the columns, and
  * -j gives it as a string under "malformed_record", so the output stays
@@ -160,6 +165,8 @@ int afwctl_monitor_parse(struct afwctl_req *rq, int argc, char **argv)
 	" SELECT *, json_valid(record) AS ok FROM events WHERE time_ms >= ?1"	\
 	" AND (?2 IS NULL OR lower(host) GLOB lower(?2))"			\
 	" AND (?3 IS NULL OR verdict = ?3) AND id > ?5 AND id <= ?6"		\
+	" AND (?7 IS NULL OR (json_valid(record)"				\
+	" AND json_extract(record, '$.exe') GLOB ?7))"			\
 	" ORDER BY time_ms DESC, id DESC LIMIT ?4)"				\
 	" ORDER BY time_ms, id"
 
@@ -342,6 +349,8 @@ int afwctl_log_run(struct afw_nl *nl, struct afwctl_req *rq)
 		sqlite3_bind_text(st, 2, rq->log.host, -1, SQLITE_STATIC);
 	if (rq->log.verdict)
 		sqlite3_bind_text(st, 3, rq->log.verdict, -1, SQLITE_STATIC);
+	if (rq->log.exe)
+		sqlite3_bind_text(st, 7, rq->log.exe, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, rq->log.limit);
 	sqlite3_bind_int64(st, 5, -1);
 	sqlite3_bind_int64(st, 6, LLONG_MAX);

@@ -51,6 +51,8 @@ static void afwctl_stats_json(const struct afw_stats *st)
 	       st->ruleset_gen, st->flows, st->max_flows);
 	printf(",\"unserved\":{\"dropped\":%" PRIu64 ",\"passed\":%" PRIu64 "}",
 	       st->unserved_drop, st->unserved_pass);
+	printf(",\"owners\":{\"recorded\":%" PRIu32 ",\"noted\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
+	       st->owners, st->owners_noted, st->owners_lost);
 	printf(",\"flow_events\":{\"inserted\":%" PRIu64 ",\"by_rule\":%" PRIu64
 	       ",\"expired\":%" PRIu64 ",\"closed\":%" PRIu64 ",\"restarted\":%" PRIu64
 	       ",\"evicted\":%" PRIu64 ",\"refused\":%" PRIu64 "}}\n",
@@ -90,6 +92,8 @@ static void afwctl_stats_table(const struct afw_stats *st)
 	       st->flows_refused);
 	printf("             from rules %" PRIu64 ", restarted %" PRIu64 "\n", st->flows_rule,
 	       st->flows_restarted);
+	printf("owners       %" PRIu32 " recorded; noted %" PRIu64 ", lost %" PRIu64 "\n",
+	       st->owners, st->owners_noted, st->owners_lost);
 }
 
 int afwctl_stats_parse(struct afwctl_req *rq, int argc, char **argv)

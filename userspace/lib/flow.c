@@ -276,7 +276,44 @@ static const enum mnl_attr_data_type afw_flow_types[AFW_FLOW_A_MAX + 1] = {
 	[AFW_FLOW_A_STATE] = MNL_TYPE_U32,
 	[AFW_FLOW_A_FLAGS] = MNL_TYPE_U32,
 	[AFW_FLOW_A_QUEUE] = MNL_TYPE_U16,
+	[AFW_FLOW_A_OWNER] = MNL_TYPE_NESTED,
 };
+
+static const enum mnl_attr_data_type afw_owner_types[AFW_OWNER_A_MAX + 1] = {
+	[AFW_OWNER_A_UID] = MNL_TYPE_U32,
+	[AFW_OWNER_A_GID] = MNL_TYPE_U32,
+	[AFW_OWNER_A_PID] = MNL_TYPE_U32,
+	[AFW_OWNER_A_COMM] = MNL_TYPE_NUL_STRING,
+	[AFW_OWNER_A_EXE] = MNL_TYPE_NUL_STRING,
+	[AFW_OWNER_A_CGROUP] = MNL_TYPE_U64,
+	[AFW_OWNER_A_AGE] = MNL_TYPE_U32,
+	[AFW_OWNER_A_CGROUP_PATH] = MNL_TYPE_NUL_STRING,
+};
+
+/* The owner's strings stay in the message: @o->exe points there. */
+static int afw_flow_owner_parse(const struct nlattr *nest, struct afw_flow_owner *o)
+{
+	const struct nlattr *tb[AFW_OWNER_A_MAX + 1];
+	const struct afw_attr_set set = { AFW_OWNER_A_MAX, afw_owner_types, tb };
+
+	if (afw_attrs_parse_nested(nest, &set) < 0 || !tb[AFW_OWNER_A_UID] ||
+	    !tb[AFW_OWNER_A_GID] || !tb[AFW_OWNER_A_PID] || !tb[AFW_OWNER_A_COMM])
+		return -1;
+	o->uid = mnl_attr_get_u32(tb[AFW_OWNER_A_UID]);
+	o->gid = mnl_attr_get_u32(tb[AFW_OWNER_A_GID]);
+	o->pid = mnl_attr_get_u32(tb[AFW_OWNER_A_PID]);
+	snprintf(o->comm, sizeof(o->comm), "%s", mnl_attr_get_str(tb[AFW_OWNER_A_COMM]));
+	if (tb[AFW_OWNER_A_EXE])
+		o->exe = mnl_attr_get_str(tb[AFW_OWNER_A_EXE]);
+	if (tb[AFW_OWNER_A_CGROUP])
+		o->cgroup = mnl_attr_get_u64(tb[AFW_OWNER_A_CGROUP]);
+	if (tb[AFW_OWNER_A_AGE])
+		o->age = mnl_attr_get_u32(tb[AFW_OWNER_A_AGE]);
+	if (tb[AFW_OWNER_A_CGROUP_PATH])
+		o->cgroup_path = mnl_attr_get_str(tb[AFW_OWNER_A_CGROUP_PATH]);
+	o->known = true;
+	return 0;
+}
 
 static int afw_flow_parse(const struct nlmsghdr *nlh, struct afw_flow_spec *f, bool need_verdict)
 {
@@ -324,6 +361,8 @@ static int afw_flow_parse(const struct nlmsghdr *nlh, struct afw_flow_spec *f, b
 		f->own_queue = true;
 		f->queue = mnl_attr_get_u16(tb[AFW_FLOW_A_QUEUE]);
 	}
+	if (tb[AFW_FLOW_A_OWNER] && afw_flow_owner_parse(tb[AFW_FLOW_A_OWNER], &f->owner))
+		goto bad;
 	/* "rule 0" would name a rule that cannot exist. */
 	if (f->origin == AFW_FLOW_ORIGIN_RULE) {
 		if (!tb[AFW_FLOW_A_RULE_ID])
@@ -370,6 +409,48 @@ int afw_flow_dump(struct afw_nl *nl, int (*fn)(const struct afw_flow_spec *f, vo
 	ret = afw_nl_talk(nl, afw_nl_request(nl, AFW_CMD_FLOW_GET, NLM_F_DUMP),
 			  afw_flow_dump_cb, &ctx);
 	return !ret && nl->dump_intr ? -EINTR : ret;
+}
+
+struct afw_flow_owner_ctx {
+	struct afw_flow_spec *f;
+	struct afw_owner_buf *b;
+};
+
+static int afw_flow_owner_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct afw_flow_owner_ctx *ctx = data;
+	struct afw_flow_spec got;
+
+	if (afw_flow_parse(nlh, &got, false) != MNL_CB_OK)
+		return MNL_CB_ERROR;
+	if (!got.owner.known) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	ctx->f->owner = got.owner;
+	if (got.owner.exe) {
+		snprintf(ctx->b->exe, sizeof(ctx->b->exe), "%s", got.owner.exe);
+		ctx->f->owner.exe = ctx->b->exe;
+	}
+	if (got.owner.cgroup_path) {
+		snprintf(ctx->b->cgroup, sizeof(ctx->b->cgroup), "%s", got.owner.cgroup_path);
+		ctx->f->owner.cgroup_path = ctx->b->cgroup;
+	}
+	return MNL_CB_OK;
+}
+
+int afw_flow_owner_get(struct afw_nl *nl, struct afw_flow_spec *f, struct afw_owner_buf *b)
+{
+	struct nlmsghdr *nlh = afw_nl_request(nl, AFW_CMD_OWNER_GET, 0);
+	struct afw_flow_owner_ctx ctx = { f, b };
+	int ret;
+
+	memset(&f->owner, 0, sizeof(f->owner));
+	afw_flow_put(nlh, f, 0);
+	ret = afw_nl_talk(nl, nlh, afw_flow_owner_cb, &ctx);
+	if (!ret && !f->owner.known)
+		ret = -EBADMSG;
+	return ret;
 }
 
 /* In the order of the AFW_CFG_HAS_* bits: key i sets bit 1 << i. */

@@ -12,6 +12,23 @@
 #include "afwnl.h"
 #include "rule.h"
 
+/* The process that started a flow, as the kernel recorded it (AFW_OWNER_A_*). */
+struct afw_flow_owner {
+	bool known;
+	uint32_t uid, gid, pid;
+	uint32_t age;			/* seconds since recorded */
+	uint64_t cgroup;		/* cgroup v2 id; 0: none */
+	char comm[16];
+	const char *exe;		/* NULL: none; in the message parsed */
+	const char *cgroup_path;	/* OWNER_GET only; NULL: none */
+};
+
+/* Room for an owner's strings, each at most PATH_MAX bytes from the kernel. */
+struct afw_owner_buf {
+	char exe[4096];
+	char cgroup[4096];
+};
+
 struct afw_flow_spec {
 	uint8_t family;
 	uint8_t proto;
@@ -27,6 +44,7 @@ struct afw_flow_spec {
 	uint32_t state;			/* AFW_FLOW_S_*, from the kernel */
 	bool own_queue;			/* inspect: its packets go to @queue */
 	uint16_t queue;
+	struct afw_flow_owner owner;	/* from the kernel */
 };
 
 /*
@@ -55,6 +73,12 @@ int afw_flow_flush(struct afw_nl *nl);
 int afw_flow_parse_msg(const struct nlmsghdr *nlh, struct afw_flow_spec *f);
 /* The same for a FLOW_NEW or FLOW_DEL request (one the kernel echoes): no verdict needed. */
 int afw_flow_parse_request(const struct nlmsghdr *nlh, struct afw_flow_spec *f);
+/*
+ * The owner of @f's flow (OWNER_GET), @f's key in either direction: fills
+ * @f->owner, its strings in @b. Returns 0, or -ENOENT when none is
+ * recorded, or another -errno.
+ */
+int afw_flow_owner_get(struct afw_nl *nl, struct afw_flow_spec *f, struct afw_owner_buf *b);
 /*
  * Calls @fn for every flow; returns 0 or -errno, and -EINTR when the table
  * changed during the dump: @fn has then seen all it sent, which may miss a

@@ -4,6 +4,7 @@
  */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -21,10 +22,12 @@ struct afw_stats_field {
 	uint16_t type;
 	enum mnl_attr_data_type kind;	/* MNL_TYPE_U32 or MNL_TYPE_U64 */
 	size_t off;
+	bool optional;			/* a module older than it leaves it zero */
 };
 
-#define AFW_STATS_U64(t, f) { AFW_STATS_A_##t, MNL_TYPE_U64, offsetof(struct afw_stats, f) }
-#define AFW_STATS_U32(t, f) { AFW_STATS_A_##t, MNL_TYPE_U32, offsetof(struct afw_stats, f) }
+#define AFW_STATS_U64(t, f) { AFW_STATS_A_##t, MNL_TYPE_U64, offsetof(struct afw_stats, f), false }
+#define AFW_STATS_U32(t, f) { AFW_STATS_A_##t, MNL_TYPE_U32, offsetof(struct afw_stats, f), false }
+#define AFW_STATS_NEWER(t, k, f) { AFW_STATS_A_##t, MNL_TYPE_##k, offsetof(struct afw_stats, f), true }
 
 static const struct afw_stats_field afw_stats_fields[] = {
 	AFW_STATS_U64(FLOW_ACCEPT, decided[AFW_STATS_FLOW][AFW_ACTION_ACCEPT]),
@@ -56,6 +59,9 @@ static const struct afw_stats_field afw_stats_fields[] = {
 	AFW_STATS_U64(FLOWS_RULE, flows_rule),
 	AFW_STATS_U64(UNSERVED_DROP, unserved_drop),
 	AFW_STATS_U64(UNSERVED_PASS, unserved_pass),
+	AFW_STATS_NEWER(OWNERS, U32, owners),
+	AFW_STATS_NEWER(OWNERS_NOTED, U64, owners_noted),
+	AFW_STATS_NEWER(OWNERS_LOST, U64, owners_lost),
 };
 
 #define AFW_STATS_NFIELDS (sizeof(afw_stats_fields) / sizeof(afw_stats_fields[0]))
@@ -82,6 +88,8 @@ int afw_stats_parse(const struct nlmsghdr *nlh, struct afw_stats *st)
 		return MNL_CB_ERROR;
 	for (i = 0; i < AFW_STATS_NFIELDS; i++) {
 		f = &afw_stats_fields[i];
+		if (!stb[f->type] && f->optional)
+			continue;
 		if (!stb[f->type]) {
 			errno = EBADMSG;
 			return MNL_CB_ERROR;

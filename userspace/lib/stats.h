@@ -39,6 +39,9 @@ struct afw_stats {
 	uint64_t flows_rule;		/* of flows_inserted, those accept rules installed */
 	/* Of the queued, sent where no analyzer serves: failing closed, open. */
 	uint64_t unserved_drop, unserved_pass;
+	/* Flow owners recorded now, ever, and not recorded (table full, no memory). */
+	uint32_t owners;
+	uint64_t owners_noted, owners_lost;
 };
 
 /*

@@ -76,6 +76,11 @@
  *	    assured flows
  *	  FLOWS_RESTARTED: flows a new TCP connection on their 5-tuple ended
  *	  FLOWS_RULE: flows accept rules installed (part of FLOWS_INSERTED)
+ *	Flow owners (AFW_FLOW_A_OWNER):
+ *	  OWNERS (NLA_U32): owners recorded, at most MAX_FLOWS (not reset)
+ *	  OWNERS_NOTED (NLA_U64): records made
+ *	  OWNERS_LOST (NLA_U64): senders not recorded: the owners were at
+ *	    MAX_FLOWS, or memory was short
  *
  * AFW_CMD_RULE_NEW (doit, admin)
  *	request: AFW_A_RULE (NLA_NESTED, AFW_RULE_A_*): the rule. AFW_RULE_A_ACTION
@@ -141,8 +146,14 @@
  * AFW_CMD_FLOW_DEL (doit, admin): AFW_A_FLOW with the key fields only.
  * AFW_CMD_FLOW_GET (dump, admin): one message per flow with AFW_A_FLOW,
  *	SRC first, including PACKETS, BYTES, EXPIRES (seconds left), ORIGIN,
- *	RULE_ID (flows of rules), STATE, and QUEUE if it has one. A dump that races with changes
- *	is flagged NLM_F_DUMP_INTR.
+ *	RULE_ID (flows of rules), STATE, QUEUE if it has one, and OWNER if a
+ *	local process started it. A dump that races with changes is flagged
+ *	NLM_F_DUMP_INTR.
+ * AFW_CMD_OWNER_GET (doit, admin): AFW_A_FLOW with a flow's key (either
+ *	direction); the reply is AFW_A_FLOW with the key as given and OWNER.
+ *	A flow afwd is still deciding has its owner here before it has an
+ *	entry. ENOENT: none recorded (not started by a local process, or its
+ *	record is gone: 30 s after the last of its flow).
  * AFW_CMD_FLOW_FLUSH (doit, admin).
  *
  * AFW_CMD_QUEUE_SERVE (doit, admin): the sender's socket serves NFQUEUE
@@ -197,6 +208,7 @@ enum afw_cmd {
 	AFW_CMD_CONFIG_SET,
 	AFW_CMD_STATS_GET,
 	AFW_CMD_QUEUE_SERVE,
+	AFW_CMD_OWNER_GET,
 	__AFW_CMD_MAX
 };
 
@@ -389,10 +401,36 @@ enum afw_flow_attr {
 	AFW_FLOW_A_STATE,	/* NLA_U32, AFW_FLOW_S_*, reply only */
 	AFW_FLOW_A_FLAGS,	/* NLA_U32, AFW_FLOW_F_* */
 	AFW_FLOW_A_QUEUE,	/* NLA_U16, an inspect flow's own queue */
+	AFW_FLOW_A_OWNER,	/* nest, AFW_OWNER_A_*, reply only: who started it */
 	__AFW_FLOW_A_MAX
 };
 
 #define AFW_FLOW_A_MAX (__AFW_FLOW_A_MAX - 1)
+
+/*
+ * The process that sent a flow's first packet (AFW_FLOW_A_OWNER), recorded
+ * as that packet left it, from its own context: only flows started by a
+ * local process's socket have one.
+ */
+enum afw_owner_attr {
+	AFW_OWNER_A_UNSPEC,
+	AFW_OWNER_A_PAD,
+	AFW_OWNER_A_UID,	/* NLA_U32, the socket's, in the netns's user ns */
+	AFW_OWNER_A_GID,	/* NLA_U32 */
+	AFW_OWNER_A_PID,	/* NLA_U32, its thread group, in the initial pid ns */
+	AFW_OWNER_A_COMM,	/* NLA_NUL_STRING, the task's name */
+	AFW_OWNER_A_EXE,	/* NLA_NUL_STRING, its program, absent for none */
+	AFW_OWNER_A_CGROUP,	/* NLA_U64, the socket's cgroup v2 id; absent: none */
+	AFW_OWNER_A_AGE,	/* NLA_U32, seconds since it was recorded */
+	/*
+	 * NLA_NUL_STRING, OWNER_GET only: the cgroup's path in the asker's
+	 * cgroup namespace, while the cgroup exists
+	 */
+	AFW_OWNER_A_CGROUP_PATH,
+	__AFW_OWNER_A_MAX
+};
+
+#define AFW_OWNER_A_MAX (__AFW_OWNER_A_MAX - 1)
 
 /* Who installed a flow. */
 enum afw_flow_origin {
@@ -472,6 +510,9 @@ enum afw_stats_attr {
 	AFW_STATS_A_FLOWS_RULE,		/* NLA_U64 */
 	AFW_STATS_A_UNSERVED_DROP,	/* NLA_U64 */
 	AFW_STATS_A_UNSERVED_PASS,	/* NLA_U64 */
+	AFW_STATS_A_OWNERS,		/* NLA_U32 */
+	AFW_STATS_A_OWNERS_NOTED,	/* NLA_U64 */
+	AFW_STATS_A_OWNERS_LOST,	/* NLA_U64 */
 	__AFW_STATS_A_MAX
 };
 

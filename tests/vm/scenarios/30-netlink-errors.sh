@@ -46,7 +46,7 @@ probe_is "a flow without a verdict" flow-no-verdict '^error 22 afw: a flow needs
 probe_is "RULE_NEW carrying a flow: each command takes its own attributes" \
 	rule-new-with-flow '^error 22 Unsupported attribute'
 probe_is "FLOW_DEL carrying a verdict says it takes the key only" \
-	flow-del-with-verdict "^error 22 deleting takes the flow's key only"
+	flow-del-with-verdict "^error 22 this request takes the flow's key only"
 probe_is "a queue range past 65535" config-queue-overflow '^error 22 afw: queue range goes past queue 65535'
 # AFW_RULE_A_MATCH, the form a load sends: each malformed struct refused
 # with its reason, as the attributes it stands for would be.

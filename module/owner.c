@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Flow owners: which process started a flow, recorded in the kernel at the
+ * flow's birth.
+ *
+ * Tools that find a connection's process later, by scanning /proc or from
+ * a probe, race the process: one that connects and exits at once is gone
+ * before they look. Here the record is made as the flow's first packet
+ * leaves through LOCAL_OUT while its sender is still running it (a connect()
+ * or sendmsg() in the sender's own context), and lives with the flow.
+ *
+ * Only a packet sent in task context, from a socket a process holds open,
+ * names a process: a retransmission from a timer, a reply built in softirq
+ * or a kernel socket's packet has no sender to name, and records nothing.
+ * A socket passed to another process names whoever sent the flow's first
+ * packet.
+ *
+ * Owners are kept in their own table, not in the flows: a flow that afwd is
+ * still deciding has no entry yet, and a flow's entry stays at two cache
+ * lines. The collector drops an owner once no flow of its key is left and
+ * it is older than the time afwd has to decide one.
+ *
+ * Programs' paths are shared between owners, one copy per executable file
+ * (device, inode, generation): d_path() runs once per program, not once per
+ * flow. Two hard links to one file share the path the first flow saw.
+ */
+
+#include <linux/cgroup.h>
+#include <linux/dcache.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/limits.h>
+#include <linux/mm_types.h>
+#include <linux/netfilter.h>
+#include <linux/rhashtable.h>
+#include <linux/sched/mm.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/version.h>
+#include <net/sock.h>
+
+#include "netns.h"
+#include "owner.h"
+
+/* How long an owner waits for its flow: afwd's time to decide a new flow. */
+#define AFW_OWNER_GRACE (30 * HZ)
+#define AFW_OWNER_GC_BUDGET 2048
+#define AFW_OWNER_GC_IDLE (5 * HZ)
+
+/* An executable file, as it was found. */
+struct afw_exe_key {
+	u64 ino;
+	u32 dev;
+	u32 generation;
+};
+
+/* One program's path, shared by its owners. */
+struct afw_exe {
+	struct rhash_head node;
+	struct afw_exe_key key;
+	refcount_t ref;
+	bool hashed;			/* in afw_exes; else this owner's alone */
+	struct rcu_head rcu;
+	char path[];
+};
+
+static const struct rhashtable_params afw_exe_params = {
+	.head_offset = offsetof(struct afw_exe, node),
+	.key_offset = offsetof(struct afw_exe, key),
+	.key_len = sizeof(struct afw_exe_key),
+	.automatic_shrinking = true,
+};
+
+/* Programs are files of the host, not of a namespace: one table for all. */
+static struct rhashtable afw_exes;
+static hsiphash_key_t afw_owner_secret __read_mostly;
+
+static u32 afw_owner_hashfn(const void *data, u32 len, u32 seed)
+{
+	return afw_flow_key_hash(data, seed, &afw_owner_secret);
+}
+
+static const struct rhashtable_params afw_owner_params = {
+	.head_offset = offsetof(struct afw_owner, node),
+	.key_offset = offsetof(struct afw_owner, key),
+	.key_len = sizeof(struct afw_flow_key),
+	.hashfn = afw_owner_hashfn,
+	.automatic_shrinking = true,
+};
+
+static void afw_exe_put(struct afw_exe *e)
+{
+	if (!e || !refcount_dec_and_test(&e->ref))
+		return;
+	if (e->hashed)
+		rhashtable_remove_fast(&afw_exes, &e->node, afw_exe_params);
+	kfree_rcu(e, rcu);
+}
+
+/*
+ * The running task's executable file, with a reference. Its mm is its own
+ * and stays while it runs; the file may be swapped by another thread
+ * (prctl(PR_SET_MM_EXE_FILE)), hence the RCU-safe get.
+ */
+static struct file *afw_exe_file(void)
+{
+	struct mm_struct *mm = current->mm;
+	struct file *f;
+
+	if (!mm || (current->flags & PF_KTHREAD))
+		return NULL;
+	rcu_read_lock();
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	f = get_file_rcu(&mm->exe_file);
+#else
+	f = rcu_dereference(mm->exe_file);
+	if (f && !get_file_rcu(f))
+		f = NULL;
+#endif
+	rcu_read_unlock();
+	return f;
+}
+
+/* A new path for @key; never sleeps. */
+static struct afw_exe *afw_exe_new(const struct afw_exe_key *key, struct file *f)
+{
+	struct afw_exe *e = NULL;
+	char *buf, *path;
+	size_t len;
+
+	buf = kmalloc(PATH_MAX, GFP_ATOMIC | __GFP_NOWARN);
+	if (!buf)
+		return NULL;
+	/* d_path() takes no sleeping lock: it walks under RCU and seqlocks. */
+	path = d_path(&f->f_path, buf, PATH_MAX);
+	if (IS_ERR(path))
+		goto out;
+	len = strlen(path);
+	e = kmalloc(struct_size(e, path, len + 1), GFP_ATOMIC | __GFP_NOWARN);
+	if (!e)
+		goto out;
+	e->key = *key;
+	refcount_set(&e->ref, 1);
+	memcpy(e->path, path, len + 1);
+out:
+	kfree(buf);
+	return e;
+}
+
+/* The running task's program, with a reference; NULL when it has none. */
+static struct afw_exe *afw_exe_get(void)
+{
+	struct afw_exe_key key = {};
+	struct afw_exe *e, *old;
+	struct inode *inode;
+	struct file *f;
+
+	f = afw_exe_file();
+	if (!f)
+		return NULL;
+	inode = file_inode(f);
+	key.ino = inode->i_ino;
+	key.dev = inode->i_sb->s_dev;
+	key.generation = inode->i_generation;
+
+	rcu_read_lock();
+	e = rhashtable_lookup(&afw_exes, &key, afw_exe_params);
+	if (e && !refcount_inc_not_zero(&e->ref))
+		e = NULL;
+	rcu_read_unlock();
+	if (e)
+		goto out;
+
+	e = afw_exe_new(&key, f);
+	if (!e)
+		goto out;
+	e->hashed = true;
+	old = rhashtable_lookup_get_insert_fast(&afw_exes, &e->node, afw_exe_params);
+	if (!old)
+		goto out;
+	/*
+	 * Another owner's insert won, or a dying entry still holds the key:
+	 * take the winner if it lives, else keep this copy for this owner.
+	 */
+	e->hashed = false;
+	if (!IS_ERR(old) && refcount_inc_not_zero(&old->ref)) {
+		kfree(e);
+		e = old;
+	}
+out:
+	fput(f);
+	return e;
+}
+
+static void afw_owner_free(struct afw_owner *o)
+{
+	afw_exe_put(o->exe);
+	kfree_rcu(o, rcu);
+}
+
+const struct afw_owner *afw_owner_lookup(struct afw_owners *ow, const struct afw_flow_key *k)
+{
+	if (!atomic_read(&ow->count))
+		return NULL;
+	return rhashtable_lookup(&ow->ht, k, afw_owner_params);
+}
+
+const char *afw_owner_exe(const struct afw_owner *o)
+{
+	return o->exe ? o->exe->path : NULL;
+}
+
+/* The socket @skb left by, when a process holds it open; else NULL. */
+static struct sock *afw_owner_sock(const struct sk_buff *skb,
+				   const struct nf_hook_state *state, kuid_t *uid, kgid_t *gid)
+{
+	struct sock *sk = skb->sk;
+	const struct file *filp;
+	bool open;
+
+	if (!sk || !sk_fullsock(sk) || !net_eq(sock_net(sk), state->net))
+		return NULL;
+	/* The file goes when the socket is orphaned, under this lock. */
+	read_lock_bh(&sk->sk_callback_lock);
+	filp = sk->sk_socket ? sk->sk_socket->file : NULL;
+	open = filp;
+	if (open) {
+		*uid = filp->f_cred->fsuid;
+		*gid = filp->f_cred->fsgid;
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+	return open ? sk : NULL;
+}
+
+static u64 afw_owner_cgroup(struct sock *sk)
+{
+#ifdef CONFIG_SOCK_CGROUP_DATA
+	return cgroup_id(sock_cgroup_ptr(&sk->sk_cgrp_data));
+#else
+	return 0;
+#endif
+}
+
+/* The record would say what @o says already. */
+static bool afw_owner_same(const struct afw_owner *o, const struct afw_owner *n)
+{
+	return o->tgid == n->tgid && uid_eq(o->uid, n->uid) && gid_eq(o->gid, n->gid) &&
+	       o->cgroup == n->cgroup;
+}
+
+static void afw_owner_gc_kick(struct afw_owners *ow)
+{
+	if (!delayed_work_pending(&ow->gc))
+		queue_delayed_work(system_power_efficient_wq, &ow->gc, AFW_OWNER_GC_IDLE);
+}
+
+void afw_owner_note(struct afw_net *an, const struct afw_flow_key *k, const struct sk_buff *skb,
+		    const struct nf_hook_state *state)
+{
+	struct afw_owners *ow = &an->owners;
+	struct afw_owner cur, *n, *o;
+	struct sock *sk;
+	u32 max;
+
+	/* Softirq, timers and interrupts run on behalf of nobody in particular. */
+	if (state->hook != NF_INET_LOCAL_OUT || !in_task())
+		return;
+	sk = afw_owner_sock(skb, state, &cur.uid, &cur.gid);
+	if (!sk)
+		return;
+	cur.tgid = task_tgid_nr(current);
+	cur.cgroup = afw_owner_cgroup(sk);
+
+	/* Netfilter runs hooks under rcu_read_lock(). */
+	o = rhashtable_lookup(&ow->ht, k, afw_owner_params);
+	if (o && afw_owner_same(o, &cur))
+		return;
+	max = rcu_dereference(an->cfg)->max_flows;
+	if (!o && atomic_read(&ow->count) >= max)
+		goto lost;
+	n = kmalloc(sizeof(*n), GFP_ATOMIC | __GFP_NOWARN);
+	if (!n)
+		goto lost;
+	*n = cur;
+	n->key = *k;
+	n->born = jiffies;
+	__get_task_comm(n->comm, sizeof(n->comm), current);
+	/* Set before the owner is published: readers never see it change. */
+	n->exe = afw_exe_get();
+
+	/* Started again by another process: the new one owns it. */
+	if (o && !rhashtable_replace_fast(&ow->ht, &o->node, &n->node, afw_owner_params)) {
+		afw_owner_free(o);
+	} else {
+		/* (Or the collector took the old one meanwhile.) */
+		o = rhashtable_lookup_get_insert_fast(&ow->ht, &n->node, afw_owner_params);
+		/* A packet of the same flow on another CPU was first: it stays. */
+		if (o)
+			goto lost_free;
+		atomic_inc(&ow->count);
+	}
+	atomic64_inc(&ow->noted);
+	afw_owner_gc_kick(ow);
+	return;
+
+lost_free:
+	afw_exe_put(n->exe);
+	kfree(n);
+lost:
+	atomic64_inc(&ow->lost);
+}
+
+/* Only while afwd may still be deciding it, or while its flow lives. */
+static bool afw_owner_stale(struct afw_net *an, const struct afw_owner *o)
+{
+	return time_after(jiffies, o->born + AFW_OWNER_GRACE) &&
+	       !afw_flow_lookup(&an->flows, &o->key);
+}
+
+static void afw_owners_gc(struct work_struct *work)
+{
+	struct afw_owners *ow = container_of(to_delayed_work(work), struct afw_owners, gc);
+	struct afw_net *an = container_of(ow, struct afw_net, owners);
+	unsigned int scanned = 0;
+	struct afw_owner *o;
+	bool done = false;
+
+	if (!ow->gc_walking) {
+		rhashtable_walk_enter(&ow->ht, &ow->gc_iter);
+		ow->gc_walking = true;
+	}
+	/* As the flows' collector resumes, and for the same reason. */
+	if (rhashtable_walk_start_check(&ow->gc_iter) == -EAGAIN)
+		ow->gc_iter.p = NULL;
+	while (scanned < AFW_OWNER_GC_BUDGET) {
+		o = rhashtable_walk_next(&ow->gc_iter);
+		if (!o) {
+			done = true;
+			break;
+		}
+		if (IS_ERR(o))
+			continue;
+		scanned++;
+		if (!afw_owner_stale(an, o))
+			continue;
+		if (!rhashtable_remove_fast(&ow->ht, &o->node, afw_owner_params)) {
+			atomic_dec(&ow->count);
+			afw_owner_free(o);
+		}
+	}
+	rhashtable_walk_stop(&ow->gc_iter);
+	if (done) {
+		rhashtable_walk_exit(&ow->gc_iter);
+		ow->gc_walking = false;
+	}
+	if (!atomic_read(&ow->count) && done)
+		return;
+	queue_delayed_work(system_power_efficient_wq, &ow->gc,
+			   done ? AFW_OWNER_GC_IDLE : 1);
+}
+
+int afw_owners_init(struct afw_net *an)
+{
+	struct afw_owners *ow = &an->owners;
+	int ret;
+
+	INIT_DELAYED_WORK(&ow->gc, afw_owners_gc);
+	ret = rhashtable_init(&ow->ht, &afw_owner_params);
+	if (ret)
+		return ret;
+	ow->ready = true;
+	return 0;
+}
+
+static void afw_owner_free_now(void *ptr, void *arg)
+{
+	afw_owner_free(ptr);
+}
+
+/* The hooks and requests are gone; only the collector may still run. */
+void afw_owners_exit(struct afw_net *an)
+{
+	struct afw_owners *ow = &an->owners;
+
+	if (!ow->ready)
+		return;
+	cancel_delayed_work_sync(&ow->gc);
+	if (ow->gc_walking)
+		rhashtable_walk_exit(&ow->gc_iter);
+	rhashtable_free_and_destroy(&ow->ht, afw_owner_free_now, NULL);
+}
+
+int afw_owner_module_init(void)
+{
+	get_random_bytes(&afw_owner_secret, sizeof(afw_owner_secret));
+	return rhashtable_init(&afw_exes, &afw_exe_params);
+}
+
+void afw_owner_module_exit(void)
+{
+	/* Every owner is gone; their paths go after the last grace period. */
+	rcu_barrier();
+	WARN_ON(atomic_read(&afw_exes.nelems));
+	rhashtable_destroy(&afw_exes);
+}

@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Flow owners: the process that started a flow is recorded by the kernel as
+# the flow's first packet leaves, so that a process gone before anyone looks
+# is still named: its pid, uid, program and cgroup, for 50 processes at once
+# from three users, two programs and two cgroups; a flow still waiting for
+# afwd has its owner too; forwarded flows have none; the records are bounded
+# by max_flows and go once their flows are gone.
+. "$AFW_SRC/tests/vm/lib.sh"
+
+check "insmod afw.ko" afw_load
+on_exit afw_unload
+topo_routed || not_ok "routed topology comes up" "ping across the router failed"
+echo=$AFW_SRC/tests/tools/tcpecho.py
+nsx $NS_S python3 $echo server $S4 5201 &
+on_exit "kill $!"
+wait_listen $NS_S tcp :5201
+
+cg=/sys/fs/cgroup
+if ! [ -e $cg/cgroup.procs ]; then
+	check "cgroup2 is mounted" mount -t cgroup2 none $cg
+	on_exit "umount $cg"
+fi
+mkdir -p $cg/afw-a $cg/afw-b
+on_exit "rmdir $cg/afw-a $cg/afw-b"
+# Two programs: copies of bash, which connects with /dev/tcp.
+bin=$(mktemp -d /tmp/afw-owners.XXXXXX)
+chmod 755 "$bin"
+cp /usr/bin/bash "$bin/prog-a"
+cp /usr/bin/bash "$bin/prog-b"
+on_exit "rm -rf $bin"
+
+c() { "$AFWCTL" -n $NS_C "$@"; }
+check "an accept rule for the client's connections out" \
+	c rule add dir out proto tcp dport 5201 accept
+check "unknown drop, so the rule installs flows" c config set unknown drop
+
+# One process, started by a shell that exits at once: the flow's owner is
+# the program that connected, though it is gone before the listing.
+ip netns exec $NS_C sh -c "$bin/prog-a -c 'exec 3<>/dev/tcp/$S4/5201; echo x >&3; read -t 5 r <&3' & echo \$! > $bin/one.pid; exit"
+one=$(cat $bin/one.pid)
+wait_until 20 sh -c "! kill -0 $one 2>/dev/null"
+check_fails "the connecting process has exited" kill -0 "$one"
+got=$(c -j flow list | jq -r --arg pid "$one" '.[] | select(.owner.pid == ($pid | tonumber)) |
+	"\(.dport) \(.owner.uid) \(.owner.exe) \(.owner.comm)"')
+check_eq "its flow names it: port, uid, program, task name" "5201 0 $bin/prog-a prog-a" "$got"
+row=$(c flow list | awk -v pid="$one" '$(NF-2) == pid')
+check_grep "flow list shows uid, pid and program in its last columns" \
+	" 0 $one $bin/prog-a /" "$row"
+
+# 50 at once: users 0, 1001, 1002; programs a and b; cgroups afw-a, afw-b.
+# Each child moves itself into its cgroup, then becomes its program, which
+# sends one datagram and exits: the pid $! names is the pid that sends.
+# UDP, whose flows outlive their senders by the UDP timeout: a TCP flow
+# goes 10 s after its FIN, sooner than 50 starts take on the debug kernel.
+# nsenter, not ip netns exec, which mounts a /sys of its own, without the
+# cgroups. A port each: a UDP socket that came to reuse an earlier one's
+# port would find its flow, and that flow's owner.
+c flow flush
+c rule add dir out proto udp dport 5300-5349 accept
+c config set udp_timeout 900
+nsenter --net=/run/netns/$NS_C bash -c '
+	bin=$1 cg=$2 s4=$3
+	for i in $(seq 0 49); do
+		case $((i % 3)) in 0) uid=0 ;; 1) uid=1001 ;; 2) uid=1002 ;; esac
+		prog=$bin/prog-$([ $((i % 2)) = 0 ] && echo a || echo b)
+		grp=afw-$([ $((i % 5)) -lt 2 ] && echo a || echo b)
+		(
+			echo $BASHPID > $cg/$grp/cgroup.procs
+			exec setpriv --reuid=$uid --regid=$uid --clear-groups $prog -c \
+				"echo x > /dev/udp/$s4/$((5300 + i))"
+		) &
+		echo "$! $uid $prog /$grp"
+	done > $bin/want
+	wait' - "$bin" $cg $S4 2>/dev/null
+check_eq "50 processes started" 50 "$(wc -l < $bin/want)"
+have=$(c -j flow list | jq -r '.[] | select(.dport >= 5300 and .dport < 5350 and .owner != null) |
+	"\(.owner.pid) \(.owner.uid) \(.owner.exe) \(.owner.cgroup)"' | sort)
+check_eq "50 flows have owners" 50 "$(printf '%s\n' "$have" | grep -c .)"
+wrong=$(diff <(sort $bin/want) <(printf '%s\n' "$have"))
+check_eq "each is attributed to its own pid, user, program and cgroup" "" "$wrong"
+check_eq "three users among them" 3 "$(printf '%s\n' "$have" | cut -d' ' -f2 | sort -u | wc -l)"
+check_eq "two cgroups among them" 2 "$(printf '%s\n' "$have" | cut -d' ' -f4 | sort -u | wc -l)"
+
+# A flow afwd has yet to decide: queued to nobody, failing closed; its
+# owner is there before its flow is.
+check "unknown queue, failing closed, no afwd" c config set unknown queue fail closed
+check_fails "the connection cannot be made" \
+	nsx $NS_C timeout 20 python3 $echo client $S4 5202 42000 0
+out=$(c flow owner proto tcp from $C4 to $S4 sport 42000 dport 5202)
+check_grep "flow owner names the waiting flow's program" \
+	"^uid 0 gid 0 pid [0-9]+ comm python3 exe /usr/bin/python3[.0-9]* cgroup / age [0-9]+$" "$out"
+out=$(c -j flow owner proto tcp from $S4 to $C4 sport 5202 dport 42000)
+check_eq "asked from the other side, the same owner" "python3 0" \
+	"$(jq -r '"\(.comm) \(.uid)"' <<< "$out")"
+out=$(c flow owner proto tcp from $C4 to $S4 sport 42001 dport 5202 2>&1)
+check_grep "a flow nobody started says so" "no owner recorded for this flow" "$out"
+out=$("$AFWCTL" -n $NS_C flow owner proto tcp from $C4 to $S4 2>&1)
+check_grep "a key without ports is refused" "needs sport and dport" "$out"
+
+# Forwarded flows were started elsewhere: no owner.
+"$AFWCTL" -n $NS_R rule add dir forward proto tcp dport 5201 accept
+"$AFWCTL" -n $NS_R config set unknown drop
+c config set unknown drop
+check "a connection through the router" nsx $NS_C timeout 20 python3 $echo client $S4 5201 42010 0
+check_eq "the router's flow has no owner; the client's has" "1 null 1 0" \
+	"$("$AFWCTL" -n $NS_R -j flow list | jq -r '[.[] | select(.sport == 42010)] |
+		"\(length) \(.[0].owner)"') $(c -j flow list | jq -r '[.[] |
+		select(.sport == 42010)] | "\(length) \(.[0].owner.uid)"')"
+
+# Gone 30 s after their flows; then bounded by max_flows. Replies pass by
+# a rule of their own, so that connections go on when the flows are full.
+c flow flush
+"$AFWCTL" -n $NS_R flow flush
+owners_gone() { [ "$(c -j stats | jq .owners.recorded)" = 0 ]; }
+check "with their flows gone, the owners go within a minute" wait_until 90 owners_gone
+c rule add dir in proto tcp sport 5201 accept
+c config set max_flows 20
+ip netns exec $NS_C bash -c 'for i in $(seq 40); do exec 3<>/dev/tcp/$1/5201 && echo x >&3 && exec 3>&-; done' - $S4 2>/dev/null
+st=$(c -j stats)
+check_eq "40 connections, max_flows 20: 20 owners kept ($(jq -c .owners <<< "$st"))" 20 \
+	"$(jq .owners.recorded <<< "$st")"
+check_ge "the others are counted as lost" 20 "$(jq .owners.lost <<< "$st")"
