@@ -1548,6 +1548,155 @@ static void test_resolvers(int *failed)
 	unlink(b);
 }
 
+struct owner_src {
+	const struct afw_owner_info *info;	/* NULL: the flow has no owner */
+	unsigned int asked;
+};
+
+static int owner_fetch(void *ctx, const struct afw_facts *f, struct afw_owner_info *out)
+{
+	struct owner_src *src = ctx;
+
+	(void)f;
+	src->asked++;
+	if (!src->info)
+		return -1;
+	*out = *src->info;
+	return 0;
+}
+
+/* Rules on the process that started a flow: exe, comm, user, group, cgroup, unit. */
+static void test_owner(int *failed)
+{
+	const char *text =
+		"default deny\n"
+		"prio 1 exe /usr/bin/curl host *.debian.org allow\n"
+		"prio 2 exe /usr/bin/curl reject\n"
+		"prio 3 exe /opt/*/bin/* comm worker-? allow\n"
+		"prio 4 unit backup.service to 10.0.0.0/8 allow\n"
+		"prio 5 cgroup /machine.slice/ inspect\n"
+		"prio 6 user 1000 group 0,100 allow\n";
+	struct afw_owner_info curl = { .uid = 1000, .gid = 1000, .pid = 42, .comm = "curl",
+				       .exe = "/usr/bin/curl", .cgroup = "/user.slice/x.scope" };
+	struct afw_owner_info tool = curl, backup = curl, vm = curl, user = curl;
+	struct owner_src src = { NULL, 0 };
+	struct afw_owner_slot slot = { 0 };
+	struct afw_policy_error err;
+	struct afw_policy_match m;
+	struct afw_facts f = tls_flow("deb.debian.org");
+	struct afw_policy *p, *q;
+	char out[1024];
+
+	snprintf(tool.exe, sizeof(tool.exe), "/opt/acme/bin/run");
+	snprintf(tool.comm, sizeof(tool.comm), "worker-7");
+	snprintf(backup.exe, sizeof(backup.exe), "/usr/bin/rsync");
+	snprintf(backup.cgroup, sizeof(backup.cgroup), "/system.slice/backup.service/sub");
+	snprintf(vm.exe, sizeof(vm.exe), "/usr/bin/qemu");
+	snprintf(vm.cgroup, sizeof(vm.cgroup), "/machine.slice/vm1.scope");
+	snprintf(user.exe, sizeof(user.exe), "/usr/bin/wget");
+	user.gid = 100;
+	slot.fetch = owner_fetch;
+	slot.ctx = &src;
+	p = parse(text, &err);
+	CHECK(*failed, "exe, comm, unit, cgroup, user and group load", p != NULL);
+	if (!p) {
+		printf("# %s\n", err.msg);
+		return;
+	}
+#define DECIDE(who) (src.info = (who), slot.state = 0, f.owner = &slot, \
+		      afw_policy_match(p, &f, &m))
+	f.dir = AFW_FDIR_OUT;
+	CHECK(*failed, "curl to a debian.org host: allowed, the owner asked once",
+	      DECIDE(&curl) == AFW_DECIDE_ALLOW && m.line == 2 && src.asked == 1);
+	f.host = (struct afw_text){ "example.com", 11 };
+	CHECK(*failed, "curl elsewhere: rejected by its exe rule",
+	      DECIDE(&curl) == AFW_DECIDE_REJECT && m.line == 3);
+	CHECK(*failed, "a glob of programs and of task names",
+	      DECIDE(&tool) == AFW_DECIDE_ALLOW && m.line == 4);
+	snprintf(tool.comm, sizeof(tool.comm), "worker-17");
+	CHECK(*failed, "a task name the glob does not take", DECIDE(&tool) == AFW_DECIDE_DENY);
+	CHECK(*failed, "a unit's own cgroups, in its network",
+	      (inet_pton(AF_INET, "10.1.2.3", f.daddr), DECIDE(&backup)) == AFW_DECIDE_ALLOW &&
+	      m.line == 5);
+	snprintf(backup.cgroup, sizeof(backup.cgroup), "/system.slice/backup.service.d");
+	CHECK(*failed, "not a unit whose name only begins the same",
+	      DECIDE(&backup) == AFW_DECIDE_DENY);
+	CHECK(*failed, "a cgroup and the cgroups below it (a trailing / is dropped)",
+	      DECIDE(&vm) == AFW_DECIDE_INSPECT && m.line == 6);
+	snprintf(vm.cgroup, sizeof(vm.cgroup), "/machine.slicer");
+	CHECK(*failed, "not a cgroup whose name only begins the same",
+	      DECIDE(&vm) == AFW_DECIDE_DENY);
+	CHECK(*failed, "user is uid, from the packet; group from the owner",
+	      (f.has_uid = true, f.uid = 1000, DECIDE(&user)) == AFW_DECIDE_ALLOW && m.line == 7);
+	user.gid = 5;
+	CHECK(*failed, "another group", DECIDE(&user) == AFW_DECIDE_DENY);
+	src.asked = 0;
+	CHECK(*failed, "a flow without an owner matches no owner rule",
+	      DECIDE(NULL) == AFW_DECIDE_DENY && src.asked == 1);
+	f.owner = NULL;
+	CHECK(*failed, "nor one decided where owners are not known (a capture)",
+	      afw_policy_match(p, &f, &m) == AFW_DECIDE_DENY);
+	src.info = &curl;
+	slot.state = 0;
+	f.owner = &slot;
+	f.host = (struct afw_text){ 0 };
+	CHECK(*failed, "not settled at the first packet where a rule of its program reads",
+	      afw_policy_settled(p, &f, AFW_POLICY_SETTLE_RULES, &m) == false);
+	CHECK(*failed, "printed with its owner tests",
+	      printed(p, out, sizeof(out)) &&
+	      strstr(out, "prio 2 exe /usr/bin/curl reject\n") &&
+	      strstr(out, " exe /opt/*/bin/* comm worker-? allow\n") &&
+	      strstr(out, " unit backup.service allow\n") &&
+	      strstr(out, " cgroup /machine.slice inspect\n") &&
+	      strstr(out, " uid 1000 group 0,100 allow\n"));
+	q = printed(p, out, sizeof(out)) ? parse(out, &err) : NULL;
+	CHECK(*failed, "and the printed policy loads", q != NULL);
+	afw_policy_free(q);
+	afw_policy_free(p);
+#undef DECIDE
+
+	p = parse("default deny\nprio 1 exe /usr/bin/curl dport 443 allow\n", &err);
+	CHECK(*failed, "a program's port rule loads", p != NULL);
+	if (p) {
+		src.info = &curl;
+		slot.state = 0;
+		CHECK(*failed, "and settles its flow at the first packet, unread",
+		      afw_policy_settled(p, &f, AFW_POLICY_SETTLE_RULES, &m) && m.line == 2 &&
+		      m.verdict == AFW_DECIDE_ALLOW);
+		src.info = &tool;
+		slot.state = 0;
+		CHECK(*failed, "another program's by the default deny",
+		      afw_policy_settled(p, &f, AFW_POLICY_SETTLE_RULES, &m) && m.is_default);
+		afw_policy_free(p);
+	}
+	p = parse("default allow\nprio 1 exe /usr/bin/curl deny\nprio 2 exe /usr/bin/curl "
+		  "comm curl reject\nprio 3 unit a.service allow\nprio 4 unit a.service,"
+		  "b.service deny\n", &err);
+	CHECK(*failed, "a narrower rule after a wider one on the same program loads",
+	      p != NULL);
+	if (p) {
+		struct shadowed sh = { 0 };
+
+		afw_policy_unreachable(p, 1000, note_shadowed, &sh);
+		CHECK(*failed, "and --check says it never decides; a unit list that adds one does",
+		      sh.n == 1 && sh.line[3]);
+		afw_policy_free(p);
+	}
+	CHECK(*failed, "exe must be a path", fails("default deny\nexe curl allow\n", 2, 5,
+						  "curl", "absolute path"));
+	CHECK(*failed, "comm is 15 bytes at most",
+	      fails("default deny\ncomm a-very-long-name allow\n", 2, 6, "a-very-long-name",
+		    "at most 15 bytes"));
+	CHECK(*failed, "a cgroup is a path", fails("default deny\ncgroup system.slice allow\n",
+						   2, 8, "system.slice", "cgroup2 root"));
+	CHECK(*failed, "a unit has no /", fails("default deny\nunit system.slice/a allow\n", 2,
+						6, "system.slice/a", "unit's name"));
+	CHECK(*failed, "user and uid are one keyword",
+	      fails("default deny\nuid 1 user 2 allow\n", 2, 7, "user", "given twice"));
+	CHECK(*failed, "an unknown group", fails("default deny\ngroup no-such-group-here allow\n",
+						 2, 7, "no-such-group-here", "no such group"));
+}
+
 /*
  * Every example policy in the docs (a fenced block of docs/policy.md, a
  * .nf block of afwd-policy(5), that has a default line) loads, and refuses
@@ -1728,6 +1877,7 @@ int main(void)
 	test_dist(&failed);
 	test_dist_baseline(&failed);
 	test_resolvers(&failed);
+	test_owner(&failed);
 	test_doc_examples(&failed, "docs/policy.md", "```", "```");
 	test_doc_examples(&failed, "docs/afwd-policy.5", ".nf", ".fi");
 	return failed;

@@ -97,6 +97,10 @@ struct afw_worker {
 	int wake_fd;			/* eventfd: stop, or a new policy */
 	struct afw_queue *q;
 	struct afw_kern *kern;		/* the module's socket; NULL with --module off */
+	/* Asks the module who started a flow (OWNER_GET); NULL with --module off. */
+	struct afw_nl *owner_nl;
+	uint64_t owners_asked, owners_found;
+	bool owner_warned;		/* a failed question was said, once */
 	struct afw_ct *ct;		/* with marks: conntrack, for reloads */
 	struct afw_ledger *ledger;	/* the flows it handed on */
 	uint64_t ledger_gen;		/* the policy generation the ledger was judged by */

@@ -54,6 +54,8 @@ struct afw_ledger {
 	uint64_t next_due;
 	bool lost;
 	struct afw_ledger_stats stats;
+	/* Who started a flow, asked again when a reload's rules test it. */
+	struct afw_owner_slot owner;
 };
 
 struct afw_ledger *afw_ledger_new(const struct afw_ledger_opts *o)
@@ -178,10 +180,12 @@ static void afw_ledger_touch(struct afw_ledger *l, struct afw_lrec *r)
 /*
  * The facts in bytes: l7, reason, ech, uid (flag and value), then the
  * host, the JA4 and the ALPN list (as on the wire: a length byte, then
- * the id, for each) as a length and its bytes. The address, port and
- * protocol are the flow's own and are not repeated.
+ * the id, for each) as a length and its bytes; then, if the decision asked
+ * who started the flow, its gid, pid, task name, program and cgroup. The
+ * address, port and protocol are the flow's own and are not repeated.
  */
-static size_t afw_lrec_pack(const struct afw_facts *f, uint8_t *out)
+static size_t afw_lrec_pack(const struct afw_facts *f, const struct afw_result *res,
+			    uint8_t *out)
 {
 	size_t n = 0, len;
 
@@ -200,8 +204,52 @@ static size_t afw_lrec_pack(const struct afw_facts *f, uint8_t *out)
 	len = f->alpn.len > 0xffff ? 0 : f->alpn.len;
 	AFW_PUT(&(uint16_t){ (uint16_t)len }, 2);
 	AFW_PUT(f->alpn.ptr, len);
+	AFW_PUT(&(uint8_t){ res->has_owner }, 1);
+	if (res->has_owner) {
+		AFW_PUT(&res->owner_gid, 4);
+		AFW_PUT(&res->owner_pid, 4);
+		AFW_PUT(res->owner_comm, sizeof(res->owner_comm));
+		len = strlen(res->owner_exe);
+		AFW_PUT(&(uint16_t){ (uint16_t)len }, 2);
+		AFW_PUT(res->owner_exe, len);
+		len = strlen(res->owner_cgroup);
+		AFW_PUT(&(uint16_t){ (uint16_t)len }, 2);
+		AFW_PUT(res->owner_cgroup, len);
+	}
 #undef AFW_PUT
 	return n;
+}
+
+/*
+ * The owner @r recorded, into @s as known; or, when its decision never
+ * asked, @s left to ask the module (its record lives as long as the flow).
+ */
+static void afw_lrec_owner(const struct afw_lrec *r, struct afw_owner_slot *s)
+{
+	const uint8_t *p = r->facts + 8;
+	uint16_t len;
+
+	s->state = 0;
+	memcpy(&len, p, 2);
+	p += 2 + len;
+	p += 1 + *p;
+	memcpy(&len, p, 2);
+	p += 2 + len;
+	if (!*p++)
+		return;
+	memset(&s->info, 0, sizeof(s->info));
+	s->info.uid = UINT32_MAX;
+	memcpy(&s->info.gid, p, 4);
+	memcpy(&s->info.pid, p + 4, 4);
+	memcpy(s->info.comm, p + 8, sizeof(s->info.comm));
+	s->info.comm[sizeof(s->info.comm) - 1] = '\0';
+	p += 8 + sizeof(s->info.comm);
+	memcpy(&len, p, 2);
+	memcpy(s->info.exe, p + 2, len);
+	p += 2 + len;
+	memcpy(&len, p, 2);
+	memcpy(s->info.cgroup, p + 2, len);
+	s->state = 1;
 }
 
 void afw_ledger_facts(const struct afw_lrec *r, struct afw_facts *f)
@@ -290,12 +338,12 @@ struct afw_lrec *afw_ledger_put(struct afw_ledger *l, const struct afw_result *r
 		l->stats.evicted++;
 		l->lost = true;
 	}
-	flen = afw_lrec_pack(&facts, NULL);
+	flen = afw_lrec_pack(&facts, res, NULL);
 	r = malloc(sizeof(*r) + flen);
 	if (!r)
 		return NULL;
 	memset(r, 0, sizeof(*r));
-	afw_lrec_pack(&facts, r->facts);
+	afw_lrec_pack(&facts, res, r->facts);
 	r->flen = (uint16_t)flen;
 	r->key = k;
 	r->hash = afw_pkt_key_hash(&k, l->seed);
@@ -604,6 +652,9 @@ unsigned int afw_ledger_rejudge(struct afw_ledger *l, const struct afw_policy *p
 			continue;
 		l->stats.rejudged++;
 		afw_ledger_facts(r, &facts);
+		afw_lrec_owner(r, &l->owner);
+		if (l->owner.fetch || l->owner.state)
+			facts.owner = &l->owner;
 		d = afw_ledger_judge(r, pol, &facts);
 		if (d == (enum afw_decision)r->decision)
 			continue;
@@ -614,6 +665,15 @@ unsigned int afw_ledger_rejudge(struct afw_ledger *l, const struct afw_policy *p
 		changed(r, old, data);
 	}
 	return n;
+}
+
+void afw_ledger_set_owner(struct afw_ledger *l,
+			  int (*fetch)(void *ctx, const struct afw_facts *f,
+				       struct afw_owner_info *out),
+			  void *ctx)
+{
+	l->owner.fetch = fetch;
+	l->owner.ctx = ctx;
 }
 
 void afw_ledger_each(struct afw_ledger *l, void (*fn)(struct afw_lrec *r, void *data), void *data)

@@ -159,6 +159,15 @@ uint64_t afw_ledger_next_due(const struct afw_ledger *l);
 uint64_t afw_ledger_backoff_ns(const struct afw_ledger_opts *o, unsigned int tries);
 
 /*
+ * Where afw_ledger_rejudge() asks who started a flow, for rules that test
+ * it (facts.h); unset, such rules never match.
+ */
+void afw_ledger_set_owner(struct afw_ledger *l,
+			  int (*fetch)(void *ctx, const struct afw_facts *f,
+				       struct afw_owner_info *out),
+			  void *ctx);
+
+/*
  * Judges every record by @pol again and calls @changed for each whose
  * decision changed (the record holds the new one; @old is the former).
  * Flows denied without the policy (a reader refused them) keep their

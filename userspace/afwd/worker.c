@@ -730,9 +730,58 @@ static void *afw_worker_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Who started the flow @f describes, from the module's record of its first
+ * packet: only flows this host started have one. A question to the kernel,
+ * asked only when a rule tests the owner, once per decision.
+ */
+static int afw_worker_owner(void *ctx, const struct afw_facts *f, struct afw_owner_info *out)
+{
+	struct afw_worker *w = ctx;
+	struct afw_flow_spec spec = { 0 };
+	struct afw_owner_buf *buf;
+	size_t alen = f->family == AF_INET6 ? 16 : 4;
+	int ret;
+
+	if (f->dir != AFW_FDIR_OUT || !w->owner_nl || !w->kern || !afw_kern_up(w->kern))
+		return -1;
+	buf = malloc(sizeof(*buf));
+	if (!buf)
+		return -1;
+	spec.family = f->family == AF_INET6 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4;
+	spec.proto = f->l4proto;
+	memcpy(spec.src, f->saddr, alen);
+	memcpy(spec.dst, f->daddr, alen);
+	spec.sport = f->sport;
+	spec.dport = f->dport;
+	w->owner_nl->family_id = w->kern->family_id;
+	w->owners_asked++;
+	ret = afw_flow_owner_get(w->owner_nl, &spec, buf);
+	/* None recorded is an answer; anything else is said, once. */
+	if (ret && ret != -ENOENT && !w->owner_warned) {
+		w->owner_warned = true;
+		fprintf(stderr, "afwd: warning: queue %u: asking the module who started a flow: "
+			"%s%s%s; rules on programs match no flow while this lasts\n", w->qnum,
+			strerror(-ret), *w->owner_nl->ext_msg ? ": " : "", w->owner_nl->ext_msg);
+	}
+	if (!ret) {
+		w->owners_found++;
+		out->uid = spec.owner.uid;
+		out->gid = spec.owner.gid;
+		out->pid = spec.owner.pid;
+		snprintf(out->comm, sizeof(out->comm), "%s", spec.owner.comm);
+		snprintf(out->exe, sizeof(out->exe), "%s", spec.owner.exe ? spec.owner.exe : "");
+		snprintf(out->cgroup, sizeof(out->cgroup), "%s",
+			 spec.owner.cgroup_path ? spec.owner.cgroup_path : "");
+	}
+	free(buf);
+	return ret ? -1 : 0;
+}
+
 int afw_worker_setup(struct afw_worker *w, char *err, size_t errlen)
 {
 	struct afw_daemon *d = w->d;
+	struct afw_engine_opts eopts;
 	struct afw_ledger_opts lopts;
 	int ret, head;
 
@@ -742,7 +791,12 @@ int afw_worker_setup(struct afw_worker *w, char *err, size_t errlen)
 		snprintf(err, errlen, "eventfd: %s", strerror(errno));
 		return -1;
 	}
-	w->engine = afw_engine_new(&d->cfg->engine);
+	eopts = d->cfg->engine;
+	if (d->kern) {
+		eopts.owner_fetch = afw_worker_owner;
+		eopts.owner_ctx = w;
+	}
+	w->engine = afw_engine_new(&eopts);
 	if (!w->engine) {
 		snprintf(err, errlen, "queue %u: out of memory", w->qnum);
 		return -1;
@@ -758,6 +812,8 @@ int afw_worker_setup(struct afw_worker *w, char *err, size_t errlen)
 		snprintf(err, errlen, "queue %u: out of memory", w->qnum);
 		return -1;
 	}
+	if (d->kern)
+		afw_ledger_set_owner(w->ledger, afw_worker_owner, w);
 	/*
 	 * The module's socket is opened now, as root, even if the module is
 	 * not loaded: one opened later would lack the credentials it needs.
@@ -773,6 +829,15 @@ int afw_worker_setup(struct afw_worker *w, char *err, size_t errlen)
 			snprintf(err, errlen, "queue %u: generic netlink: %s", w->qnum, strerror(-ret));
 			free(w->kern);
 			w->kern = NULL;
+			return -1;
+		}
+		/* Its own socket: the install socket's replies come unasked. */
+		w->owner_nl = malloc(sizeof(*w->owner_nl));
+		ret = w->owner_nl ? afw_nl_socket(w->owner_nl) : -ENOMEM;
+		if (ret < 0) {
+			snprintf(err, errlen, "queue %u: generic netlink: %s", w->qnum, strerror(-ret));
+			free(w->owner_nl);
+			w->owner_nl = NULL;
 			return -1;
 		}
 	}
@@ -840,6 +905,11 @@ void afw_worker_close(struct afw_worker *w)
 		afw_kern_close(w->kern);
 		free(w->kern);
 		w->kern = NULL;
+	}
+	if (w->owner_nl) {
+		afw_nl_close(w->owner_nl);
+		free(w->owner_nl);
+		w->owner_nl = NULL;
 	}
 	afw_ct_close(w->ct);
 	w->ct = NULL;

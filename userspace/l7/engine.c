@@ -177,6 +177,7 @@ struct afw_engine {
 	struct afw_quic_ctx *quic;
 	struct afw_ja4_ctx *ja4;
 	struct afw_engine_stats stats;
+	struct afw_owner_slot owner;		/* of the decision at hand */
 	uint64_t now;				/* of the packet or the timer at hand */
 	uint8_t *scratch;			/* a ClientHello over several records */
 	uint8_t *scratch2;			/* and a second one, to compare */
@@ -496,10 +497,22 @@ static void afw_flow_orient(struct afw_eflow *f, const struct afw_pkt *p, int si
 		f->client_seen = true;
 }
 
-static void afw_engine_describe(const struct afw_eflow *f, struct afw_result *res,
-				struct afw_facts *facts)
+/* The owner's question, not yet asked, for the decision at hand (facts.h). */
+static struct afw_owner_slot *afw_engine_owner(struct afw_engine *e)
+{
+	if (!e->o.owner_fetch)
+		return NULL;
+	e->owner.state = 0;
+	e->owner.fetch = e->o.owner_fetch;
+	e->owner.ctx = e->o.owner_ctx;
+	return &e->owner;
+}
+
+static void afw_engine_describe(struct afw_engine *e, const struct afw_eflow *f,
+				struct afw_result *res, struct afw_facts *facts)
 {
 	afw_describe(&f->key, f->client, f->has_uid, f->uid, res, facts);
+	facts->owner = afw_engine_owner(e);
 	facts->dir = res->dir = f->dir;
 	facts->iif = res->iif = f->iif;
 	facts->oif = res->oif = f->oif;
@@ -518,6 +531,37 @@ static enum afw_pass afw_decision_pass(enum afw_decision d)
 	}
 }
 
+/* @src into @dst of @size: a path too long for the log is cut, and says so. */
+static void afw_result_path(char *dst, size_t size, const char *src, size_t max)
+{
+	size_t len = strnlen(src, max);
+
+	if (len >= size) {
+		len = size - 4;
+		memcpy(dst + len, "...", 4);
+	} else {
+		dst[len] = '\0';
+	}
+	memcpy(dst, src, len);
+}
+
+/* The owner the policy asked about, for the log and for a reload's judging. */
+static void afw_result_owner(struct afw_result *res, const struct afw_facts *facts)
+{
+	const struct afw_owner_slot *s = facts->owner;
+
+	if (!s || s->state <= 0)
+		return;
+	res->has_owner = true;
+	res->owner_pid = s->info.pid;
+	res->owner_gid = s->info.gid;
+	snprintf(res->owner_comm, sizeof(res->owner_comm), "%s", s->info.comm);
+	afw_result_path(res->owner_exe, sizeof(res->owner_exe), s->info.exe,
+			sizeof(s->info.exe));
+	afw_result_path(res->owner_cgroup, sizeof(res->owner_cgroup), s->info.cgroup,
+			sizeof(s->info.cgroup));
+}
+
 /*
  * By the policy, from @facts; facts->reason says why afwd could not read
  * the flow, if it could not. @why prefixes the words.
@@ -532,6 +576,7 @@ static void afw_engine_judge(const struct afw_policy *pol, const struct afw_fact
 	res->decision = afw_policy_match(pol, facts, &m);
 	res->rule_line = m.line;
 	res->is_default = m.is_default;
+	afw_result_owner(res, facts);
 	if (m.unnamed)
 		snprintf(res->reason, sizeof(res->reason), "%s%sno rule names reason %s", why,
 			 *why ? ", " : "", afw_reason_name(facts->reason));
@@ -590,13 +635,13 @@ static void afw_engine_hello(struct afw_engine *e, const struct afw_tls_hello *h
 }
 
 /* One request head of an inspected flow, judged: true when it is to be stopped. */
-static bool afw_engine_follow_judge(const struct afw_policy *pol, struct afw_eflow *f,
+static bool afw_engine_follow_judge(struct afw_engine *e, const struct afw_policy *pol, struct afw_eflow *f,
 				    const struct afw_http_request *req, const char *why,
 				    struct afw_result *res)
 {
 	struct afw_facts facts;
 
-	afw_engine_describe(f, res, &facts);
+	afw_engine_describe(e, f, res, &facts);
 	facts.l7 = AFW_L7_HTTP;
 	if (req->has_host) {
 		facts.host = afw_text_of(&req->host);
@@ -622,7 +667,7 @@ static bool afw_engine_shadow_start(struct afw_eflow *f)
 }
 
 /* The bytes the follower took, read again as such a server reads them. */
-static bool afw_engine_shadow_feed(const struct afw_policy *pol, struct afw_eflow *f,
+static bool afw_engine_shadow_feed(struct afw_engine *e, const struct afw_policy *pol, struct afw_eflow *f,
 				   const uint8_t *data, size_t len, struct afw_result *res)
 {
 	struct afw_http_request req;
@@ -638,12 +683,12 @@ static bool afw_engine_shadow_feed(const struct afw_policy *pol, struct afw_eflo
 		if (st == AFW_HTTP_MORE || st == AFW_HTTP_NOT_HTTP)
 			return false;
 		if (st == AFW_HTTP_OK) {
-			if (afw_engine_follow_judge(pol, f, &req, "http, a body read as a request "
+			if (afw_engine_follow_judge(e, pol, f, &req, "http, a body read as a request "
 						    "by a server that does not read it", res))
 				return true;
 			continue;
 		}
-		afw_engine_describe(f, res, &facts);
+		afw_engine_describe(e, f, res, &facts);
 		snprintf(why, sizeof(why), "a body a server that does not read it would read as a "
 			 "malformed request: %s", req.reason);
 		afw_engine_giveup(pol, &facts, res, AFW_REASON_MALFORMED, AFW_L7_HTTP, why);
@@ -659,7 +704,7 @@ static bool afw_engine_shadow_feed(const struct afw_policy *pol, struct afw_eflo
  * (@res filled): its host is denied or rejected, or what follows a request
  * is not one (docs/afwd.md: "HTTP requests after the first").
  */
-static bool afw_engine_follow_feed(const struct afw_policy *pol, struct afw_eflow *f,
+static bool afw_engine_follow_feed(struct afw_engine *e, const struct afw_policy *pol, struct afw_eflow *f,
 				   const uint8_t *data, size_t len, struct afw_result *res)
 {
 	struct afw_http_request req;
@@ -670,14 +715,14 @@ static bool afw_engine_follow_feed(const struct afw_policy *pol, struct afw_eflo
 
 	while (f->following && len) {
 		st = afw_http_follow_feed(&f->follow, data, len, &used, &req);
-		if (afw_engine_shadow_feed(pol, f, data, used, res))
+		if (afw_engine_shadow_feed(e, pol, f, data, used, res))
 			return true;
 		data += used;
 		len -= used;
 		if (st == AFW_HTTP_MORE)
 			return false;
 		if (st == AFW_HTTP_OK) {
-			if (afw_engine_follow_judge(pol, f, &req, "http, a later request", res))
+			if (afw_engine_follow_judge(e, pol, f, &req, "http, a later request", res))
 				return true;
 			if (afw_http_follow_in_body(&f->follow) && !afw_engine_shadow_start(f)) {
 				res->decision = AFW_DECIDE_DENY;
@@ -687,7 +732,7 @@ static bool afw_engine_follow_feed(const struct afw_policy *pol, struct afw_eflo
 			}
 			continue;
 		}
-		afw_engine_describe(f, res, &facts);
+		afw_engine_describe(e, f, res, &facts);
 		/* After an Upgrade or a CONNECT, bytes that are not HTTP are the new protocol. */
 		if (st == AFW_HTTP_NOT_HTTP && f->follow.upgrade) {
 			f->following = false;
@@ -707,7 +752,7 @@ static bool afw_engine_follow_feed(const struct afw_policy *pol, struct afw_eflo
  * read at once; @res becomes the decision of a later request if one of
  * them is stopped.
  */
-static void afw_engine_follow_start(const struct afw_policy *pol, struct afw_eflow *f,
+static void afw_engine_follow_start(struct afw_engine *e, const struct afw_policy *pol, struct afw_eflow *f,
 				    const uint8_t *data, size_t len,
 				    const struct afw_http_request *req, struct afw_result *res)
 {
@@ -732,7 +777,7 @@ static void afw_engine_follow_start(const struct afw_policy *pol, struct afw_efl
 			 "inspect: out of memory to follow requests");
 		return;
 	}
-	if (afw_engine_follow_feed(pol, f, data + req->header_len, len - req->header_len,
+	if (afw_engine_follow_feed(e, pol, f, data + req->header_len, len - req->header_len,
 				   &later)) {
 		later.packets = res->packets;
 		*res = later;
@@ -747,7 +792,7 @@ static void afw_engine_follow_start(const struct afw_policy *pol, struct afw_efl
  * (the client sends them again once the hole is filled), so that every
  * byte the server reads has been read here first.
  */
-static enum afw_pass afw_engine_follow(const struct afw_policy *pol, struct afw_eflow *f,
+static enum afw_pass afw_engine_follow(struct afw_engine *e, const struct afw_policy *pol, struct afw_eflow *f,
 				       const struct afw_pkt *p, struct afw_result *res,
 				       bool *decided)
 {
@@ -762,7 +807,7 @@ static enum afw_pass afw_engine_follow(const struct afw_policy *pol, struct afw_
 	if (skip >= p->payload_len)
 		return f->pass;
 	f->follow_seq += (uint32_t)(p->payload_len - skip);
-	if (!afw_engine_follow_feed(pol, f, p->payload + skip, p->payload_len - skip, res))
+	if (!afw_engine_follow_feed(e, pol, f, p->payload + skip, p->payload_len - skip, res))
 		return f->pass;
 	*decided = true;
 	f->following = false;
@@ -867,7 +912,7 @@ static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
 		afw_engine_judge(pol, facts, res, "http");
 		*judged = req.header_len;
 		if (res->decision == AFW_DECIDE_INSPECT)
-			afw_engine_follow_start(pol, f, data, len, &req, res);
+			afw_engine_follow_start(e, pol, f, data, len, &req, res);
 		return true;
 	case AFW_HTTP_MORE:
 		return false;
@@ -1694,7 +1739,7 @@ static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct af
 	afw_tcp_client(t, p);
 	if (f->state == AFW_EF_CONFIRMING && f->following && p->payload_len) {
 		/* Requests after the judged one are read as they come, as once decided. */
-		enum afw_pass pass = afw_engine_follow(pol, f, p, res, decided);
+		enum afw_pass pass = afw_engine_follow(e, pol, f, p, res, decided);
 
 		return *decided ? afw_engine_settle(e, f, res, false) : pass;
 	}
@@ -1862,7 +1907,7 @@ static enum afw_pass afw_engine_reopen(struct afw_engine *e, const struct afw_po
 	f->packets = 1;
 	f->idle = 0;
 	afw_flow_orient(f, p, side);
-	afw_engine_describe(f, res, &facts);
+	afw_engine_describe(e, f, res, &facts);
 	return afw_engine_udp_packet(e, pol, f, p, side, now, res, &facts, decided);
 }
 
@@ -1928,7 +1973,7 @@ static bool afw_engine_quic_more(struct afw_engine *e, const struct afw_policy *
 	}
 	if (reason == AFW_REASON_NONE)
 		return false;
-	afw_engine_describe(f, res, &facts);
+	afw_engine_describe(e, f, res, &facts);
 	if (reason == AFW_REASON_EVASION)
 		e->stats.evasions++;
 	afw_engine_giveup(pol, &facts, res, reason, AFW_L7_QUIC, why);
@@ -1974,7 +2019,7 @@ static enum afw_pass afw_engine_kept(struct afw_engine *e, const struct afw_poli
 		afw_rec_from_flow(f, f->decision, &f->prev_rec);
 		f->has_prev = true;
 		afw_engine_restart(e, f, p, side, now);
-		afw_engine_describe(f, res, &facts);
+		afw_engine_describe(e, f, res, &facts);
 		return afw_engine_tcp_client(e, pol, f, p, side, now, res, &facts, decided);
 	} else if (p->has_l4 && client) {
 		bool content = p->payload_len || (fl & (AFW_TCP_FIN | AFW_TCP_URG));
@@ -1984,7 +2029,7 @@ static enum afw_pass afw_engine_kept(struct afw_engine *e, const struct afw_poli
 			return AFW_PASS_DROP;
 		afw_tcp_client(&f->tcp, p);
 		if (f->following) {
-			pass = afw_engine_follow(pol, f, p, res, decided);
+			pass = afw_engine_follow(e, pol, f, p, res, decided);
 			if (*decided) {
 				f->decision = (uint8_t)res->decision;
 				f->install = false;
@@ -2090,7 +2135,7 @@ static enum afw_pass afw_engine_late(struct afw_engine *e, const struct afw_poli
 			afw_tcp_syn(&f->tcp, p);
 			afw_engine_stream_init(e, f);
 			e->stats.restarts++;
-			afw_engine_describe(f, res, &facts);
+			afw_engine_describe(e, f, res, &facts);
 			return afw_engine_tcp_client(e, pol, f, p, side, now, res, &facts, decided);
 		}
 		/*
@@ -2116,7 +2161,7 @@ static enum afw_pass afw_engine_late(struct afw_engine *e, const struct afw_poli
 			afw_flow_orient(f, p, side);
 			afw_engine_stream_init(e, f);
 			e->stats.restarts++;
-			afw_engine_describe(f, res, &facts);
+			afw_engine_describe(e, f, res, &facts);
 			return afw_engine_tcp_server(e, pol, f, p, now, res, &facts, decided);
 		}
 		if (client && (fl & AFW_TCP_ACK))
@@ -2162,11 +2207,12 @@ static enum afw_pass afw_engine_late(struct afw_engine *e, const struct afw_poli
  * @from_client): what the result and the policy know of it before any byte
  * is read.
  */
-static void afw_engine_first(const struct afw_pkt_key *k, int client, const struct afw_pkt *p,
-			     bool from_client, bool has_uid, uint32_t uid, struct afw_result *res,
-			     struct afw_facts *facts)
+static void afw_engine_first(struct afw_engine *e, const struct afw_pkt_key *k, int client,
+			     const struct afw_pkt *p, bool from_client, bool has_uid, uint32_t uid,
+			     struct afw_result *res, struct afw_facts *facts)
 {
 	afw_describe(k, client, has_uid, uid, res, facts);
+	facts->owner = afw_engine_owner(e);
 	afw_orient(p, from_client, &facts->dir, &facts->iif, &facts->oif);
 	res->dir = facts->dir;
 	res->iif = facts->iif;
@@ -2212,7 +2258,7 @@ static enum afw_pass afw_engine_at_once(struct afw_engine *e, const struct afw_p
 {
 	struct afw_facts facts;
 
-	afw_engine_first(k, client, p, from_client, has_uid, uid, res, &facts);
+	afw_engine_first(e, k, client, p, from_client, has_uid, uid, res, &facts);
 	afw_engine_giveup(pol, &facts, res, reason, AFW_L7_UNKNOWN, why);
 	afw_engine_remember(e, k, hash, client, p, res->decision, flags);
 	*decided = true;
@@ -2232,13 +2278,14 @@ static bool afw_engine_settled(struct afw_engine *e, const struct afw_policy *po
 	struct afw_policy_match m;
 	struct afw_facts facts;
 
-	afw_engine_first(k, client, p, true, has_uid, uid, res, &facts);
+	afw_engine_first(e, k, client, p, true, has_uid, uid, res, &facts);
 	if (!afw_policy_settled(pol, &facts, AFW_POLICY_SETTLE_RULES, &m))
 		return false;
 	res->settled = true;
 	res->decision = m.verdict;
 	res->rule_line = m.line;
 	res->is_default = m.is_default;
+	afw_result_owner(res, &facts);
 	snprintf(res->reason, sizeof(res->reason), m.is_default ?
 		 "unread, by its ends: default (line %u)" : "unread, by its ends: policy line %u",
 		 m.line);
@@ -2394,7 +2441,7 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 		f->has_uid = true;
 		f->uid = uid;
 	}
-	afw_engine_describe(f, res, &facts);
+	afw_engine_describe(e, f, res, &facts);
 	if (tcp) {
 		if (side == f->client)
 			return afw_engine_tcp_client(e, pol, f, p, side, now, res, &facts, decided);
@@ -2462,7 +2509,7 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 	while ((f = e->lists[AFW_EF_HANDSHAKE].head) && (all || f->deadline <= now)) {
 		/* The server ignored the new SYN: the old connection, unread, is decided now. */
 		if (f->has_prev && (f->prev_rec.flags & AFW_DR_OPEN)) {
-			afw_engine_describe(f, &res, &facts);
+			afw_engine_describe(e, f, &res, &facts);
 			afw_engine_giveup(pol, &facts, &res, AFW_REASON_EVASION, AFW_L7_UNKNOWN,
 					  "evasion: a new SYN the server did not answer, in a "
 					  "connection under analysis");
@@ -2480,7 +2527,7 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 			afw_engine_restore(e, f);
 			continue;
 		}
-		afw_engine_describe(f, &res, &facts);
+		afw_engine_describe(e, f, &res, &facts);
 		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_L7_UNKNOWN,
 				  "end of capture in the handshake");
 		afw_engine_settle(e, f, &res, true);
@@ -2498,7 +2545,7 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 			continue;
 		}
 		e->stats.bounds++;
-		afw_engine_describe(f, &res, &facts);
+		afw_engine_describe(e, f, &res, &facts);
 		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_L7_UNKNOWN,
 				  all ? "end of capture before a decision" :
 					"bound: no progress within the analysis time");

@@ -29,6 +29,12 @@ struct afw_engine_opts {
 	uint64_t max_ns;		/* analysis time without progress */
 	unsigned int max_decided;	/* decided flows remembered (least recently seen go) */
 	uint64_t max_memory;		/* bytes of all flows' buffers together */
+	/*
+	 * Asks who started a flow, when a rule tests it (facts.h); NULL:
+	 * nobody to ask, and such rules never match.
+	 */
+	int (*owner_fetch)(void *ctx, const struct afw_facts *f, struct afw_owner_info *out);
+	void *owner_ctx;
 };
 
 /* Defaults, and why, in docs/afwd.md ("What afwd guarantees"). */
@@ -86,6 +92,15 @@ struct afw_result {
 	char reason[128];		/* why, in words */
 	bool has_uid;
 	uint32_t uid;
+	/*
+	 * Who started it, when the policy asked (a rule tested its program):
+	 * its pid, task name and program, the program's path cut to fit.
+	 */
+	bool has_owner;
+	uint32_t owner_pid, owner_gid;
+	char owner_comm[16];
+	char owner_exe[256];
+	char owner_cgroup[192];
 	uint8_t dir;			/* enum afw_dir, as the policy saw it */
 	uint32_t iif, oif;
 	/* Decided by its ends alone, unread (afw_policy_settled()). */

@@ -65,6 +65,29 @@ struct afw_text {
 	size_t len;
 };
 
+struct afw_facts;
+
+/* The process that started a flow, as the kernel recorded it at the flow's birth. */
+struct afw_owner_info {
+	uint32_t uid, gid, pid;
+	char comm[16];
+	char exe[4096];			/* "" when it has none (a kernel thread) */
+	char cgroup[4096];		/* its path; "" when unknown */
+};
+
+/*
+ * The owner of the flow being decided, asked for the first time a rule
+ * tests it, and then kept for the rest of that decision: a flow whose
+ * rules test no owner never costs the question.
+ */
+struct afw_owner_slot {
+	int state;			/* 0: not asked; 1: @info holds it; -1: none */
+	/* Fills @out for @f's flow; 0, or -1 when no owner is recorded. */
+	int (*fetch)(void *ctx, const struct afw_facts *f, struct afw_owner_info *out);
+	void *ctx;
+	struct afw_owner_info info;
+};
+
 struct afw_facts {
 	enum afw_l7 l7;
 	enum afw_reason reason;		/* AFW_REASON_NONE unless l7 is unknown */
@@ -92,6 +115,11 @@ struct afw_facts {
 	uint8_t l4proto;		/* IPPROTO_TCP, IPPROTO_UDP, ... */
 	bool has_uid;			/* false for forwarded traffic and unknown owners */
 	uint32_t uid;
+	/*
+	 * Where the owning process is asked for (exe, comm, group, cgroup,
+	 * unit); NULL where there is none to ask (a capture, no module).
+	 */
+	struct afw_owner_slot *owner;
 };
 
 #endif /* AFW_FACTS_H */

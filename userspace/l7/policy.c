@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <net/if.h>
+#include <grp.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -504,6 +505,125 @@ static int afw_kw_uid(struct afw_parse *ps, struct afw_prule *r, char *item)
 	return 0;
 }
 
+static int afw_group_gid(const char *name, uint32_t *gid)
+{
+	struct group gr, *res = NULL;
+	size_t size = 1024;
+	char *buf = NULL, *nbuf;
+	int ret;
+
+	do {
+		nbuf = realloc(buf, size);
+		if (!nbuf) {
+			ret = ENOMEM;
+			break;
+		}
+		buf = nbuf;
+		ret = getgrnam_r(name, &gr, buf, size, &res);
+		size *= 2;
+	} while (ret == ERANGE && size <= (1u << 20));
+	if (!ret && res)
+		*gid = (uint32_t)res->gr_gid;
+	free(buf);
+	return ret ? -1 : res ? 0 : 1;
+}
+
+static int afw_kw_group(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	uint32_t *slot, gid;
+	int ret;
+
+	if (item[0] >= '0' && item[0] <= '9') {
+		if (!afw_parse_u32(item, &gid))
+			return afw_perr(ps, item, "a group is a number 0-4294967295 or a group name");
+	} else {
+		ret = afw_group_gid(item, &gid);
+		if (ret < 0)
+			return afw_perr(ps, item, "could not look the group up");
+		if (ret > 0)
+			return afw_perr(ps, item, "no such group");
+	}
+	slot = afw_add(ps, &ps->p->gids, &r->gids);
+	if (!slot)
+		return -1;
+	*slot = gid;
+	return 0;
+}
+
+/* A string the matcher hands to fnmatch() or strcmp(): kept NUL-terminated. */
+static int afw_add_cstr(struct afw_parse *ps, struct afw_range *rg, const char *s, size_t len)
+{
+	char *nul;
+
+	if (afw_add_str(ps, rg, s, len, false))
+		return -1;
+	nul = afw_vec_push(&ps->p->pool);
+	if (!nul)
+		return afw_oom(ps);
+	*nul = '\0';
+	return 0;
+}
+
+/* The printable bytes a program's path or a cgroup's may have here. */
+static bool afw_path_ok(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x21 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+static int afw_kw_exe(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	size_t len = strlen(item);
+
+	if (item[0] != '/')
+		return afw_perr(ps, item, "a program is its absolute path, or a glob(7) pattern "
+				"of one, as /usr/bin/curl or /opt/*/bin/*");
+	if (len >= 4096 || !afw_path_ok(item))
+		return afw_perr(ps, item, "a program's path here is printable, without spaces, "
+				"and shorter than 4096 bytes");
+	return afw_add_cstr(ps, &r->exes, item, len);
+}
+
+static int afw_kw_comm(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	size_t len = strlen(item);
+
+	/* The kernel keeps 15 bytes of a task's name; a longer one never matches. */
+	if (len > 15 && !strpbrk(item, "*?["))
+		return afw_perr(ps, item, "a task name (comm) is at most 15 bytes: the kernel "
+				"keeps no more");
+	if (!afw_path_ok(item))
+		return afw_perr(ps, item, "a task name here is printable, without spaces");
+	return afw_add_cstr(ps, &r->comms, item, len);
+}
+
+static int afw_kw_cgroup(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	size_t len = strlen(item);
+
+	if (item[0] != '/')
+		return afw_perr(ps, item, "a cgroup is its path from the cgroup2 root, as "
+				"/system.slice/backup.service");
+	if (len >= 4096 || !afw_path_ok(item))
+		return afw_perr(ps, item, "a cgroup's path here is printable, without spaces, "
+				"and shorter than 4096 bytes");
+	while (len > 1 && item[len - 1] == '/')
+		len--;
+	return afw_add_cstr(ps, &r->cgroups, item, len);
+}
+
+static int afw_kw_unit(struct afw_parse *ps, struct afw_prule *r, char *item)
+{
+	size_t len = strlen(item);
+
+	if (strchr(item, '/') || !afw_path_ok(item) || len > 255)
+		return afw_perr(ps, item, "a unit is a systemd unit's name, as backup.service "
+				"or docker-0123abcd.scope");
+	return afw_add_cstr(ps, &r->units, item, len);
+}
+
 static const struct {
 	const char *word;
 	int (*item)(struct afw_parse *ps, struct afw_prule *r, char *item);
@@ -524,7 +644,22 @@ static const struct {
 	{ "sport", afw_kw_sport },
 	{ "iif", afw_kw_iif },
 	{ "oif", afw_kw_oif },
+	{ "exe", afw_kw_exe },
+	{ "comm", afw_kw_comm },
+	{ "group", afw_kw_group },
+	{ "cgroup", afw_kw_cgroup },
+	{ "unit", afw_kw_unit },
 };
+
+/* Other names of keywords: "app", l7's before programs were matched. */
+static const char *afw_keyword_alias(const char *w)
+{
+	if (!strcmp(w, "app"))
+		return "l7";
+	if (!strcmp(w, "user"))
+		return "uid";
+	return w;
+}
 
 /* Calls the keyword's parser for each item of the comma list @v. */
 static int afw_kw_list(struct afw_parse *ps, struct afw_prule *r, size_t kw, char *v)
@@ -638,9 +773,8 @@ static int afw_parse_line(struct afw_parse *ps, char *line)
 			last_kw = NULL;
 			continue;
 		}
-		/* "app", l7's name before programs could be matched, is still read. */
 		for (k = 0; k < AFW_N(afw_keywords); k++)
-			if (!strcmp(strcmp(w, "app") ? w : "l7", afw_keywords[k].word))
+			if (!strcmp(afw_keyword_alias(w), afw_keywords[k].word))
 				break;
 		if (k == AFW_N(afw_keywords))
 			return afw_perr(ps, w, "unknown word");
@@ -675,6 +809,7 @@ void afw_policy_free(struct afw_policy *p)
 	afw_vec_free(&p->ports);
 	afw_vec_free(&p->nets);
 	afw_vec_free(&p->uids);
+	afw_vec_free(&p->gids);
 	afw_vec_free(&p->ifs);
 	free(p);
 }
@@ -692,6 +827,7 @@ static struct afw_policy *afw_policy_new(void)
 	p->ports = (struct afw_vec)AFW_VEC(struct afw_ports);
 	p->nets = (struct afw_vec)AFW_VEC(struct afw_net);
 	p->uids = (struct afw_vec)AFW_VEC(uint32_t);
+	p->gids = (struct afw_vec)AFW_VEC(uint32_t);
 	p->ifs = (struct afw_vec)AFW_VEC(struct afw_pif);
 	p->generic = (struct afw_vec)AFW_VEC(uint32_t);
 	p->idx = (struct afw_vec)AFW_VEC(uint32_t);
@@ -926,6 +1062,13 @@ void afw_policy_print(const struct afw_policy *p, FILE *out)
 		for (j = 0; j < r->uids.n; j++)
 			fprintf(out, "%s%" PRIu32, j ? "," : " uid ",
 				*AFW_AT(&p->uids, uint32_t, r->uids.off + j));
+		for (j = 0; j < r->gids.n; j++)
+			fprintf(out, "%s%" PRIu32, j ? "," : " group ",
+				*AFW_AT(&p->gids, uint32_t, r->gids.off + j));
+		afw_print_strs(p, out, " exe ", r->exes);
+		afw_print_strs(p, out, " comm ", r->comms);
+		afw_print_strs(p, out, " cgroup ", r->cgroups);
+		afw_print_strs(p, out, " unit ", r->units);
 		fprintf(out, " %s\n", afw_decision_name(r->verdict));
 	}
 }

@@ -75,6 +75,9 @@ struct afw_prule {
 	struct afw_range nets, snets;		/* into nets: "to", "from" */
 	struct afw_range iifs, oifs;		/* into ifs */
 	struct afw_range uids;			/* into uids */
+	/* The process that started the flow (afw_rule_owner()). */
+	struct afw_range exes, comms, cgroups, units;	/* into strs, each NUL-terminated */
+	struct afw_range gids;			/* into gids */
 };
 
 /* A host name or suffix and the rules (indexes in evaluation order) naming it. */
@@ -101,6 +104,7 @@ struct afw_policy {
 	struct afw_vec ports;	/* struct afw_ports */
 	struct afw_vec nets;	/* struct afw_net */
 	struct afw_vec uids;	/* uint32_t */
+	struct afw_vec gids;	/* uint32_t */
 	struct afw_vec ifs;	/* struct afw_pif */
 	/* The host index, built once all rules are read. */
 	struct afw_vec generic;	/* uint32_t: rules without a host test */

@@ -10,6 +10,7 @@
  * linear scan would have found.
  */
 
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -332,6 +333,115 @@ static bool afw_rule_uid(const struct afw_policy *p, const struct afw_prule *r,
 	return false;
 }
 
+/* The flow's owner, asked for once per decision; NULL when it has none. */
+static const struct afw_owner_info *afw_owner_of(const struct afw_facts *f)
+{
+	struct afw_owner_slot *s = f->owner;
+
+	if (!s || !s->fetch)
+		return NULL;
+	if (!s->state)
+		s->state = s->fetch(s->ctx, f, &s->info) ? -1 : 1;
+	return s->state > 0 ? &s->info : NULL;
+}
+
+static const char *afw_pool_str(const struct afw_policy *p, struct afw_range rg, uint32_t i)
+{
+	return (const char *)p->pool.a + AFW_AT(&p->strs, struct afw_str, rg.off + i)->off;
+}
+
+/* @s matches one of the glob(7) patterns of @rg. */
+static bool afw_globs_have(const struct afw_policy *p, struct afw_range rg, const char *s,
+			   int flags)
+{
+	uint32_t i;
+
+	for (i = 0; i < rg.n; i++)
+		if (!fnmatch(afw_pool_str(p, rg, i), s, flags))
+			return true;
+	return false;
+}
+
+/* Cgroup @path is one of @rg's or below one: a unit's own cgroups are its. */
+static bool afw_cgroups_have(const struct afw_policy *p, struct afw_range rg, const char *path)
+{
+	const char *c;
+	uint32_t i;
+	size_t len;
+
+	for (i = 0; i < rg.n; i++) {
+		c = afw_pool_str(p, rg, i);
+		len = AFW_AT(&p->strs, struct afw_str, rg.off + i)->len;
+		if (len == 1 ||
+		    (!strncmp(path, c, len) && (path[len] == '\0' || path[len] == '/')))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Some cgroup on @path is named as one of @rg's units: "backup.service"
+ * matches /system.slice/backup.service and the cgroups below it, as it
+ * does the same unit of a user's manager.
+ */
+static bool afw_units_have(const struct afw_policy *p, struct afw_range rg, const char *path)
+{
+	const char *seg = path, *end;
+	uint32_t i;
+	size_t len;
+
+	while (*seg) {
+		while (*seg == '/')
+			seg++;
+		end = strchr(seg, '/');
+		len = end ? (size_t)(end - seg) : strlen(seg);
+		for (i = 0; i < rg.n && len; i++)
+			if (AFW_AT(&p->strs, struct afw_str, rg.off + i)->len == len &&
+			    !memcmp(afw_pool_str(p, rg, i), seg, len))
+				return true;
+		seg += len;
+	}
+	return false;
+}
+
+static bool afw_rule_tests_owner(const struct afw_prule *r)
+{
+	return r->exes.n || r->comms.n || r->cgroups.n || r->units.n || r->gids.n;
+}
+
+/*
+ * The tests of @r on the process that started the flow: a flow without
+ * one (forwarded, inbound, or no record) matches none of them.
+ */
+static bool afw_rule_owner(const struct afw_policy *p, const struct afw_prule *r,
+			   const struct afw_facts *f)
+{
+	const struct afw_owner_info *o;
+	uint32_t i;
+	bool hit;
+
+	if (!afw_rule_tests_owner(r))
+		return true;
+	o = afw_owner_of(f);
+	if (!o)
+		return false;
+	if (r->exes.n && (!o->exe[0] || !afw_globs_have(p, r->exes, o->exe, FNM_PATHNAME)))
+		return false;
+	if (r->comms.n && !afw_globs_have(p, r->comms, o->comm, 0))
+		return false;
+	if (r->gids.n) {
+		for (hit = false, i = 0; i < r->gids.n && !hit; i++)
+			hit = *AFW_AT(&p->gids, uint32_t, r->gids.off + i) == o->gid;
+		if (!hit)
+			return false;
+	}
+	if (r->cgroups.n && (!o->cgroup[0] || !afw_cgroups_have(p, r->cgroups, o->cgroup)))
+		return false;
+	if (r->units.n && (!o->cgroup[0] || !afw_units_have(p, r->units, o->cgroup)))
+		return false;
+	return true;
+}
+
 /* Whether @r tests anything a flow's bytes tell: afwd must read them to know. */
 static bool afw_rule_reads(const struct afw_prule *r)
 {
@@ -359,7 +469,7 @@ static bool afw_rule_rest(const struct afw_policy *p, const struct afw_prule *r,
 		if (!(r->ech & (f->ech ? AFW_PECH_YES : AFW_PECH_NO)))
 			return false;
 	}
-	if (!afw_rule_ends(p, r, f) || !afw_rule_uid(p, r, f))
+	if (!afw_rule_ends(p, r, f) || !afw_rule_uid(p, r, f) || !afw_rule_owner(p, r, f))
 		return false;
 	if (r->ja4.n) {
 		for (hit = false, i = 0; i < r->ja4.n && !hit; i++)
@@ -474,7 +584,8 @@ bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, s
 		 */
 		if (r->uids.n && !f->has_uid)
 			return false;
-		if (!afw_rule_uid(p, r, f))
+		/* The owner is the kernel's record of the first packet: final. */
+		if (!afw_rule_uid(p, r, f) || !afw_rule_owner(p, r, f))
 			continue;
 		/*
 		 * Its bytes may match this rule or not; and an inspected flow

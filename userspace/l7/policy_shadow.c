@@ -41,7 +41,8 @@ static bool afw_u8s_cover(const struct afw_policy *p, struct afw_range a, struct
 	return b.n;
 }
 
-static bool afw_uids_cover(const struct afw_policy *p, struct afw_range a, struct afw_range b)
+/* Lists of users or groups, of @v. */
+static bool afw_u32s_cover(const struct afw_vec *v, struct afw_range a, struct afw_range b)
 {
 	uint32_t i, j;
 
@@ -49,8 +50,7 @@ static bool afw_uids_cover(const struct afw_policy *p, struct afw_range a, struc
 		return true;
 	for (j = 0; j < b.n; j++) {
 		for (i = 0; i < a.n; i++)
-			if (*AFW_AT(&p->uids, uint32_t, a.off + i) ==
-			    *AFW_AT(&p->uids, uint32_t, b.off + j))
+			if (*AFW_AT(v, uint32_t, a.off + i) == *AFW_AT(v, uint32_t, b.off + j))
 				break;
 		if (i == a.n)
 			return false;
@@ -214,7 +214,12 @@ static bool afw_rule_covers(const struct afw_policy *p, const struct afw_prule *
 	       afw_u8s_cover(p, a->protos, b->protos) && afw_ports_cover(p, a->ports, b->ports) &&
 	       afw_ports_cover(p, a->sports, b->sports) && afw_nets_cover(p, a->nets, b->nets) &&
 	       afw_nets_cover(p, a->snets, b->snets) && afw_ifs_cover(p, a->iifs, b->iifs) &&
-	       afw_ifs_cover(p, a->oifs, b->oifs) && afw_uids_cover(p, a->uids, b->uids) &&
+	       afw_ifs_cover(p, a->oifs, b->oifs) && afw_u32s_cover(&p->uids, a->uids, b->uids) &&
+	       afw_u32s_cover(&p->gids, a->gids, b->gids) &&
+	       afw_strs_cover(p, a->exes, b->exes, false) &&
+	       afw_strs_cover(p, a->comms, b->comms, false) &&
+	       afw_strs_cover(p, a->cgroups, b->cgroups, false) &&
+	       afw_strs_cover(p, a->units, b->units, false) &&
 	       afw_strs_cover(p, a->alpn, b->alpn, false) && afw_strs_cover(p, a->ja4, b->ja4, true) &&
 	       afw_hosts_cover(p, a->hosts, b->hosts);
 }

@@ -135,6 +135,11 @@ void afw_report_json(FILE *out, const struct afw_result *r, const struct timespe
 		fprintf(out, ",\"policy_line\":%u", r->rule_line);
 	if (r->has_uid)
 		fprintf(out, ",\"uid\":%u", r->uid);
+	if (r->has_owner) {
+		fprintf(out, ",\"pid\":%u,\"comm\":", r->owner_pid);
+		afw_json_string(out, r->owner_comm);
+		afw_json_opt(out, "exe", r->owner_exe);
+	}
 	fprintf(out, ",\"packets\":%llu}\n", (unsigned long long)r->packets);
 }
 
@@ -174,6 +179,14 @@ void afw_report_text(FILE *out, const struct afw_result *r, const struct timespe
 	}
 	if (r->has_uid)
 		fprintf(out, " uid=%u", r->uid);
+	if (r->has_owner) {
+		fprintf(out, " pid=%u comm=", r->owner_pid);
+		afw_text_quoted(out, r->owner_comm, strlen(r->owner_comm));
+		if (*r->owner_exe) {
+			fputs(" exe=", out);
+			afw_text_quoted(out, r->owner_exe, strlen(r->owner_exe));
+		}
+	}
 	fprintf(out, ": %s (", afw_decision_name(r->decision));
 	afw_text_plain(out, r->reason, strlen(r->reason));
 	fputs(")\n", out);

@@ -175,9 +175,8 @@ static int afw_nl_family_cb(const struct nlmsghdr *nlh, void *data)
 	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), afw_nl_family_attr, data);
 }
 
-int afw_nl_open(struct afw_nl *nl)
+int afw_nl_socket(struct afw_nl *nl)
 {
-	struct nlmsghdr *nlh;
 	int one = 1, ret;
 
 	memset(nl, 0, offsetof(struct afw_nl, buf));
@@ -186,14 +185,26 @@ int afw_nl_open(struct afw_nl *nl)
 		return -errno;
 	if (mnl_socket_bind(nl->sock, 0, MNL_SOCKET_AUTOPID) < 0) {
 		ret = -errno;
-		goto err_close;
+		mnl_socket_close(nl->sock);
+		nl->sock = NULL;
+		return ret;
 	}
 	/* Both are best effort: old kernels simply send plainer errors. */
 	mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(nl->sock, NETLINK_CAP_ACK, &one, sizeof(one));
 	nl->portid = mnl_socket_get_portid(nl->sock);
 	nl->seq = (unsigned int)time(NULL);
+	return 0;
+}
 
+int afw_nl_open(struct afw_nl *nl)
+{
+	struct nlmsghdr *nlh;
+	int ret;
+
+	ret = afw_nl_socket(nl);
+	if (ret)
+		return ret;
 	nlh = afw_nl_put_header(nl, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, 0);
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, AFW_GENL_NAME);
 	ret = afw_nl_talk(nl, nlh, afw_nl_family_cb, nl);

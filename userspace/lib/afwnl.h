@@ -34,6 +34,12 @@ struct afw_nl {
  * the module is not loaded, or another negative errno.
  */
 int afw_nl_open(struct afw_nl *nl);
+/*
+ * The socket alone, without looking for the module: its credentials are
+ * the opener's, so a daemon opens it before it gives root up, and sets
+ * family_id from what it learns elsewhere. Returns 0 or a negative errno.
+ */
+int afw_nl_socket(struct afw_nl *nl);
 void afw_nl_close(struct afw_nl *nl);
 
 /* Starts a request for @cmd in nl->buf; attributes may be added after. */
