@@ -109,6 +109,7 @@ static const struct nla_policy afw_cfg_policy[AFW_CFG_A_MAX + 1] = {
 	[AFW_CFG_A_QUEUE_COUNT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[AFW_CFG_A_FAIL_OPEN] = NLA_POLICY_MAX(NLA_U8, 1),
 	[AFW_CFG_A_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
+	[AFW_CFG_A_OWNERS] = NLA_POLICY_MAX(NLA_U8, 1),
 	[AFW_CFG_A_MAX_FLOWS] = NLA_POLICY_FULL_RANGE(NLA_U32, &afw_max_flows_range),
 	[AFW_CFG_A_FLOW_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &afw_timeout_range),
 	[AFW_CFG_A_TCP_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &afw_timeout_range),
@@ -902,6 +903,8 @@ static struct afw_config *afw_config_from_attrs(struct afw_net *an, const struct
 		c->udp_timeout = nla_get_u32(tb[AFW_CFG_A_UDP_TIMEOUT]);
 	if (tb[AFW_CFG_A_ENABLED])
 		c->enabled = nla_get_u8(tb[AFW_CFG_A_ENABLED]);
+	if (tb[AFW_CFG_A_OWNERS])
+		c->owners = nla_get_u8(tb[AFW_CFG_A_OWNERS]);
 	if (c->queue_num + c->queue_count - 1 > U16_MAX) {
 		NL_SET_ERR_MSG_MOD(extack, "queue range goes past queue 65535");
 		kfree(c);
@@ -1357,7 +1360,8 @@ static int afw_put_config(struct sk_buff *skb, const struct afw_config *c)
 	    nla_put_u32(skb, AFW_CFG_A_FLOW_TIMEOUT, c->flow_timeout) ||
 	    nla_put_u32(skb, AFW_CFG_A_TCP_TIMEOUT, c->tcp_timeout) ||
 	    nla_put_u32(skb, AFW_CFG_A_UDP_TIMEOUT, c->udp_timeout) ||
-	    nla_put_u8(skb, AFW_CFG_A_ENABLED, c->enabled))
+	    nla_put_u8(skb, AFW_CFG_A_ENABLED, c->enabled) ||
+	    nla_put_u8(skb, AFW_CFG_A_OWNERS, c->owners))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;

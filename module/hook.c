@@ -20,6 +20,7 @@
 #include <linux/siphash.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <net/tcp.h>
 
 #include "hook.h"
 #include "netns.h"
@@ -105,6 +106,12 @@ static const struct afw_flow_key *afw_hook_key(struct afw_hook_ctx *c)
 	return &c->k;
 }
 
+/* A TCP SYN without ACK: a connection starts, maybe again on these ports. */
+static bool afw_hook_syn(const struct afw_hook_ctx *c)
+{
+	return (c->p.tcp_flags & (TCPHDR_SYN | TCPHDR_ACK)) == TCPHDR_SYN;
+}
+
 static unsigned int afw_act(struct afw_hook_ctx *c, enum afw_stats_source src, u8 action)
 {
 	afw_stats_decided(c->an->stats, src, action);
@@ -114,7 +121,8 @@ static unsigned int afw_act(struct afw_hook_ctx *c, enum afw_stats_source src, u
 	case AFW_ACTION_QUEUE:
 		/* A new flow goes to afwd with its sender recorded. */
 		if (src != AFW_STATS_FLOW)
-			afw_owner_note(c->an, afw_hook_key(c), c->skb, c->state);
+			afw_owner_note(c->an, afw_hook_key(c), c->skb, c->state,
+				       afw_hook_syn(c));
 		return afw_queue(c->an, c->cfg, afw_hook_key(c), c->own_queue);
 	case AFW_ACTION_REJECT:
 		/* The helpers answer neither a RST nor an ICMP error. */
@@ -189,7 +197,7 @@ static void afw_hook_rule_flow(struct afw_hook_ctx *c, const struct afw_ruleset 
 		return;
 	req.key = *afw_hook_key(c);
 	req.initiator = c->side;
-	afw_owner_note(c->an, &req.key, c->skb, c->state);
+	afw_owner_note(c->an, &req.key, c->skb, c->state, afw_hook_syn(c));
 	/* Full or out of memory: the rule still passed this packet. */
 	afw_flow_insert(c->an, &req, GFP_ATOMIC | __GFP_NOWARN, NULL);
 }

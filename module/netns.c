@@ -103,6 +103,7 @@ static int __net_init afw_net_init(struct net *net)
 	cfg->tcp_timeout = AFW_TCP_TIMEOUT_DEFAULT;
 	cfg->udp_timeout = AFW_UDP_TIMEOUT_DEFAULT;
 	cfg->enabled = 1;
+	cfg->owners = 1;
 	RCU_INIT_POINTER(an->cfg, cfg);
 
 	an->stats = afw_stats_alloc();

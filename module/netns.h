@@ -23,6 +23,7 @@ struct afw_config {
 	u8 unknown;		/* AFW_UNKNOWN_* */
 	u8 fail_open;
 	u8 enabled;		/* 0: the hooks pass everything at once */
+	u8 owners;		/* 1: record who starts each flow (owner.c) */
 	u16 queue_num;
 	u16 queue_count;
 	u32 max_flows;

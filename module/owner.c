@@ -9,11 +9,15 @@
  * leaves through LOCAL_OUT while its sender is still running it (a connect()
  * or sendmsg() in the sender's own context), and lives with the flow.
  *
- * Only a packet sent in task context, from a socket a process holds open,
- * names a process: a retransmission from a timer, a reply built in softirq
- * or a kernel socket's packet has no sender to name, and records nothing.
- * A socket passed to another process names whoever sent the flow's first
- * packet.
+ * Only a packet sent in task context with bottom halves on, from a socket
+ * a process holds open, names a process: a retransmission from a timer, a
+ * reply built in softirq or a kernel socket's packet has no sender to name,
+ * and records nothing. Bottom halves off in task context mean the stack is
+ * at work for someone else in that task's time: a verdict afwd sends
+ * reinjects a packet, delivers it to the receiving socket, and the ACK
+ * that draws leaves from afwd's own system call. A socket passed to
+ * another process names whoever sent the flow's first packet; only a new
+ * TCP connection on the flow's ports records its sender afresh.
  *
  * Owners are kept in their own table, not in the flows: a flow that afwd is
  * still deciding has no entry yet, and a flow's entry stays at two cache
@@ -255,15 +259,22 @@ static void afw_owner_gc_kick(struct afw_owners *ow)
 }
 
 void afw_owner_note(struct afw_net *an, const struct afw_flow_key *k, const struct sk_buff *skb,
-		    const struct nf_hook_state *state)
+		    const struct nf_hook_state *state, bool restart)
 {
 	struct afw_owners *ow = &an->owners;
 	struct afw_owner cur, *n, *o;
 	struct sock *sk;
 	u32 max;
 
-	/* Softirq, timers and interrupts run on behalf of nobody in particular. */
-	if (state->hook != NF_INET_LOCAL_OUT || !in_task())
+	/*
+	 * Softirq, timers and interrupts run on behalf of nobody in
+	 * particular, and so does the stack with bottom halves off in a task
+	 * (see the top of this file); nor may alloc_lock be taken there.
+	 */
+	if (state->hook != NF_INET_LOCAL_OUT || !in_task() || in_softirq())
+		return;
+	/* Netfilter runs hooks under rcu_read_lock(). */
+	if (!rcu_dereference(an->cfg)->owners)
 		return;
 	sk = afw_owner_sock(skb, state, &cur.uid, &cur.gid);
 	if (!sk)
@@ -271,9 +282,8 @@ void afw_owner_note(struct afw_net *an, const struct afw_flow_key *k, const stru
 	cur.tgid = task_tgid_nr(current);
 	cur.cgroup = afw_owner_cgroup(sk);
 
-	/* Netfilter runs hooks under rcu_read_lock(). */
 	o = rhashtable_lookup(&ow->ht, k, afw_owner_params);
-	if (o && afw_owner_same(o, &cur))
+	if (o && (!restart || afw_owner_same(o, &cur)))
 		return;
 	max = rcu_dereference(an->cfg)->max_flows;
 	if (!o && atomic_read(&ow->count) >= max)

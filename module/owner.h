@@ -50,11 +50,11 @@ struct afw_owners {
  * From the hooks, at LOCAL_OUT, for a packet of @k that no flow decided and
  * that starts or goes to one (an accept rule's, or afwd's to decide):
  * records its sender when the packet left a user socket in the sender's
- * own context. A flow whose owner is recorded keeps the first record until
- * a packet from another process starts it again.
+ * own call. A flow whose owner is recorded keeps that record, unless
+ * @restart (a TCP SYN: a new connection on its ports) comes from another.
  */
 void afw_owner_note(struct afw_net *an, const struct afw_flow_key *k, const struct sk_buff *skb,
-		    const struct nf_hook_state *state);
+		    const struct nf_hook_state *state, bool restart);
 
 /* Under rcu_read_lock(): the owner recorded for @k, or NULL. */
 const struct afw_owner *afw_owner_lookup(struct afw_owners *ow, const struct afw_flow_key *k);

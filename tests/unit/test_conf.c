@@ -326,7 +326,7 @@ int main(void)
 	CHECK(failed, "an unknown setting lists the valid ones",
 	      conf_error("set unkown drop\n", "t.conf:1:5: 'unkown': unknown setting; did you mean "
 			 "'unknown'?; the settings are unknown, queue, fail, max_flows, "
-			 "tcp_timeout, udp_timeout, flow_timeout and enabled"));
+			 "tcp_timeout, udp_timeout, flow_timeout, enabled and owners"));
 	CHECK(failed, "a bad setting value points at the value",
 	      conf_error("set queue 5-2\n", "t.conf:1:11: 'queue 5-2'"));
 	CHECK(failed, "a setting given on two lines",
@@ -379,12 +379,18 @@ int main(void)
 	cfg.udp_timeout = 120;
 	cfg.flow_timeout = 300;
 	cfg.enabled = 1;
+	cfg.owners = 1;
 	lines[0] = '\0';
 	afw_config_format(&cfg, AFW_CFG_HAS_ALL, "set ", config_line, lines);
 	CHECK(failed, "settings as text: every key, the timeouts TCP, UDP, then the others'",
 	      !strcmp(lines, "set unknown accept|set queue 0|set fail closed|set max_flows 65536|"
 		      "set tcp_timeout 86400|set udp_timeout 120|set flow_timeout 300|"
-		      "set enabled yes|"));
+		      "set enabled yes|set owners yes|"));
+	CHECK(failed, "owners is yes or no",
+	      config_parse("owners no", &cfg, &has, msg, sizeof(msg)) == 0 && !cfg.owners &&
+	      has == AFW_CFG_HAS_OWNERS &&
+	      config_parse("owners off", &cfg, &has, msg, sizeof(msg)) == -1 &&
+	      strstr(msg, "'owners off': yes or no"));
 	CHECK(failed, "a file's timeouts read back",
 	      read_text("set tcp_timeout 600 udp_timeout 60\nset flow_timeout 30\n", &c, msg,
 			sizeof(msg)) == 0 && c.cfg.tcp_timeout == 600 && c.cfg.udp_timeout == 60 &&

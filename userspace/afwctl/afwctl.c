@@ -50,7 +50,7 @@ static const struct afwctl_cmd afwctl_cmds[] = {
 	CMD("monitor", monitor, true, "[--since T] [--host GLOB] [--exe GLOB] [--verdict V] [--last N] "
 	    "[--db PATH]: afwd's decisions as it stores them, until interrupted"),
 	CMD("config", config, false, "show, or set [--yes] KEY VALUE: unknown, queue, fail, "
-	    "max_flows, tcp_timeout, udp_timeout, flow_timeout, enabled"),
+	    "max_flows, tcp_timeout, udp_timeout, flow_timeout, enabled, owners"),
 };
 
 #define AFWCTL_NCMDS (sizeof(afwctl_cmds) / sizeof(afwctl_cmds[0]))

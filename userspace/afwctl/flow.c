@@ -442,10 +442,10 @@ int afwctl_config_run(struct afw_nl *nl, struct afwctl_req *rq)
 	if (rq->json) {
 		printf("{\"unknown\":\"%s\",\"queue_num\":%u,\"queue_count\":%u,\"fail\":\"%s\","
 		       "\"max_flows\":%" PRIu32 ",\"tcp_timeout\":%" PRIu32 ",\"udp_timeout\":%" PRIu32
-		       ",\"flow_timeout\":%" PRIu32 ",\"enabled\":%s}\n",
+		       ",\"flow_timeout\":%" PRIu32 ",\"enabled\":%s,\"owners\":%s}\n",
 		       afw_unknown_name(c.unknown), c.queue_num, c.queue_count,
 		       c.fail_open ? "open" : "closed", c.max_flows, c.tcp_timeout, c.udp_timeout,
-		       c.flow_timeout, c.enabled ? "true" : "false");
+		       c.flow_timeout, c.enabled ? "true" : "false", c.owners ? "true" : "false");
 		return 0;
 	}
 	afw_config_format(&c, AFW_CFG_HAS_ALL, "", afwctl_config_line, NULL);

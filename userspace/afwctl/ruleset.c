@@ -152,9 +152,10 @@ int afwctl_save_run(struct afw_nl *nl, struct afwctl_req *rq)
 	/*
 	 * "set enabled no" only when disabled: a file saved from a working
 	 * firewall, loaded into a disabled one, leaves the switch to the admin.
+	 * "set owners no" likewise only when turned off, its default being on.
 	 */
-	afw_config_format(&c, AFW_CFG_HAS_ALL & ~(c.enabled ? AFW_CFG_HAS_ENABLED : 0u), "set ",
-			  afwctl_save_line, NULL);
+	afw_config_format(&c, AFW_CFG_HAS_ALL & ~(c.enabled ? AFW_CFG_HAS_ENABLED : 0u) &
+			  ~(c.owners ? AFW_CFG_HAS_OWNERS : 0u), "set ", afwctl_save_line, NULL);
 	printf("\n");
 	for (i = 0; i < rules.n; i++) {
 		afw_rule_format(&rules.v[i], true, text, sizeof(text));

@@ -456,7 +456,7 @@ int afw_flow_owner_get(struct afw_nl *nl, struct afw_flow_spec *f, struct afw_ow
 /* In the order of the AFW_CFG_HAS_* bits: key i sets bit 1 << i. */
 static const char *const afw_cfg_keys[] = {
 	"unknown", "queue", "fail", "max_flows", "tcp_timeout", "udp_timeout", "flow_timeout",
-	"enabled",
+	"enabled", "owners",
 };
 
 _Static_assert(AFW_CFG_HAS_ALL == (1u << (sizeof(afw_cfg_keys) / sizeof(afw_cfg_keys[0]))) - 1,
@@ -489,7 +489,7 @@ int afw_config_parse_words(int argc, char **argv, struct afw_config *c, unsigned
 	e->word = -1;
 	if (argc == 0)
 		return afw_perr_set(e, -1, "give KEY VALUE pairs: unknown, queue, fail, max_flows, "
-				    "tcp_timeout, udp_timeout, flow_timeout, enabled");
+				    "tcp_timeout, udp_timeout, flow_timeout, enabled, owners");
 	for (a = 0; a < argc; a += 2) {
 		const char *key = argv[a], *val;
 
@@ -500,7 +500,8 @@ int afw_config_parse_words(int argc, char **argv, struct afw_config *c, unsigned
 			hint = afw_suggest(key, afw_cfg_keys, k);
 			return afw_perr_set(e, a, "'%s': unknown setting" AFW_HINT_FMT "; the "
 					    "settings are unknown, queue, fail, max_flows, "
-					    "tcp_timeout, udp_timeout, flow_timeout and enabled",
+					    "tcp_timeout, udp_timeout, flow_timeout, enabled and "
+					    "owners",
 					    key, AFW_HINT_ARGS(hint));
 		}
 		bit = 1u << k;
@@ -553,9 +554,13 @@ int afw_config_parse_words(int argc, char **argv, struct afw_config *c, unsigned
 				c->flow_timeout = (uint32_t)v;
 			break;
 		case AFW_CFG_HAS_ENABLED:
+		case AFW_CFG_HAS_OWNERS:
 			if (strcmp(val, "yes") && strcmp(val, "no"))
-				return afw_perr_set(e, a + 1, "'enabled %s': yes or no", val);
-			c->enabled = !strcmp(val, "yes");
+				return afw_perr_set(e, a + 1, "'%s %s': yes or no", key, val);
+			if (bit == AFW_CFG_HAS_ENABLED)
+				c->enabled = !strcmp(val, "yes");
+			else
+				c->owners = !strcmp(val, "yes");
 			break;
 		}
 		*has |= bit;
@@ -604,6 +609,10 @@ void afw_config_format(const struct afw_config *c, unsigned int has, const char 
 		snprintf(buf, sizeof(buf), "%senabled %s", prefix, c->enabled ? "yes" : "no");
 		line(buf, data);
 	}
+	if (has & AFW_CFG_HAS_OWNERS) {
+		snprintf(buf, sizeof(buf), "%sowners %s", prefix, c->owners ? "yes" : "no");
+		line(buf, data);
+	}
 }
 
 static const enum mnl_attr_data_type afw_cfg_types[AFW_CFG_A_MAX + 1] = {
@@ -616,6 +625,7 @@ static const enum mnl_attr_data_type afw_cfg_types[AFW_CFG_A_MAX + 1] = {
 	[AFW_CFG_A_ENABLED] = MNL_TYPE_U8,
 	[AFW_CFG_A_TCP_TIMEOUT] = MNL_TYPE_U32,
 	[AFW_CFG_A_UDP_TIMEOUT] = MNL_TYPE_U32,
+	[AFW_CFG_A_OWNERS] = MNL_TYPE_U8,
 };
 
 static int afw_config_cb(const struct nlmsghdr *nlh, void *data)
@@ -629,8 +639,9 @@ static int afw_config_cb(const struct nlmsghdr *nlh, void *data)
 	if (afw_attrs_parse_msg(nlh, &set) < 0 || !top[AFW_A_CONFIG] ||
 	    afw_attrs_parse_nested(top[AFW_A_CONFIG], &cset) < 0)
 		goto bad;
+	/* A module older than owners records them never: it says nothing. */
 	for (i = 1; i <= AFW_CFG_A_MAX; i++)
-		if (!tb[i])
+		if (!tb[i] && i != AFW_CFG_A_OWNERS)
 			goto bad;
 	c->unknown = mnl_attr_get_u8(tb[AFW_CFG_A_UNKNOWN]);
 	c->queue_num = mnl_attr_get_u16(tb[AFW_CFG_A_QUEUE_NUM]);
@@ -641,6 +652,7 @@ static int afw_config_cb(const struct nlmsghdr *nlh, void *data)
 	c->udp_timeout = mnl_attr_get_u32(tb[AFW_CFG_A_UDP_TIMEOUT]);
 	c->flow_timeout = mnl_attr_get_u32(tb[AFW_CFG_A_FLOW_TIMEOUT]);
 	c->enabled = mnl_attr_get_u8(tb[AFW_CFG_A_ENABLED]);
+	c->owners = tb[AFW_CFG_A_OWNERS] ? mnl_attr_get_u8(tb[AFW_CFG_A_OWNERS]) : 0;
 	return MNL_CB_OK;
 bad:
 	errno = EBADMSG;
@@ -674,6 +686,8 @@ void afw_config_put(struct nlmsghdr *nlh, const struct afw_config *c, unsigned i
 		mnl_attr_put_u32(nlh, AFW_CFG_A_FLOW_TIMEOUT, c->flow_timeout);
 	if (has & AFW_CFG_HAS_ENABLED)
 		mnl_attr_put_u8(nlh, AFW_CFG_A_ENABLED, c->enabled);
+	if (has & AFW_CFG_HAS_OWNERS)
+		mnl_attr_put_u8(nlh, AFW_CFG_A_OWNERS, c->owners);
 	mnl_attr_nest_end(nlh, nest);
 }
 

@@ -95,6 +95,7 @@ struct afw_config {
 	/* Default idle seconds of a flow: TCP, UDP, and every other protocol. */
 	uint32_t tcp_timeout, udp_timeout, flow_timeout;
 	uint8_t enabled;		/* 0: afwctl disable: everything passes */
+	uint8_t owners;			/* 1: the module records who starts each flow */
 };
 
 /* In the order the keys are listed, shown and saved. */
@@ -106,7 +107,8 @@ struct afw_config {
 #define AFW_CFG_HAS_UDP_TIMEOUT	0x20
 #define AFW_CFG_HAS_FLOW_TIMEOUT 0x40
 #define AFW_CFG_HAS_ENABLED	0x80
-#define AFW_CFG_HAS_ALL		0xff
+#define AFW_CFG_HAS_OWNERS	0x100
+#define AFW_CFG_HAS_ALL		0x1ff
 
 /*
  * "KEY VALUE ...": sets the fields given and adds their AFW_CFG_HAS_* bits

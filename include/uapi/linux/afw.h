@@ -472,6 +472,11 @@ enum afw_cfg_attr {
 	AFW_CFG_A_ENABLED,
 	AFW_CFG_A_TCP_TIMEOUT,	/* NLA_U32, default idle seconds of a TCP flow */
 	AFW_CFG_A_UDP_TIMEOUT,	/* NLA_U32, default idle seconds of a UDP flow */
+	/*
+	 * NLA_U8, 1 (default): record who starts each flow (AFW_FLOW_A_OWNER);
+	 * 0: record none (those recorded stay until their flows end)
+	 */
+	AFW_CFG_A_OWNERS,
 	__AFW_CFG_A_MAX
 };
 

@@ -122,3 +122,21 @@ st=$(c -j stats)
 check_eq "40 connections, max_flows 20: 20 owners kept ($(jq -c .owners <<< "$st"))" 20 \
 	"$(jq .owners.recorded <<< "$st")"
 check_ge "the others are counted as lost" 20 "$(jq .owners.lost <<< "$st")"
+
+# Turned off, nothing is recorded; on again, the next flows are.
+c config set max_flows 65536
+check "owners no" c config set owners no
+check_grep "config says so" "^owners no$" "$(c config)"
+check_grep "and save keeps it" "^set owners no$" "$(c save)"
+c flow flush
+noted=$(c -j stats | jq .owners.noted)
+ip netns exec $NS_C bash -c 'echo x > /dev/udp/$1/5300' - $S4
+check_eq "a new flow is listed without an owner" "1 null" \
+	"$(c -j flow list | jq -r '[.[] | select(.dport == 5300)] | "\(length) \(.[0].owner)"')"
+check_eq "and none was noted" "$noted" "$(c -j stats | jq .owners.noted)"
+check "owners yes" c config set owners yes
+check_fails "save leaves the default out" grep -q "owners" <(c save)
+c flow flush
+ip netns exec $NS_C bash -c 'echo x > /dev/udp/$1/5301' - $S4
+check_eq "the next flow has its owner again" "0 bash" \
+	"$(c -j flow list | jq -r '.[] | select(.dport == 5301) | "\(.owner.uid) \(.owner.comm)"')"

@@ -29,7 +29,7 @@ start_afwd() {
 check_eq "the default for unknown flows is accept" accept "$(cfg unknown)"
 check_eq "the default fail mode is closed" closed "$(cfg fail)"
 check_grep "config prints every setting" \
-	'^unknown accept.queue 0.fail closed.max_flows [0-9]+.tcp_timeout 86400.udp_timeout 120.flow_timeout 300.enabled yes$' \
+	'^unknown accept.queue 0.fail closed.max_flows [0-9]+.tcp_timeout 86400.udp_timeout 120.flow_timeout 300.enabled yes.owners yes$' \
 	"$("$AFWCTL" -n $NS_R config | tr '\n' '.' | sed 's/\.$//')"
 
 check "unknown drop" "$AFWCTL" -n $NS_R config set unknown drop
