@@ -213,8 +213,12 @@ connect_mode() {
 # there is, so that no client cost hides the firewall's). Setups: no
 # firewall; afw with a kernel rule accepting the port (the rule installs
 # each connection's flow); afw with afwd deciding each connection at its
-# SYN (a port rule); afw with afwd deciding each by its HTTP Host, which
-# takes the handshake and the request through afwd; no firewall again.
+# SYN (a port rule), and by its program (an exe rule, which asks the
+# module who started it); afw with afwd deciding each by its HTTP Host,
+# which takes the handshake and the request through afwd; afw on the
+# client itself, a kernel rule accepting the port, with the module
+# recording each connection's owner, not recording it, and recording it
+# again (the cost of owners: docs/performance.md); no firewall again.
 # Each line: connections a second and the p50/p99 of one connection's
 # time, then the ratios to the first no-firewall run.
 connrate_mode() {
@@ -289,6 +293,11 @@ connrate_mode() {
 	afwd_run || { say "afwd did not start"; return; }
 	rate "afw + afwd, decided at the SYN (port)"
 	afwd_stop
+	printf 'default deny\nprio 10 exe %s proto tcp dport %s allow\n' "$stress" $port \
+		> $work/policy.conf
+	afwd_run || { say "afwd did not start"; return; }
+	rate "afw + afwd, decided at the SYN (exe)"
+	afwd_stop
 	printf 'default deny\nprio 10 host bench.test l7 http allow\n' > $work/policy.conf
 	: > $work/afwd.log
 	afwd_run || { say "afwd did not start"; return; }
@@ -296,6 +305,20 @@ connrate_mode() {
 	say "  afwd decided $(grep -c 'bench.test' $work/afwd.log) flows by name;" \
 		"the module dropped $(nsx $fw_ns "$AFWCTL" -j status | jq .dropped) packets"
 	afwd_stop
+	nsx $fw_ns "$AFWCTL" flow flush
+	# afw on the client: its rule's flows are the client's own, and the
+	# module records who started each at its SYN.
+	nsx $NS_C "$AFWCTL" rule add prio 10 dir out proto tcp dport $port accept > /dev/null
+	nsx $NS_C "$AFWCTL" config set unknown drop
+	rate "afw on the client, owners recorded"
+	nsx $NS_C "$AFWCTL" config set owners no
+	rate "afw on the client, owners not recorded"
+	nsx $NS_C "$AFWCTL" config set owners yes
+	rate "afw on the client, owners recorded again"
+	say "  the client's afw recorded $(nsx $NS_C "$AFWCTL" -j stats | jq .owners.noted)" \
+		"owners, lost $(nsx $NS_C "$AFWCTL" -j stats | jq .owners.lost)"
+	nsx $NS_C "$AFWCTL" config set unknown accept
+	nsx $NS_C "$AFWCTL" rule flush
 	afw_unload
 	rate "no firewall, again"
 }
