@@ -213,12 +213,13 @@ connect_mode() {
 # there is, so that no client cost hides the firewall's). Setups: no
 # firewall; afw with a kernel rule accepting the port (the rule installs
 # each connection's flow); afw with afwd deciding each connection at its
-# SYN (a port rule), and by its program (an exe rule, which asks the
-# module who started it); afw with afwd deciding each by its HTTP Host,
-# which takes the handshake and the request through afwd; afw on the
-# client itself, a kernel rule accepting the port, with the module
-# recording each connection's owner, not recording it, and recording it
-# again (the cost of owners: docs/performance.md); no firewall again.
+# SYN (a port rule); afw with afwd deciding each by its HTTP Host, which
+# takes the handshake and the request through afwd; afw on the client
+# itself, a kernel rule accepting the port, with the module recording each
+# connection's owner, not recording it, and recording it again (the cost
+# of owners: docs/performance.md); afwd on the client deciding each at its
+# SYN by the port, and by the program (an exe rule, which asks the module
+# who started it); no firewall again.
 # Each line: connections a second and the p50/p99 of one connection's
 # time, then the ratios to the first no-firewall run.
 connrate_mode() {
@@ -293,11 +294,6 @@ connrate_mode() {
 	afwd_run || { say "afwd did not start"; return; }
 	rate "afw + afwd, decided at the SYN (port)"
 	afwd_stop
-	printf 'default deny\nprio 10 exe %s proto tcp dport %s allow\n' "$stress" $port \
-		> $work/policy.conf
-	afwd_run || { say "afwd did not start"; return; }
-	rate "afw + afwd, decided at the SYN (exe)"
-	afwd_stop
 	printf 'default deny\nprio 10 host bench.test l7 http allow\n' > $work/policy.conf
 	: > $work/afwd.log
 	afwd_run || { say "afwd did not start"; return; }
@@ -317,8 +313,22 @@ connrate_mode() {
 	rate "afw on the client, owners recorded again"
 	say "  the client's afw recorded $(nsx $NS_C "$AFWCTL" -j stats | jq .owners.noted)" \
 		"owners, lost $(nsx $NS_C "$AFWCTL" -j stats | jq .owners.lost)"
-	nsx $NS_C "$AFWCTL" config set unknown accept
 	nsx $NS_C "$AFWCTL" rule flush
+	# afwd on the client, where a flow's program is known: decided at the
+	# SYN by the port, and by the program, which asks the module.
+	fw_ns=$NS_C
+	nsx $NS_C "$AFWCTL" config set unknown queue queue 0-1 fail closed
+	printf 'default deny\nprio 10 proto tcp dport %s allow\n' $port > $work/policy.conf
+	afwd_run || { say "afwd did not start"; return; }
+	rate "afw + afwd on the client (port)"
+	afwd_stop
+	printf 'default deny\nprio 10 exe %s proto tcp dport %s allow\n' "$stress" $port \
+		> $work/policy.conf
+	afwd_run || { say "afwd did not start"; return; }
+	rate "afw + afwd on the client (exe)"
+	afwd_stop
+	nsx $NS_C "$AFWCTL" config set unknown accept
+	fw_ns=$NS_R
 	afw_unload
 	rate "no firewall, again"
 }

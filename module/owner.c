@@ -262,7 +262,7 @@ void afw_owner_note(struct afw_net *an, const struct afw_flow_key *k, const stru
 		    const struct nf_hook_state *state, bool restart)
 {
 	struct afw_owners *ow = &an->owners;
-	struct afw_owner cur, *n, *o;
+	struct afw_owner cur = {}, *n, *o;
 	struct sock *sk;
 	u32 max;
 

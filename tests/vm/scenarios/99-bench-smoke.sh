@@ -83,10 +83,10 @@ row "$f" "afw + afwd (analyzed):" "5 connections +connect median +$num"
 # The rate's rows come after its heading; the TLS rows share two names.
 sed -n '/^connection rate/,$p' "$f" > "$out/rate.txt"
 for setup in "no firewall:" "no firewall, an HTTP request:" "afw, a kernel rule accepts the port:" \
-	"afw + afwd, decided at the SYN (port):" "afw + afwd, decided at the SYN (exe):" \
-	"afw + afwd, decided by the HTTP Host:" "afw on the client, owners recorded:" \
-	"afw on the client, owners not recorded:" "afw on the client, owners recorded again:" \
-	"no firewall, again:"; do
+	"afw + afwd, decided at the SYN (port):" "afw + afwd, decided by the HTTP Host:" \
+	"afw on the client, owners recorded:" "afw on the client, owners not recorded:" \
+	"afw on the client, owners recorded again:" "afw + afwd on the client (port):" \
+	"afw + afwd on the client (exe):" "no firewall, again:"; do
 	row "$out/rate.txt" "$setup" \
 		"50/50 +$num conn/s +p50 +$num us +p99 +$num us +\| rate $num, p50 ${num}x, p99 ${num}x"
 done
@@ -95,7 +95,7 @@ done
 syn=$(grep -A1 -F 'afw + afwd, decided at the SYN (port):' "$out/rate.txt" | tail -n 1)
 check_grep "bench connect: a connection a port rule decides crosses afwd once" \
 	'^  afwd, a connection: 1\.[0-4][0-9] packets, [0-9.]+ batches, [0-9.]+ syscalls' "$syn"
-exe=$(grep -A1 -F 'afw + afwd, decided at the SYN (exe):' "$out/rate.txt" | tail -n 1)
+exe=$(grep -A1 -F 'afw + afwd on the client (exe):' "$out/rate.txt" | tail -n 1)
 check_grep "bench connect: one its program decides crosses afwd once too" \
 	'^  afwd, a connection: 1\.[0-4][0-9] packets, [0-9.]+ batches, [0-9.]+ syscalls' "$exe"
 # Two rows record owners, 100 + 50 connections each; the row between none.
