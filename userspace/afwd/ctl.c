@@ -114,7 +114,7 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 	for (i = 0; i < d->nworkers; i++) {
 		afw_worker_snapshot(&d->workers[i], &s);
 		pkts += s.queue.packets;
-		calls += s.queue.syscalls + s.kern.syscalls + s.ct.syscalls;
+		calls += s.queue.syscalls + s.kern.syscalls + s.ct.syscalls + s.owner_syscalls;
 		fprintf(out, "%s{\"queue\":%u,\"io\":\"%s\",\"packets\":%llu,\"batches\":%llu,"
 			"\"verdict_msgs\":%llu,\"syscalls\":%llu,\"polls\":%llu,\"waits\":%llu,"
 			"\"errors\":%llu,\"setup_dropped\":%llu,"
@@ -123,7 +123,8 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 			i ? "," : "", d->workers[i].qnum, afw_queue_io_name(d->workers[i].q),
 			(unsigned long long)s.queue.packets, (unsigned long long)s.queue.batches,
 			(unsigned long long)s.queue.verdict_msgs,
-			(unsigned long long)(s.queue.syscalls + s.kern.syscalls + s.ct.syscalls),
+			(unsigned long long)(s.queue.syscalls + s.kern.syscalls + s.ct.syscalls +
+					     s.owner_syscalls),
 			(unsigned long long)s.queue.polls, (unsigned long long)s.queue.waits,
 			(unsigned long long)s.queue.errors,
 			(unsigned long long)s.queue.setup_dropped, s.analyzing, (unsigned long long)s.engine.flows,
@@ -136,6 +137,9 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 			fprintf(out, ",\"head_queue\":null");
 		fprintf(out, ",\"head_packets\":%llu,\"head_back\":%llu",
 			(unsigned long long)s.head_packets, (unsigned long long)s.head_back);
+		/* Who started a flow, asked of the module for rules on programs. */
+		fprintf(out, ",\"owners_asked\":%llu,\"owners_found\":%llu",
+			(unsigned long long)s.owners_asked, (unsigned long long)s.owners_found);
 		fprintf(out, ",\"install_retries\":%llu,\"answered\":%llu,\"records\":%u,"
 			"\"records_given_up\":%llu,\"records_evicted\":%llu,\"rejudged\":%llu,"
 			"\"reload_changed\":%llu,\"ct_updated\":%llu,\"ct_missing\":%llu,"

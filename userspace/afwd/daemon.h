@@ -82,6 +82,7 @@ struct afw_worker_snapshot {
 	bool module_up;
 	uint64_t head_packets;		/* from the headers queue */
 	uint64_t head_back;		/* flows it gave back to whole packets */
+	uint64_t owners_asked, owners_found, owner_syscalls;
 };
 
 struct afw_daemon;

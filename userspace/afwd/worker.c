@@ -588,6 +588,9 @@ static void afw_worker_publish(struct afw_worker *w)
 	w->snap.records = afw_ledger_count(w->ledger);
 	w->snap.head_packets = w->head_packets;
 	w->snap.head_back = w->head_back;
+	w->snap.owners_asked = w->owners_asked;
+	w->snap.owners_found = w->owners_found;
+	w->snap.owner_syscalls = w->owner_nl ? w->owner_nl->syscalls : 0;
 	w->snap.analyzing = afw_engine_flows(w->engine);
 	pthread_mutex_unlock(&w->lock);
 	/* The log's records go to the writer: a wake-up a batch at most. */

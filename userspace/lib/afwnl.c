@@ -114,9 +114,11 @@ int afw_nl_talk(struct afw_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data
 
 	nl->ext_msg[0] = '\0';
 	nl->dump_intr = false;
+	nl->syscalls++;
 	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	for (;;) {
+		nl->syscalls++;
 		len = mnl_socket_recvfrom(nl->sock, nl->buf, sizeof(nl->buf));
 		if (len < 0)
 			return -errno;

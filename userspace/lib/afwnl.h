@@ -25,6 +25,7 @@ struct afw_nl {
 	uint16_t family_id;
 	uint32_t version;		/* protocol version the module speaks */
 	bool dump_intr;			/* the last reply had NLM_F_DUMP_INTR */
+	uint64_t syscalls;		/* sends and receives, for those who count them */
 	char ext_msg[256];		/* kernel's message for the last error */
 	char buf[AFW_NL_BUFSIZE];
 };
