@@ -90,6 +90,12 @@ check_eq "both flows are installed with their verdicts, each listed as its progr
 	"$("$AFWCTL" -n $NS_C -j flow list | jq -r '.[] | select(.dport == 5300) |
 		"\(.verdict) \(.owner.exe)"' | sort | tr '\n' ' ' | sed 's/ $//')"
 
+st=$("$AFWD" --stats --ctl $work/afwd.sock)
+check_ge "afwd --stats counts the owners it asked for and found" 6 \
+	"$(jq '[.queues[].owners_found] | add' <<< "$st")"
+check "and no more answers than questions" \
+	jq -e '[.queues[] | .owners_found <= .owners_asked] | all' <<< "$st"
+
 # A reload judges the flows afwd installed by their programs again.
 ip netns exec $NS_C python3 $echo client $S4 5201 43000 30 &
 long=$!
