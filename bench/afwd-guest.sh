@@ -302,6 +302,9 @@ connrate_mode() {
 		"the module dropped $(nsx $fw_ns "$AFWCTL" -j status | jq .dropped) packets"
 	afwd_stop
 	nsx $fw_ns "$AFWCTL" flow flush
+	# The router lets everything through from here: with afwd gone, its
+	# unknown flows would be queued to nobody, failing closed.
+	nsx $fw_ns "$AFWCTL" config set unknown accept
 	# afw on the client: its rule's flows are the client's own, and the
 	# module records who started each at its SYN.
 	nsx $NS_C "$AFWCTL" rule add prio 10 dir out proto tcp dport $port accept > /dev/null
