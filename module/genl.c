@@ -1123,11 +1123,10 @@ static int afw_flow_new(struct sk_buff *skb, struct genl_info *info)
 	return afw_flow_insert(an, &req, GFP_KERNEL_ACCOUNT, info->extack);
 }
 
-static int afw_flow_del(struct sk_buff *skb, struct genl_info *info)
+/* A request that names a flow by its key alone (FLOW_DEL, OWNER_GET): @tb and @k. */
+static int afw_flow_key_request(struct genl_info *info, struct nlattr **tb,
+				struct afw_flow_key *k)
 {
-	struct afw_net *an = afw_net(genl_info_net(info));
-	struct nlattr *tb[AFW_FLOW_A_MAX + 1];
-	struct afw_flow_key k;
 	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, AFW_A_FLOW))
@@ -1136,8 +1135,19 @@ static int afw_flow_del(struct sk_buff *skb, struct genl_info *info)
 			       info->extack);
 	if (ret)
 		return ret;
-	ret = afw_flow_key_from_attrs(tb, &k, info->extack);
-	if (ret < 0)
+	ret = afw_flow_key_from_attrs(tb, k, info->extack);
+	return ret < 0 ? ret : 0;
+}
+
+static int afw_flow_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct afw_net *an = afw_net(genl_info_net(info));
+	struct nlattr *tb[AFW_FLOW_A_MAX + 1];
+	struct afw_flow_key k;
+	int ret;
+
+	ret = afw_flow_key_request(info, tb, &k);
+	if (ret)
 		return ret;
 	ret = afw_flow_remove(an, &k);
 	if (ret)
@@ -1279,14 +1289,8 @@ static int afw_owner_get(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, AFW_A_FLOW))
-		return -EINVAL;
-	ret = nla_parse_nested(tb, AFW_FLOW_A_MAX, info->attrs[AFW_A_FLOW], afw_flow_key_policy,
-			       info->extack);
+	ret = afw_flow_key_request(info, tb, &k);
 	if (ret)
-		return ret;
-	ret = afw_flow_key_from_attrs(tb, &k, info->extack);
-	if (ret < 0)
 		return ret;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)

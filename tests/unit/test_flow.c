@@ -23,14 +23,11 @@
 /* What put_flow() leaves out or spoils. */
 enum { FL_OK, FL_NO_ORIGIN = 1, FL_NO_RULE_ID = 2, FL_SHORT_STATE = 4, FL_NO_STATE = 8 };
 
-/* A TCP flow from 192.0.2.1:40000 to 198.51.100.2:443, installed by @origin. */
-static void put_flow(struct msg *m, uint8_t origin, uint32_t rule_id, uint32_t state,
-		     unsigned int damage)
+/* The key of a TCP flow from 192.0.2.1:40000 to 198.51.100.2:443. */
+static void put_key(struct msg *m)
 {
-	struct nlattr *nest;
 	uint8_t a[4];
 
-	nest = mnl_attr_nest_start(m->nlh, AFW_A_FLOW);
 	mnl_attr_put_u8(m->nlh, AFW_FLOW_A_FAMILY, AFW_FAMILY_IPV4);
 	mnl_attr_put_u8(m->nlh, AFW_FLOW_A_PROTO, 6);
 	inet_pton(AF_INET, "192.0.2.1", a);
@@ -39,6 +36,16 @@ static void put_flow(struct msg *m, uint8_t origin, uint32_t rule_id, uint32_t s
 	mnl_attr_put(m->nlh, AFW_FLOW_A_DST, 4, a);
 	mnl_attr_put_u16(m->nlh, AFW_FLOW_A_SPORT, 40000);
 	mnl_attr_put_u16(m->nlh, AFW_FLOW_A_DPORT, 443);
+}
+
+/* A TCP flow from 192.0.2.1:40000 to 198.51.100.2:443, installed by @origin. */
+static void put_flow(struct msg *m, uint8_t origin, uint32_t rule_id, uint32_t state,
+		     unsigned int damage)
+{
+	struct nlattr *nest;
+
+	nest = mnl_attr_nest_start(m->nlh, AFW_A_FLOW);
+	put_key(m);
 	mnl_attr_put_u8(m->nlh, AFW_FLOW_A_VERDICT, AFW_VERDICT_ACCEPT);
 	mnl_attr_put_u32(m->nlh, AFW_FLOW_A_TIMEOUT, 86400);
 	mnl_attr_put_u32(m->nlh, AFW_FLOW_A_EXPIRES, 86399);
@@ -62,17 +69,9 @@ enum { OW_OK, OW_NO_PID = 1, OW_EXE_UNTERMINATED = 2, OW_OUTSIDE = 4 };
 static void put_owner_flow(struct msg *m, unsigned int damage)
 {
 	struct nlattr *nest, *own;
-	uint8_t a[4];
 
 	nest = mnl_attr_nest_start(m->nlh, AFW_A_FLOW);
-	mnl_attr_put_u8(m->nlh, AFW_FLOW_A_FAMILY, AFW_FAMILY_IPV4);
-	mnl_attr_put_u8(m->nlh, AFW_FLOW_A_PROTO, 6);
-	inet_pton(AF_INET, "192.0.2.1", a);
-	mnl_attr_put(m->nlh, AFW_FLOW_A_SRC, 4, a);
-	inet_pton(AF_INET, "198.51.100.2", a);
-	mnl_attr_put(m->nlh, AFW_FLOW_A_DST, 4, a);
-	mnl_attr_put_u16(m->nlh, AFW_FLOW_A_SPORT, 40000);
-	mnl_attr_put_u16(m->nlh, AFW_FLOW_A_DPORT, 443);
+	put_key(m);
 	own = mnl_attr_nest_start(m->nlh, AFW_FLOW_A_OWNER);
 	mnl_attr_put_u32(m->nlh, AFW_OWNER_A_UID, 1000);
 	mnl_attr_put_u32(m->nlh, AFW_OWNER_A_GID, 100);
