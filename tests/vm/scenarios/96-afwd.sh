@@ -95,8 +95,8 @@ got=$(joined denied.test)
 check_eq "and flow list names its host and the default line" \
 	"drop denied.test $work/policy.conf:1 default" "$got"
 [ -n "$got" ] || { "$AFWD" --flows --ctl $work/afwd.sock >&2; "$AFWCTL" -n $NS_R -j flow list >&2; }
-check_grep "the table shows them in its last two columns" \
-	" $C4 .* $S4 .*443 drop .* denied\\.test $work/policy\\.conf:1 default\$" \
+check_grep "the table shows them in its host and decided-by columns, no owner after" \
+	" $C4 .* $S4 .*443 drop .* denied\\.test $work/policy\\.conf:1 default - - - -\$" \
 	"$("$AFWCTL" -n $NS_R --afwd $work/afwd.sock flow list)"
 out=$(fetch x.rej.test 2>&1)
 check_grep "a rejected name gets a reset from the module" "reset" "$out"
