@@ -209,10 +209,10 @@ static size_t afw_lrec_pack(const struct afw_facts *f, const struct afw_result *
 		AFW_PUT(&res->owner_gid, 4);
 		AFW_PUT(&res->owner_pid, 4);
 		AFW_PUT(res->owner_comm, sizeof(res->owner_comm));
-		len = strlen(res->owner_exe);
+		len = strnlen(res->owner_exe, sizeof(res->owner_exe) - 1);
 		AFW_PUT(&(uint16_t){ (uint16_t)len }, 2);
 		AFW_PUT(res->owner_exe, len);
-		len = strlen(res->owner_cgroup);
+		len = strnlen(res->owner_cgroup, sizeof(res->owner_cgroup) - 1);
 		AFW_PUT(&(uint16_t){ (uint16_t)len }, 2);
 		AFW_PUT(res->owner_cgroup, len);
 	}
