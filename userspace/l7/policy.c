@@ -459,14 +459,20 @@ static int afw_kw_oif(struct afw_parse *ps, struct afw_prule *r, char *item)
 	return afw_if_item(ps, &r->oifs, item);
 }
 
-static int afw_user_uid(const char *name, uint32_t *uid)
+/*
+ * getpwnam_r() or getgrnam_r() of @name into @id: 0, 1 when there is no
+ * such name, -1 when the lookup failed. Large NSS entries need a larger
+ * buffer; stop at 1 MiB.
+ */
+static int afw_id_by_name(const char *name, bool group, uint32_t *id)
 {
-	struct passwd pw, *res = NULL;
+	struct passwd pw, *pres = NULL;
+	struct group gr, *gres = NULL;
 	size_t size = 1024;
 	char *buf = NULL, *nbuf;
+	bool found;
 	int ret;
 
-	/* Large NSS entries need a larger buffer; stop at 1 MiB. */
 	do {
 		nbuf = realloc(buf, size);
 		if (!nbuf) {
@@ -474,80 +480,51 @@ static int afw_user_uid(const char *name, uint32_t *uid)
 			break;
 		}
 		buf = nbuf;
-		ret = getpwnam_r(name, &pw, buf, size, &res);
+		ret = group ? getgrnam_r(name, &gr, buf, size, &gres) :
+			      getpwnam_r(name, &pw, buf, size, &pres);
 		size *= 2;
 	} while (ret == ERANGE && size <= (1u << 20));
-	if (!ret && res)
-		*uid = (uint32_t)res->pw_uid;
+	found = !ret && (group ? gres != NULL : pres != NULL);
+	if (found)
+		*id = group ? (uint32_t)gres->gr_gid : (uint32_t)pres->pw_uid;
 	free(buf);
-	return ret ? -1 : res ? 0 : 1;
+	return ret ? -1 : found ? 0 : 1;
+}
+
+/* "uid" (@group false) or "group": a number, or a name looked up now. */
+static int afw_id_item(struct afw_parse *ps, struct afw_vec *v, struct afw_range *rg, char *item,
+		       bool group)
+{
+	uint32_t *slot, id;
+	int ret;
+
+	if (item[0] >= '0' && item[0] <= '9') {
+		if (!afw_parse_u32(item, &id))
+			return afw_perr(ps, item, group ? "a group is a number 0-4294967295 or a "
+					"group name" : "a uid is a number 0-4294967295 or a user name");
+	} else {
+		ret = afw_id_by_name(item, group, &id);
+		if (ret < 0)
+			return afw_perr(ps, item, group ? "could not look the group up" :
+					"could not look the user up");
+		if (ret > 0)
+			return afw_perr(ps, item, group ? "no such group" : "no such user");
+	}
+	slot = afw_add(ps, v, rg);
+	if (!slot)
+		return -1;
+	*slot = id;
+	return 0;
 }
 
 static int afw_kw_uid(struct afw_parse *ps, struct afw_prule *r, char *item)
 {
-	uint32_t *slot, uid;
-	int ret;
-
-	if (item[0] >= '0' && item[0] <= '9') {
-		if (!afw_parse_u32(item, &uid))
-			return afw_perr(ps, item, "a uid is a number 0-4294967295 or a user name");
-	} else {
-		ret = afw_user_uid(item, &uid);
-		if (ret < 0)
-			return afw_perr(ps, item, "could not look the user up");
-		if (ret > 0)
-			return afw_perr(ps, item, "no such user");
-	}
-	slot = afw_add(ps, &ps->p->uids, &r->uids);
-	if (!slot)
-		return -1;
-	*slot = uid;
-	return 0;
-}
-
-static int afw_group_gid(const char *name, uint32_t *gid)
-{
-	struct group gr, *res = NULL;
-	size_t size = 1024;
-	char *buf = NULL, *nbuf;
-	int ret;
-
-	do {
-		nbuf = realloc(buf, size);
-		if (!nbuf) {
-			ret = ENOMEM;
-			break;
-		}
-		buf = nbuf;
-		ret = getgrnam_r(name, &gr, buf, size, &res);
-		size *= 2;
-	} while (ret == ERANGE && size <= (1u << 20));
-	if (!ret && res)
-		*gid = (uint32_t)res->gr_gid;
-	free(buf);
-	return ret ? -1 : res ? 0 : 1;
+	return afw_id_item(ps, &ps->p->uids, &r->uids, item, false);
 }
 
 static int afw_kw_group(struct afw_parse *ps, struct afw_prule *r, char *item)
 {
-	uint32_t *slot, gid;
-	int ret;
-
-	if (item[0] >= '0' && item[0] <= '9') {
-		if (!afw_parse_u32(item, &gid))
-			return afw_perr(ps, item, "a group is a number 0-4294967295 or a group name");
-	} else {
-		ret = afw_group_gid(item, &gid);
-		if (ret < 0)
-			return afw_perr(ps, item, "could not look the group up");
-		if (ret > 0)
-			return afw_perr(ps, item, "no such group");
-	}
-	slot = afw_add(ps, &ps->p->gids, &r->gids);
-	if (!slot)
-		return -1;
-	*slot = gid;
-	return 0;
+	return afw_id_item(ps, &ps->p->gids, &r->gids, item, true);
 }
 
 /* A string the matcher hands to fnmatch() or strcmp(): kept NUL-terminated. */
