@@ -100,6 +100,7 @@ struct afw_worker {
 	struct afw_kern *kern;		/* the module's socket; NULL with --module off */
 	/* Asks the module who started a flow (OWNER_GET); NULL with --module off. */
 	struct afw_nl *owner_nl;
+	struct afw_owner_buf *owner_buf;	/* its answers' strings */
 	uint64_t owners_asked, owners_found;
 	bool owner_warned;		/* a failed question was said, once */
 	struct afw_ct *ct;		/* with marks: conntrack, for reloads */

@@ -741,15 +741,12 @@ static void *afw_worker_main(void *arg)
 static int afw_worker_owner(void *ctx, const struct afw_facts *f, struct afw_owner_info *out)
 {
 	struct afw_worker *w = ctx;
+	struct afw_owner_buf *buf = w->owner_buf;
 	struct afw_flow_spec spec = { 0 };
-	struct afw_owner_buf *buf;
 	size_t alen = f->family == AF_INET6 ? 16 : 4;
 	int ret;
 
 	if (f->dir != AFW_FDIR_OUT || !w->owner_nl || !w->kern || !afw_kern_up(w->kern))
-		return -1;
-	buf = malloc(sizeof(*buf));
-	if (!buf)
 		return -1;
 	spec.family = f->family == AF_INET6 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4;
 	spec.proto = f->l4proto;
@@ -777,7 +774,6 @@ static int afw_worker_owner(void *ctx, const struct afw_facts *f, struct afw_own
 		snprintf(out->cgroup, sizeof(out->cgroup), "%s",
 			 spec.owner.cgroup_path ? spec.owner.cgroup_path : "");
 	}
-	free(buf);
 	return ret ? -1 : 0;
 }
 
@@ -836,11 +832,14 @@ int afw_worker_setup(struct afw_worker *w, char *err, size_t errlen)
 		}
 		/* Its own socket: the install socket's replies come unasked. */
 		w->owner_nl = malloc(sizeof(*w->owner_nl));
-		ret = w->owner_nl ? afw_nl_socket(w->owner_nl) : -ENOMEM;
+		w->owner_buf = malloc(sizeof(*w->owner_buf));
+		ret = w->owner_nl && w->owner_buf ? afw_nl_socket(w->owner_nl) : -ENOMEM;
 		if (ret < 0) {
 			snprintf(err, errlen, "queue %u: generic netlink: %s", w->qnum, strerror(-ret));
 			free(w->owner_nl);
 			w->owner_nl = NULL;
+			free(w->owner_buf);
+			w->owner_buf = NULL;
 			return -1;
 		}
 	}
@@ -914,6 +913,8 @@ void afw_worker_close(struct afw_worker *w)
 		free(w->owner_nl);
 		w->owner_nl = NULL;
 	}
+	free(w->owner_buf);
+	w->owner_buf = NULL;
 	afw_ct_close(w->ct);
 	w->ct = NULL;
 	afw_ledger_free(w->ledger);
