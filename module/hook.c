@@ -13,6 +13,7 @@
  * - the namespace's unknown-flow policy.
  */
 
+#include <linux/netdevice.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
@@ -136,12 +137,21 @@ static unsigned int afw_act(struct afw_hook_ctx *c, enum afw_stats_source src, u
 /*
  * The resets that rejecting sends (afw's, or another firewall's) carry no
  * socket and leave through LOCAL_OUT: they pass, whatever the rules say,
- * or a reject rule that matches them would act as a silent drop.
+ * or a reject rule that matches them would act as a silent drop. So do
+ * resets that come back in over loopback: what they answer left this host
+ * through LOCAL_OUT, where the rules judged it, and the one for a local
+ * connection a rule rejected must reach its socket, or connect() waits
+ * out its retransmissions instead of failing at once. Only this host
+ * sends on loopback, and a reset it crafts itself needs CAP_NET_RAW.
  */
 static bool afw_hook_own_reset(const struct afw_hook_ctx *c)
 {
-	return (c->t.flags & AFW_TUPLE_RST) && c->state->hook == NF_INET_LOCAL_OUT &&
-	       !c->skb->sk;
+	if (!(c->t.flags & AFW_TUPLE_RST))
+		return false;
+	if (c->state->hook == NF_INET_LOCAL_OUT)
+		return !c->skb->sk;
+	return c->state->hook == NF_INET_LOCAL_IN && c->state->in &&
+	       (c->state->in->flags & IFF_LOOPBACK);
 }
 
 /* -1 when no flow decides the packet. */
