@@ -157,7 +157,7 @@ unit: $(UNIT_BINS)
 # module's own files (tests/unit/kernel/ stands in for the kernel's API),
 # under ASan and UBSan.
 CLASSIFY_SRCS := module/classify.c module/classify.h module/rule.c module/rule.h \
-	module/selftest.c module/sort.c module/sort.h module/counters.h module/tuple.h \
+	module/selftest.c module/sort.c module/sort.h module/counters.h module/tuple.h module/ident.h \
 	include/uapi/linux/afw.h
 
 $(B)/tests/test_classify: tests/unit/test_classify.c $(CLASSIFY_SRCS) $(wildcard tests/unit/kernel/*.h tests/unit/kernel/linux/*.h)

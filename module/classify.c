@@ -19,6 +19,7 @@
 #include <uapi/linux/afw.h>
 
 #include "classify.h"
+#include "ident.h"
 
 static_assert(sizeof(struct afw_tuple) % sizeof(u64) == 0);
 static_assert(sizeof(struct afw_entry) == 12);
@@ -106,6 +107,14 @@ static void afw_rule_base(const struct afw_rule *r, struct afw_tuple *mask,
 	if (r->fields & AFW_RULE_F_GID) {
 		mask->gid = ~0U;
 		key->gid = ext->gid;
+	}
+	if (r->fields & AFW_RULE_F_EXE) {
+		mask->exe = ~0ULL;
+		key->exe = ext->exe;
+	}
+	if (r->fields & AFW_RULE_F_CGROUP) {
+		mask->cgroup = afw_ident_cgroup_mask(afw_ident_cgroup_level(ext->cgroup));
+		key->cgroup = ext->cgroup;
 	}
 }
 
@@ -956,15 +965,20 @@ static bool afw_rule_match(const struct afw_rule *r, const struct afw_tuple *k, 
 	return (!(r->fields & AFW_RULE_F_IIF) || !memcmp(k->iif, ext->iif, IFNAMSIZ)) &&
 	       (!(r->fields & AFW_RULE_F_OIF) || !memcmp(k->oif, ext->oif, IFNAMSIZ)) &&
 	       (!(r->fields & AFW_RULE_F_UID) || k->uid == ext->uid) &&
-	       (!(r->fields & AFW_RULE_F_GID) || k->gid == ext->gid);
+	       (!(r->fields & AFW_RULE_F_GID) || k->gid == ext->gid) &&
+	       (!(r->fields & AFW_RULE_F_EXE) || k->exe == ext->exe) &&
+	       (!(r->fields & AFW_RULE_F_CGROUP) || k->cgroup == ext->cgroup);
 }
 
-struct afw_rule *afw_classify(const struct afw_ruleset *rs, const struct afw_tuple *t)
+struct afw_rule *afw_classify(const struct afw_ruleset *rs, const struct afw_tuple *t,
+			      afw_cgroup_fn cgroup, const void *arg)
 {
 	const struct afw_entry *e, *end;
 	const struct afw_table *tb;
 	struct afw_rule *best = NULL, *r;
 	u64 best_order = U64_MAX, order;
+	u64 cg_value = 0;
+	int cg_level = -1;
 	struct afw_tuple k;
 	u32 i, bucket;
 
@@ -977,6 +991,14 @@ struct afw_rule *afw_classify(const struct afw_ruleset *rs, const struct afw_tup
 		if ((t->flags & tb->mask.flags) != tb->mask.flags)
 			continue;
 		afw_tuple_and(&k, t, &tb->mask);
+		/* The socket's cgroup at this table's level, once per level. */
+		if (unlikely(tb->mask.cgroup)) {
+			if (cg_level != afw_ident_cgroup_level(tb->mask.cgroup)) {
+				cg_level = afw_ident_cgroup_level(tb->mask.cgroup);
+				cg_value = cgroup(arg, cg_level);
+			}
+			k.cgroup = cg_value & tb->mask.cgroup;
+		}
 		bucket = afw_hash(&k, tb->seed) & tb->hmask;
 		e = &tb->entries[tb->start[bucket]];
 		end = &tb->entries[tb->start[bucket + 1]];

@@ -89,8 +89,15 @@ void afw_ruleset_retired_wait(void);
 /* Frees @rs now; only when no packet can see it. */
 void afw_ruleset_free(struct afw_ruleset *rs);
 
-/* The best rule matching @t, or NULL. Runs under rcu_read_lock(). */
-struct afw_rule *afw_classify(const struct afw_ruleset *rs, const struct afw_tuple *t);
+/* The value of the packet's cgroup @level deep, as afw_ident_cgroup(). */
+typedef u64 (*afw_cgroup_fn)(const void *arg, u8 level);
+
+/*
+ * The best rule matching @t, or NULL. @cgroup(@arg, level) is asked only
+ * when a ruleset has rules on cgroups. Runs under rcu_read_lock().
+ */
+struct afw_rule *afw_classify(const struct afw_ruleset *rs, const struct afw_tuple *t,
+			      afw_cgroup_fn cgroup, const void *arg);
 
 /* Port range to prefixes: fills @val/@len (room for 32), returns the count. */
 unsigned int afw_range_prefixes(u16 lo, u16 hi, u16 *val, u8 *len);

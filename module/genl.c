@@ -54,6 +54,8 @@ static const struct nla_policy afw_rule_policy[AFW_RULE_A_MAX + 1] = {
 	[AFW_RULE_A_COMMENT] = { .type = NLA_NUL_STRING, .len = AFW_RULE_COMMENT_MAX },
 	/* Its length is checked against its flags by afw_rule_from_match(). */
 	[AFW_RULE_A_MATCH] = { .type = NLA_BINARY, .len = sizeof(struct afw_rule_match) + 32 },
+	[AFW_RULE_A_EXE] = { .type = NLA_NUL_STRING, .len = AFW_RULE_PATH_MAX },
+	[AFW_RULE_A_CGROUP] = { .type = NLA_NUL_STRING, .len = AFW_RULE_PATH_MAX },
 };
 
 /* Not const: 6.1 declares the policy pointer to these without it. */
@@ -663,6 +665,26 @@ static int afw_rule_from_fields(struct nlattr **tb, struct nlattr *nest, struct 
  * the nest again, even without a policy, was a tenth of a million-rule
  * load (docs/performance.md).
  */
+/* "/" or "/a/b": what d_path() and kernfs give, the only forms they match. */
+static bool afw_path_canonical(const char *p)
+{
+	const char *part;
+
+	if (p[0] != '/')
+		return false;
+	if (!p[1])
+		return true;
+	for (part = p + 1; ; part = strchr(part, '/') + 1) {
+		size_t len = strchrnul(part, '/') - part;
+
+		if (!len || (len == 1 && part[0] == '.') ||
+		    (len == 2 && part[0] == '.' && part[1] == '.'))
+			return false;
+		if (!part[len])
+			return true;
+	}
+}
+
 static struct afw_rule *afw_rule_from_attrs(struct nlattr *nest, struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[AFW_RULE_A_MAX + 1] = {}, *a;
@@ -708,6 +730,24 @@ static struct afw_rule *afw_rule_from_attrs(struct nlattr *nest, struct netlink_
 		r->gid = nla_get_u32(tb[AFW_RULE_A_GID]);
 		r->fields |= AFW_RULE_F_GID;
 	}
+	if (tb[AFW_RULE_A_EXE]) {
+		r->exe = nla_data(tb[AFW_RULE_A_EXE]);
+		if (!afw_path_canonical(r->exe) || !strcmp(r->exe, "/")) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[AFW_RULE_A_EXE],
+					    "a program is named by its absolute path, without \".\", \"..\", \"//\" or a trailing \"/\"");
+			return ERR_PTR(-EINVAL);
+		}
+		r->fields |= AFW_RULE_F_EXE;
+	}
+	if (tb[AFW_RULE_A_CGROUP]) {
+		r->cgroup = nla_data(tb[AFW_RULE_A_CGROUP]);
+		if (!afw_path_canonical(r->cgroup)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[AFW_RULE_A_CGROUP],
+					    "a cgroup is named by its path from the hierarchy's root, \"/\" or \"/a/b\", without \".\", \"..\", \"//\" or a trailing \"/\"");
+			return ERR_PTR(-EINVAL);
+		}
+		r->fields |= AFW_RULE_F_CGROUP;
+	}
 	if (tb[AFW_RULE_A_COMMENT]) {
 		/* The policy bounds it; the NUL is within the attribute. */
 		r->comment = nla_data(tb[AFW_RULE_A_COMMENT]);
@@ -718,8 +758,8 @@ static struct afw_rule *afw_rule_from_attrs(struct nlattr *nest, struct netlink_
 		}
 	}
 	ret = -EINVAL;
-	if ((r->fields & (AFW_RULE_F_UID | AFW_RULE_F_GID)) && !(r->dirs & (1 << AFW_DIR_OUT))) {
-		NL_SET_ERR_MSG_MOD(extack, "uid and gid match only locally generated packets: direction must include out");
+	if ((r->fields & AFW_RULE_F_SENDER) && !(r->dirs & (1 << AFW_DIR_OUT))) {
+		NL_SET_ERR_MSG_MOD(extack, "uid, gid, exe and cgroup match only locally generated packets: direction must include out");
 		goto err;
 	}
 	if ((r->fields & AFW_RULE_F_IIF) && r->dirs == (1 << AFW_DIR_OUT)) {
@@ -771,6 +811,9 @@ static int afw_put_rule(struct sk_buff *skb, const struct afw_rule *rule)
 	    ((r->fields & AFW_RULE_F_OIF) && nla_put_string(skb, AFW_RULE_A_OIF, r->oif)) ||
 	    ((r->fields & AFW_RULE_F_UID) && nla_put_u32(skb, AFW_RULE_A_UID, r->uid)) ||
 	    ((r->fields & AFW_RULE_F_GID) && nla_put_u32(skb, AFW_RULE_A_GID, r->gid)) ||
+	    ((r->fields & AFW_RULE_F_EXE) && nla_put_string(skb, AFW_RULE_A_EXE, r->exe)) ||
+	    ((r->fields & AFW_RULE_F_CGROUP) &&
+	     nla_put_string(skb, AFW_RULE_A_CGROUP, r->cgroup)) ||
 	    (r->comment_len && nla_put_string(skb, AFW_RULE_A_COMMENT, r->comment)) ||
 	    nla_put_u64_64bit(skb, AFW_RULE_A_PACKETS, packets, AFW_RULE_A_PAD) ||
 	    nla_put_u64_64bit(skb, AFW_RULE_A_BYTES, bytes, AFW_RULE_A_PAD)) {

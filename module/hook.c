@@ -24,6 +24,7 @@
 #include <net/tcp.h>
 
 #include "hook.h"
+#include "ident.h"
 #include "netns.h"
 #include "owner.h"
 #include "packet.h"
@@ -96,6 +97,7 @@ struct afw_hook_ctx {
 	int own_queue;		/* the inspect flow's own queue, or -1 */
 	u8 side;
 	bool keyed;
+	struct afw_exe *exe;	/* the sender's program, once looked up */
 };
 
 static const struct afw_flow_key *afw_hook_key(struct afw_hook_ctx *c)
@@ -123,7 +125,7 @@ static unsigned int afw_act(struct afw_hook_ctx *c, enum afw_stats_source src, u
 		/* A new flow goes to afwd with its sender recorded. */
 		if (src != AFW_STATS_FLOW)
 			afw_owner_note(c->an, afw_hook_key(c), c->skb, c->state,
-				       afw_hook_syn(c));
+				       afw_hook_syn(c), &c->exe);
 		return afw_queue(c->an, c->cfg, afw_hook_key(c), c->own_queue);
 	case AFW_ACTION_REJECT:
 		/* The helpers answer neither a RST nor an ICMP error. */
@@ -207,17 +209,21 @@ static void afw_hook_rule_flow(struct afw_hook_ctx *c, const struct afw_ruleset 
 		return;
 	req.key = *afw_hook_key(c);
 	req.initiator = c->side;
-	afw_owner_note(c->an, &req.key, c->skb, c->state, afw_hook_syn(c));
+	afw_owner_note(c->an, &req.key, c->skb, c->state, afw_hook_syn(c), &c->exe);
 	/* Full or out of memory: the rule still passed this packet. */
 	afw_flow_insert(c->an, &req, GFP_ATOMIC | __GFP_NOWARN, NULL);
 }
 
-static unsigned int afw_hook(void *priv, struct sk_buff *skb,
-			     const struct nf_hook_state *state)
+static u64 afw_hook_cgroup(const void *arg, u8 level)
 {
-	struct afw_hook_ctx c = {
-		.an = priv, .skb = skb, .state = state, .own_queue = -1,
-	};
+	const struct afw_hook_ctx *c = arg;
+
+	return c->t.dir == AFW_DIR_OUT ? afw_ident_cgroup(c->skb, level) : 0;
+}
+
+static unsigned int afw_hook_run(struct afw_hook_ctx *c, struct sk_buff *skb,
+				 const struct nf_hook_state *state)
+{
 	enum afw_direction dir = afw_hook_direction(state->hook);
 	const struct afw_ruleset *rs;
 	struct afw_rule *rule;
@@ -226,18 +232,18 @@ static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 	int v;
 
 	/* Netfilter runs hooks under rcu_read_lock(). */
-	c.cfg = rcu_dereference(c.an->cfg);
+	c->cfg = rcu_dereference(c->an->cfg);
 	/*
 	 * Disabled ("afwctl disable"): the off switch keeps everything else
 	 * as it is, and counts nothing, as if afw were not there.
 	 */
-	if (unlikely(!c.cfg->enabled))
+	if (unlikely(!c->cfg->enabled))
 		return NF_ACCEPT;
 
-	rs = rcu_dereference(c.an->ruleset);
-	flows = atomic_read(&c.an->flows.count);
-	idle = !rs && !flows && c.cfg->unknown == AFW_UNKNOWN_ACCEPT;
-	afw_stats_count(c.an->stats,
+	rs = rcu_dereference(c->an->ruleset);
+	flows = atomic_read(&c->an->flows.count);
+	idle = !rs && !flows && c->cfg->unknown == AFW_UNKNOWN_ACCEPT;
+	afw_stats_count(c->an->stats,
 			state->pf == NFPROTO_IPV6 ? AFW_STATS_IPV6 : AFW_STATS_IPV4,
 			dir, skb->len, idle);
 	if (idle)
@@ -249,50 +255,67 @@ static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 	 * Flow keys, the queue fan-out and the flows accept rules install
 	 * all need the ports; a ruleset whose rules need them asks itself.
 	 */
-	if (flows || c.cfg->unknown != AFW_UNKNOWN_ACCEPT || (rs && rs->stateful))
+	if (flows || c->cfg->unknown != AFW_UNKNOWN_ACCEPT || (rs && rs->stateful))
 		need |= AFW_TUPLE_PORTS;
-	if (afw_packet_tuple(skb, state, need, rs ? &rs->need : NULL, &c.t, &c.p)) {
-		afw_stats_malformed(c.an->stats);
+	if (afw_packet_tuple(skb, state, need, rs ? &rs->need : NULL, &c->t, &c->p)) {
+		afw_stats_malformed(c->an->stats);
 		return NF_DROP;
 	}
-	c.t.dir = dir;
+	c->t.dir = dir;
 
-	if (afw_hook_own_reset(&c)) {
-		afw_stats_exempt(c.an->stats);
+	if (afw_hook_own_reset(c)) {
+		afw_stats_exempt(c->an->stats);
 		return NF_ACCEPT;
 	}
 	if (flows) {
-		v = afw_hook_flow(&c);
+		v = afw_hook_flow(c);
 		if (v >= 0)
-			return afw_act(&c, AFW_STATS_FLOW, v);
+			return afw_act(c, AFW_STATS_FLOW, v);
 	}
 	if (rs) {
-		rule = afw_classify(rs, &c.t);
+		if (unlikely(rs->need.exe) && dir == AFW_DIR_OUT)
+			c->t.exe = afw_owner_exe_match(c->an, afw_hook_key(c), skb, state,
+						       &c->exe);
+		rule = afw_classify(rs, &c->t, afw_hook_cgroup, c);
 		if (rule) {
 			afw_rule_count(rule, skb->len);
 			if (rule->action == AFW_ACTION_ACCEPT)
-				afw_hook_rule_flow(&c, rs, rule);
-			return afw_act(&c, AFW_STATS_RULE, rule->action);
+				afw_hook_rule_flow(c, rs, rule);
+			return afw_act(c, AFW_STATS_RULE, rule->action);
 		}
 	}
 	/* Without neighbour discovery, IPv6 dies on the link itself. */
-	if (dir != AFW_DIR_FORWARD && c.t.family == AFW_FAMILY_IPV6 &&
-	    c.t.proto == IPPROTO_ICMPV6) {
+	if (dir != AFW_DIR_FORWARD && c->t.family == AFW_FAMILY_IPV6 &&
+	    c->t.proto == IPPROTO_ICMPV6) {
 		if (!flows)
-			afw_packet_icmp(skb, &c.t, &c.p);
-		if (c.p.nd) {
-			afw_stats_exempt(c.an->stats);
+			afw_packet_icmp(skb, &c->t, &c->p);
+		if (c->p.nd) {
+			afw_stats_exempt(c->an->stats);
 			return NF_ACCEPT;
 		}
 	}
-	switch (c.cfg->unknown) {
+	switch (c->cfg->unknown) {
 	case AFW_UNKNOWN_QUEUE:
-		return afw_act(&c, AFW_STATS_UNKNOWN, AFW_ACTION_QUEUE);
+		return afw_act(c, AFW_STATS_UNKNOWN, AFW_ACTION_QUEUE);
 	case AFW_UNKNOWN_DROP:
-		return afw_act(&c, AFW_STATS_UNKNOWN, AFW_ACTION_DROP);
+		return afw_act(c, AFW_STATS_UNKNOWN, AFW_ACTION_DROP);
 	default:
-		return afw_act(&c, AFW_STATS_UNKNOWN, AFW_ACTION_ACCEPT);
+		return afw_act(c, AFW_STATS_UNKNOWN, AFW_ACTION_ACCEPT);
 	}
+}
+
+static unsigned int afw_hook(void *priv, struct sk_buff *skb,
+			     const struct nf_hook_state *state)
+{
+	struct afw_hook_ctx c = {
+		.an = priv, .skb = skb, .state = state, .own_queue = -1,
+		.exe = AFW_EXE_UNSEEN,
+	};
+	unsigned int ret;
+
+	ret = afw_hook_run(&c, skb, state);
+	afw_owner_exe_done(c.exe);
+	return ret;
 }
 
 #define AFW_HOOK_OPS(_pf, _hooknum) {		\

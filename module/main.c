@@ -10,6 +10,7 @@
 #include "classify.h"
 #include "flows.h"
 #include "genl.h"
+#include "ident.h"
 #include "netns.h"
 #include "owner.h"
 #include "rule.h"
@@ -19,6 +20,10 @@
 static int __init afw_mod_init(void)
 {
 	int ret;
+
+	ret = afw_ident_init();
+	if (ret)
+		goto err_ident;
 
 	ret = afw_rule_init();
 	if (ret)
@@ -64,6 +69,8 @@ err_flows:
 err_classify:
 	afw_rule_exit();
 err_rule:
+	afw_ident_exit();
+err_ident:
 	return ret;
 }
 
@@ -76,6 +83,7 @@ static void __exit afw_mod_exit(void)
 	/* Frees the last snapshots, and with them the last rules. */
 	afw_classify_exit();
 	afw_rule_exit();
+	afw_ident_exit();
 	pr_info("version " AFW_VERSION " unloaded\n");
 }
 

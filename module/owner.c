@@ -25,8 +25,11 @@
  * it is older than the time afwd has to decide one.
  *
  * Programs' paths are shared between owners, one copy per executable file
- * (device, inode, generation): d_path() runs once per program, not once per
- * flow. Two hard links to one file share the path the first flow saw.
+ * (device, inode, generation) and view (whether the task sees the host's
+ * root): d_path() runs once per program, not once per flow. Two hard links
+ * to one file share the path the first flow saw. Rules on programs compare
+ * a hash of the path taken in the host's view (ident.c), and the hook asks
+ * for a packet's program once, for its rules and for its record alike.
  */
 
 #include <linux/cgroup.h>
@@ -43,6 +46,7 @@
 #include <linux/version.h>
 #include <net/sock.h>
 
+#include "ident.h"
 #include "netns.h"
 #include "owner.h"
 
@@ -56,6 +60,8 @@ struct afw_exe_key {
 	u64 ino;
 	u32 dev;
 	u32 generation;
+	u32 host;			/* seen from the host's root */
+	u32 pad;
 };
 
 /* One program's path, shared by its owners. */
@@ -64,6 +70,7 @@ struct afw_exe {
 	struct afw_exe_key key;
 	refcount_t ref;
 	bool hashed;			/* in afw_exes; else this owner's alone */
+	u64 match;			/* what rules on programs compare; 0: none */
 	struct rcu_head rcu;
 	char path[];
 };
@@ -146,6 +153,14 @@ static struct afw_exe *afw_exe_new(const struct afw_exe_key *key, struct file *f
 	e->key = *key;
 	refcount_set(&e->ref, 1);
 	memcpy(e->path, path, len + 1);
+	e->match = 0;
+	if (key->host) {
+		/* A program replaced since it started is still that program. */
+		if (d_unlinked(f->f_path.dentry) && len > 10 &&
+		    !strcmp(path + len - 10, " (deleted)"))
+			len -= 10;
+		e->match = afw_ident_hash(path, len);
+	}
 out:
 	kfree(buf);
 	return e;
@@ -166,6 +181,7 @@ static struct afw_exe *afw_exe_get(void)
 	key.ino = inode->i_ino;
 	key.dev = inode->i_sb->s_dev;
 	key.generation = inode->i_generation;
+	key.host = afw_ident_host_view();
 
 	rcu_read_lock();
 	e = rhashtable_lookup(&afw_exes, &key, afw_exe_params);
@@ -258,20 +274,57 @@ static void afw_owner_gc_kick(struct afw_owners *ow)
 		queue_delayed_work(system_power_efficient_wq, &ow->gc, AFW_OWNER_GC_IDLE);
 }
 
+/*
+ * Softirq, timers and interrupts run on behalf of nobody in particular, and
+ * so does the stack with bottom halves off in a task (see the top of this
+ * file); nor may alloc_lock be taken there.
+ */
+static bool afw_owner_in_sender(const struct nf_hook_state *state)
+{
+	return state->hook == NF_INET_LOCAL_OUT && in_task() && !in_softirq();
+}
+
+/* The running task's program, looked up at most once per packet. */
+static struct afw_exe *afw_owner_exe_of(struct afw_exe **exe)
+{
+	if (*exe == AFW_EXE_UNSEEN)
+		*exe = afw_exe_get();
+	return *exe;
+}
+
+u64 afw_owner_exe_match(struct afw_net *an, const struct afw_flow_key *k,
+			const struct sk_buff *skb, const struct nf_hook_state *state,
+			struct afw_exe **exe)
+{
+	const struct afw_owner *o;
+	const struct afw_exe *e;
+	kuid_t uid;
+	kgid_t gid;
+
+	if (afw_owner_in_sender(state) && afw_owner_sock(skb, state, &uid, &gid)) {
+		e = afw_owner_exe_of(exe);
+		return e ? e->match : 0;
+	}
+	/* A retransmission, or a reply in softirq: the flow's first sender. */
+	o = afw_owner_lookup(&an->owners, k);
+	return o && o->exe ? o->exe->match : 0;
+}
+
+void afw_owner_exe_done(struct afw_exe *exe)
+{
+	if (exe != AFW_EXE_UNSEEN)
+		afw_exe_put(exe);
+}
+
 void afw_owner_note(struct afw_net *an, const struct afw_flow_key *k, const struct sk_buff *skb,
-		    const struct nf_hook_state *state, bool restart)
+		    const struct nf_hook_state *state, bool restart, struct afw_exe **exe)
 {
 	struct afw_owners *ow = &an->owners;
 	struct afw_owner cur = {}, *n, *o;
 	struct sock *sk;
 	u32 max;
 
-	/*
-	 * Softirq, timers and interrupts run on behalf of nobody in
-	 * particular, and so does the stack with bottom halves off in a task
-	 * (see the top of this file); nor may alloc_lock be taken there.
-	 */
-	if (state->hook != NF_INET_LOCAL_OUT || !in_task() || in_softirq())
+	if (!afw_owner_in_sender(state))
 		return;
 	/* Netfilter runs hooks under rcu_read_lock(). */
 	if (!rcu_dereference(an->cfg)->owners)
@@ -296,7 +349,9 @@ void afw_owner_note(struct afw_net *an, const struct afw_flow_key *k, const stru
 	n->born = jiffies;
 	__get_task_comm(n->comm, sizeof(n->comm), current);
 	/* Set before the owner is published: readers never see it change. */
-	n->exe = afw_exe_get();
+	n->exe = afw_owner_exe_of(exe);
+	if (n->exe)
+		refcount_inc(&n->exe->ref);
 
 	/* Started again by another process: the new one owns it. */
 	if (o && !rhashtable_replace_fast(&ow->ht, &o->node, &n->node, afw_owner_params)) {

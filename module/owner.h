@@ -3,6 +3,7 @@
 #define _AFW_OWNER_H
 
 #include <linux/atomic.h>
+#include <linux/err.h>
 #include <linux/rhashtable-types.h>
 #include <linux/sched.h>
 #include <linux/uidgid.h>
@@ -54,7 +55,23 @@ struct afw_owners {
  * @restart (a TCP SYN: a new connection on its ports) comes from another.
  */
 void afw_owner_note(struct afw_net *an, const struct afw_flow_key *k, const struct sk_buff *skb,
-		    const struct nf_hook_state *state, bool restart);
+		    const struct nf_hook_state *state, bool restart, struct afw_exe **exe);
+
+/* A hook's *exe before it is looked up: the hook asks for it at most once. */
+#define AFW_EXE_UNSEEN ((struct afw_exe *)ERR_PTR(-EAGAIN))
+
+/*
+ * For rules on programs, at LOCAL_OUT: the value (ident.c) of the program
+ * of @skb's sender when the packet leaves in the sender's own call, as
+ * afw_owner_note() would record it; else of the owner recorded for @k; 0
+ * when neither names one. *@exe, AFW_EXE_UNSEEN at first, keeps the
+ * sender's program (a reference) for afw_owner_note(); the hook drops it
+ * with afw_owner_exe_done().
+ */
+u64 afw_owner_exe_match(struct afw_net *an, const struct afw_flow_key *k,
+			const struct sk_buff *skb, const struct nf_hook_state *state,
+			struct afw_exe **exe);
+void afw_owner_exe_done(struct afw_exe *exe);
 
 /* Under rcu_read_lock(): the owner recorded for @k, or NULL. */
 const struct afw_owner *afw_owner_lookup(struct afw_owners *ow, const struct afw_flow_key *k);

@@ -4,10 +4,14 @@
  */
 
 #include <linux/slab.h>
+#include <linux/string.h>
 
+#include "ident.h"
 #include "rule.h"
 
 /* A rule keeps its slot in a block in a u16. */
+/* The common rule's 48 bytes (IPv4): what precedes the addresses stays 40. */
+static_assert(offsetof(struct afw_rule, addr) == 40);
 static_assert(AFW_COUNTERS_PER_BLOCK <= 1UL << (8 * sizeof(((struct afw_rule *)0)->slot)));
 
 /* Rules without interface or owner matches, by address size. */
@@ -19,7 +23,7 @@ static unsigned int afw_rule_words(u8 family)
 	return family == AFW_FAMILY_IPV6 ? 4 : 1;
 }
 
-static size_t afw_rule_size(unsigned int words, u8 fields, u8 comment_len)
+static size_t afw_rule_size(unsigned int words, u16 fields, u8 comment_len)
 {
 	size_t size = struct_size_t(struct afw_rule, addr, 2 * words);
 
@@ -29,7 +33,7 @@ static size_t afw_rule_size(unsigned int words, u8 fields, u8 comment_len)
 }
 
 /* The common rule's cache; NULL for a rule with rare fields or a comment. */
-static struct kmem_cache *afw_rule_cache(unsigned int words, u8 fields, u8 comment_len)
+static struct kmem_cache *afw_rule_cache(unsigned int words, u16 fields, u8 comment_len)
 {
 	if ((fields & AFW_RULE_F_EXT) || comment_len)
 		return NULL;
@@ -77,9 +81,25 @@ struct afw_rule *afw_rule_create(const struct afw_rule_spec *spec)
 		ext->gid = spec->gid;
 		memcpy(ext->iif, spec->iif, IFNAMSIZ);
 		memcpy(ext->oif, spec->oif, IFNAMSIZ);
+		ext->exe = 0;
+		ext->cgroup = 0;
+		ext->exe_path = NULL;
+		ext->cgroup_path = NULL;
+		if (spec->fields & AFW_RULE_F_EXE) {
+			ext->exe_path = kstrdup(spec->exe, GFP_KERNEL_ACCOUNT);
+			if (!ext->exe_path)
+				goto err_paths;
+			ext->exe = afw_ident_hash(ext->exe_path, strlen(ext->exe_path));
+		}
+		if (spec->fields & AFW_RULE_F_CGROUP) {
+			ext->cgroup_path = kstrdup(spec->cgroup, GFP_KERNEL_ACCOUNT);
+			if (!ext->cgroup_path)
+				goto err_paths;
+			ext->cgroup = afw_ident_cgroup_path(ext->cgroup_path,
+							    strlen(ext->cgroup_path));
+		}
 	}
 	r->comment_len = spec->comment_len;
-	r->pad = 0;
 	if (r->comment_len) {
 		char *comment = (char *)afw_rule_comment(r);
 
@@ -88,6 +108,9 @@ struct afw_rule *afw_rule_create(const struct afw_rule_spec *spec)
 	}
 	return r;
 
+err_paths:
+	kfree(ext->exe_path);
+	afw_counters_put(r->counters, r->slot);
 err:
 	if (cache)
 		kmem_cache_free(cache, r);
@@ -122,6 +145,8 @@ void afw_rule_to_spec(const struct afw_rule *r, struct afw_rule_spec *spec)
 		spec->gid = ext->gid;
 		memcpy(spec->iif, ext->iif, IFNAMSIZ);
 		memcpy(spec->oif, ext->oif, IFNAMSIZ);
+		spec->exe = ext->exe_path;
+		spec->cgroup = ext->cgroup_path;
 	}
 	spec->comment_len = r->comment_len;
 	spec->comment = r->comment_len ? afw_rule_comment(r) : NULL;
@@ -139,6 +164,10 @@ void afw_rule_put(struct afw_rule *r)
 	if (!refcount_dec_and_test(&r->ref))
 		return;
 	afw_counters_put(r->counters, r->slot);
+	if (r->fields & AFW_RULE_F_EXT) {
+		kfree(afw_rule_ext(r)->exe_path);
+		kfree(afw_rule_ext(r)->cgroup_path);
+	}
 	cache = afw_rule_cache(r->words, r->fields, r->comment_len);
 	if (cache)
 		kmem_cache_free(cache, r);

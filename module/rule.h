@@ -25,8 +25,14 @@ static inline u64 afw_rule_order(u32 prio, u32 id)
 #define AFW_RULE_F_OIF		0x20
 #define AFW_RULE_F_UID		0x40
 #define AFW_RULE_F_GID		0x80
+#define AFW_RULE_F_EXE		0x100
+#define AFW_RULE_F_CGROUP	0x200
 /* The fields kept out of line, in struct afw_rule_ext. */
-#define AFW_RULE_F_EXT		(AFW_RULE_F_IIF | AFW_RULE_F_OIF | AFW_RULE_F_UID | AFW_RULE_F_GID)
+#define AFW_RULE_F_EXT		(AFW_RULE_F_IIF | AFW_RULE_F_OIF | AFW_RULE_F_UID | \
+				 AFW_RULE_F_GID | AFW_RULE_F_EXE | AFW_RULE_F_CGROUP)
+/* The fields only a locally generated packet's sender gives. */
+#define AFW_RULE_F_SENDER	(AFW_RULE_F_UID | AFW_RULE_F_GID | AFW_RULE_F_EXE | \
+				 AFW_RULE_F_CGROUP)
 
 /*
  * A rule as the user gives it and gets it back: what netlink parsing fills
@@ -41,7 +47,7 @@ struct afw_rule_spec {
 	u8 action;
 	u8 src_len;
 	u8 dst_len;
-	u8 fields;		/* AFW_RULE_F_* */
+	u16 fields;		/* AFW_RULE_F_* */
 	u16 sport_lo, sport_hi;
 	u16 dport_lo, dport_hi;
 	u32 uid, gid;
@@ -49,6 +55,9 @@ struct afw_rule_spec {
 	__be32 dst[4];
 	char iif[IFNAMSIZ];
 	char oif[IFNAMSIZ];
+	/* Into the request's attributes, or the rule's own copies. */
+	const char *exe;
+	const char *cgroup;
 	/* Into the request's attribute, or the rule's own copy; 0 long: none. */
 	const char *comment;
 	u8 comment_len;
@@ -59,6 +68,10 @@ struct afw_rule_ext {
 	u32 uid, gid;
 	char iif[IFNAMSIZ];
 	char oif[IFNAMSIZ];
+	u64 exe;		/* afw_ident_hash() of @exe_path */
+	u64 cgroup;		/* afw_ident_cgroup_path() of @cgroup_path */
+	const char *exe_path;	/* the rule's own copies, or NULL */
+	const char *cgroup_path;
 };
 
 /*
@@ -74,7 +87,7 @@ struct afw_rule {
 	refcount_t ref;
 	u16 slot;		/* its counters' in @counters */
 	u8 comment_len;		/* 0: none; else it follows, NUL-terminated */
-	u8 pad;
+	u8 words;		/* of each address: 1 (IPv4 or none) or 4 */
 	u32 id;
 	u32 prio;
 	u8 family;
@@ -83,8 +96,7 @@ struct afw_rule {
 	u8 action;
 	u8 src_len;
 	u8 dst_len;
-	u8 fields;
-	u8 words;		/* of each address: 1 (IPv4 or none) or 4 */
+	u16 fields;
 	u16 sport_lo, sport_hi;
 	u16 dport_lo, dport_hi;
 	__be32 addr[];		/* src[words], dst[words], afw_rule_ext, comment */

@@ -18,6 +18,7 @@
 
 #include "classify.h"
 #include "counters.h"
+#include "ident.h"
 #include "selftest.h"
 #include "sort.h"
 
@@ -41,7 +42,51 @@ static bool afw_st_prefix_match(const __be32 *addr, const __be32 *net, unsigned 
 	return true;
 }
 
-static bool afw_st_match(const struct afw_rule *r, const struct afw_tuple *t)
+/* Programs and cgroups, by path; a packet's cgroup is its path, or NULL. */
+static const char *const afw_st_exes[] = { "/usr/bin/curl", "/usr/bin/wget", "/opt/x" };
+static const char *const afw_st_rule_cgroups[] = {
+	"/", "/system.slice", "/system.slice/a.service", "/user.slice",
+	"/user.slice/user-1000.slice",
+};
+
+static const char *const afw_st_cgroups[] = {
+	"/", "/system.slice/a.service", "/system.slice/b.service",
+	"/user.slice/user-1000.slice/session-1.scope", "/system.slice/a.service/x",
+};
+
+/* Whether cgroup @q is @p or below it, read from the paths alone. */
+static bool afw_st_cgroup_in(const char *p, const char *q)
+{
+	size_t len = strlen(p);
+
+	if (!q)
+		return false;
+	if (!strcmp(p, "/"))
+		return true;
+	return !strncmp(p, q, len) && (!q[len] || q[len] == '/');
+}
+
+/* The classifier's question, answered by cutting the path. */
+static u64 afw_st_cgroup(const void *arg, u8 level)
+{
+	const char *q = arg, *end = q;
+	unsigned int i;
+
+	if (!q)
+		return 0;
+	if (!level)
+		return afw_ident_cgroup_path("/", 1);
+	if (!q[1])
+		return 0;
+	for (i = 0; i < level; i++) {
+		if (!*end)
+			return 0;
+		end = strchrnul(end + 1, '/');
+	}
+	return afw_ident_cgroup_path(q, end - q);
+}
+
+static bool afw_st_match(const struct afw_rule *r, const struct afw_tuple *t, const char *cg)
 {
 	const struct afw_rule_ext *ext = afw_rule_ext(r);
 
@@ -73,16 +118,22 @@ static bool afw_st_match(const struct afw_rule *r, const struct afw_tuple *t)
 		return false;
 	if ((r->fields & AFW_RULE_F_GID) && ext->gid != t->gid)
 		return false;
+	if ((r->fields & AFW_RULE_F_EXE) &&
+	    (!t->exe || t->exe != afw_ident_hash(ext->exe_path, strlen(ext->exe_path))))
+		return false;
+	if ((r->fields & AFW_RULE_F_CGROUP) && !afw_st_cgroup_in(ext->cgroup_path, cg))
+		return false;
 	return true;
 }
 
-static struct afw_rule *afw_st_linear(struct afw_rule **rules, u32 n, const struct afw_tuple *t)
+static struct afw_rule *afw_st_linear(struct afw_rule **rules, u32 n, const struct afw_tuple *t,
+				      const char *cg)
 {
 	struct afw_rule *best = NULL;
 	u32 i;
 
 	for (i = 0; i < n; i++)
-		if (afw_st_match(rules[i], t) &&
+		if (afw_st_match(rules[i], t, cg) &&
 		    (!best || afw_rule_key(rules[i]) < afw_rule_key(best)))
 			best = rules[i];
 	return best;
@@ -176,11 +227,23 @@ static void afw_st_rule(struct rnd_state *rnd, struct afw_rule_spec *r, u32 id)
 		r->gid = prandom_u32_state(rnd) % 2 ? 100 : 0;
 		r->fields |= AFW_RULE_F_GID;
 	}
+	if (prandom_u32_state(rnd) % 10 == 0) {
+		r->exe = afw_st_exes[prandom_u32_state(rnd) % ARRAY_SIZE(afw_st_exes)];
+		r->fields |= AFW_RULE_F_EXE;
+	}
+	if (prandom_u32_state(rnd) % 10 == 0) {
+		r->cgroup = afw_st_rule_cgroups[prandom_u32_state(rnd) %
+						ARRAY_SIZE(afw_st_rule_cgroups)];
+		r->fields |= AFW_RULE_F_CGROUP;
+	}
 }
 
-static void afw_st_packet(struct rnd_state *rnd, struct afw_tuple *t)
+static void afw_st_packet(struct rnd_state *rnd, struct afw_tuple *t, const char **cg)
 {
+	const char *exe;
+
 	memset(t, 0, sizeof(*t));
+	*cg = NULL;
 	t->family = prandom_u32_state(rnd) % 2 ? AFW_FAMILY_IPV4 : AFW_FAMILY_IPV6;
 	t->dir = prandom_u32_state(rnd) % (AFW_DIR_MAX + 1);
 	t->proto = afw_st_packet_protos[prandom_u32_state(rnd) % ARRAY_SIZE(afw_st_packet_protos)];
@@ -200,6 +263,12 @@ static void afw_st_packet(struct rnd_state *rnd, struct afw_tuple *t)
 		t->gid = prandom_u32_state(rnd) % 2 ? 100 : 0;
 		t->flags |= AFW_TUPLE_OWNER;
 	}
+	if (t->dir == AFW_DIR_OUT && prandom_u32_state(rnd) % 3) {
+		exe = afw_st_exes[prandom_u32_state(rnd) % ARRAY_SIZE(afw_st_exes)];
+		t->exe = afw_ident_hash(exe, strlen(exe));
+	}
+	if (t->dir == AFW_DIR_OUT && prandom_u32_state(rnd) % 3)
+		*cg = afw_st_cgroups[prandom_u32_state(rnd) % ARRAY_SIZE(afw_st_cgroups)];
 }
 
 static int afw_st_cmp(const void *a, const void *b)
@@ -218,12 +287,13 @@ static unsigned int afw_st_check(struct rnd_state *rnd, const struct afw_ruleset
 	struct afw_rule *fast, *slow;
 	unsigned int i, bad = 0;
 	struct afw_tuple t;
+	const char *cg;
 
 	rcu_read_lock();
 	for (i = 0; i < npackets; i++) {
-		afw_st_packet(rnd, &t);
-		fast = rs ? afw_classify(rs, &t) : NULL;
-		slow = afw_st_linear(rules, n, &t);
+		afw_st_packet(rnd, &t, &cg);
+		fast = rs ? afw_classify(rs, &t, afw_st_cgroup, cg) : NULL;
+		slow = afw_st_linear(rules, n, &t, cg);
 		*hits += !!slow;
 		if (fast != slow) {
 			if (bad++ < 5)

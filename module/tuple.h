@@ -31,6 +31,8 @@ struct afw_tuple {
 	u8 proto;
 	u8 dir;			/* AFW_DIR_* */
 	u8 flags;		/* AFW_TUPLE_* */
+	u64 exe;		/* the sender's program, as ident.c hashes it; 0: none */
+	u64 cgroup;		/* 0; a table's mask says which level to fill in */
 } __aligned(8);
 
 /* Protocols whose header starts with a source and a destination port. */

@@ -205,6 +205,15 @@ def main():
         "rule-ports-no-proto": lambda: rule(drop, u16("AFW_RULE_A_DPORT_LO", 80)),
         "rule-short-u32": lambda: rule(drop, attr(e["AFW_RULE_A_ID"], b"\x01\x00")),
         "rule-counters-given": lambda: rule(drop, attr(e["AFW_RULE_A_PACKETS"], bytes(8))),
+        # Paths only in the form the kernel gives them, which rules compare.
+        "rule-exe-relative": lambda: rule(drop, attr(e["AFW_RULE_A_EXE"], b"usr/bin/curl\0")),
+        "rule-exe-dotdot": lambda: rule(drop, attr(e["AFW_RULE_A_EXE"], b"/usr/../bin/sh\0")),
+        "rule-exe-root": lambda: rule(drop, attr(e["AFW_RULE_A_EXE"], b"/\0")),
+        "rule-exe-too-long": lambda: rule(drop, attr(e["AFW_RULE_A_EXE"], b"/" + b"a" * 255 + b"\0")),
+        "rule-cgroup-slashes": lambda: rule(drop, attr(e["AFW_RULE_A_CGROUP"], b"/a//b\0")),
+        "rule-cgroup-trailing": lambda: rule(drop, attr(e["AFW_RULE_A_CGROUP"], b"/a/\0")),
+        "rule-cgroup-inbound": lambda: rule(drop, u8("AFW_RULE_A_DIRECTIONS", 1 << e["AFW_DIR_IN"]),
+                                            attr(e["AFW_RULE_A_CGROUP"], b"/a\0")),
         # AFW_RULE_A_MATCH: one struct for the matches, held to the same checks.
         "match-ok": lambda: rule(u32("AFW_RULE_A_ID", 4242),
                                  match(7, e["AFW_ACTION_DROP"], 1 << e["AFW_DIR_IN"], v4f, 6,

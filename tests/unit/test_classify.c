@@ -18,6 +18,25 @@
 #include "check.h"
 
 /*
+ * Paths as rules on programs and cgroups compare them: the module keys a
+ * siphash, any hash does here; the cgroup levels are the module's own.
+ */
+u64 afw_ident_hash(const char *path, size_t len)
+{
+	u64 h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (u8)path[i]) * 0x100000001b3ULL;
+	return h ?: 1;
+}
+
+u64 afw_ident_cgroup_path(const char *path, size_t len)
+{
+	return afw_ident_cgroup_value(afw_ident_hash(path, len), path, len);
+}
+
+/*
  * Rule counters: the module keeps 256 rules to a block; here each rule has
  * a block of its own, of one CPU, and the test counts the blocks alive.
  */

@@ -298,7 +298,14 @@ enum afw_hook_attr {
  * A rule. Addresses are in network byte order, 4 bytes for IPv4 and 16 for
  * IPv6, and need AFW_RULE_A_FAMILY; bits beyond the prefix length must be
  * zero. Port ranges are inclusive and need AFW_RULE_A_PROTO tcp, udp or
- * sctp. UID and GID match the owner of locally generated packets only.
+ * sctp. UID and GID match the owner of locally generated packets only, and
+ * so do EXE and CGROUP (docs/architecture.md, "Rules on programs"):
+ *  - EXE is a program's absolute path, as the host sees it; it matches the
+ *    packets of processes running that program and sharing the host's root
+ *    (not those of a container or a sandboxed service: name their cgroup).
+ *  - CGROUP is a cgroup v2 path from the hierarchy's root, "/" or "/a/b"
+ *    with no "." or ".." and no empty part; it matches sockets of that
+ *    cgroup and of its descendants, whether it exists yet or not.
  */
 enum afw_rule_attr {
 	AFW_RULE_A_UNSPEC,
@@ -325,6 +332,8 @@ enum afw_rule_attr {
 	AFW_RULE_A_BYTES,	/* NLA_U64, reply only */
 	AFW_RULE_A_COMMENT,	/* NLA_NUL_STRING, 1..AFW_RULE_COMMENT_MAX bytes */
 	AFW_RULE_A_MATCH,	/* struct afw_rule_match and addresses; requests only */
+	AFW_RULE_A_EXE,		/* NLA_NUL_STRING, 2..AFW_RULE_PATH_MAX bytes */
+	AFW_RULE_A_CGROUP,	/* NLA_NUL_STRING, 1..AFW_RULE_PATH_MAX bytes */
 	__AFW_RULE_A_MAX
 };
 
@@ -337,7 +346,7 @@ enum afw_rule_attr {
  * are seven or more a rule, each validated on its own, and at a million
  * rules that is a second of a load (docs/performance.md). A rule that
  * carries it gives none of the attributes it stands for (PRIORITY to
- * DPORT_HI, and ACTION); ID, IIF, OIF, UID, GID and COMMENT stay
+ * DPORT_HI, and ACTION); ID, IIF, OIF, UID, GID, EXE, CGROUP and COMMENT stay
  * attributes. The attribute is this struct, then the addresses its flags
  * name, source first, each 4 bytes for AFW_FAMILY_IPV4 and 16 for
  * AFW_FAMILY_IPV6, in network byte order; nothing else. Fields its flags
@@ -370,6 +379,8 @@ struct afw_rule_match {
 
 /* A rule's comment, not counting its NUL: the user's note, kept and listed. */
 #define AFW_RULE_COMMENT_MAX 63
+/* The longest program or cgroup path a rule names, without its NUL. */
+#define AFW_RULE_PATH_MAX 255
 
 /* What a flow's packets get. */
 enum afw_verdict {

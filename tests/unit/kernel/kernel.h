@@ -92,7 +92,15 @@ static inline void *afw_test_alloc_array(size_t n, size_t size)
 #define GFP_KERNEL_ACCOUNT 0
 #define kzalloc(n, gfp) calloc(1, (n))
 #define kmalloc(n, gfp) malloc(n)
-#define kfree(p) free(p)
+#define kfree(p) free((void *)(p))
+#define kstrdup(s, gfp) strdup(s)
+
+static inline char *strchrnul(const char *s, int c)
+{
+	while (*s && *s != (char)c)
+		s++;
+	return (char *)s;
+}
 #define kvmalloc(n, gfp) malloc(n)
 #define kvfree(p) free(p)
 #define kvcalloc(n, size, gfp) calloc((n) ? (n) : 1, (size))
