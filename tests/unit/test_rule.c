@@ -87,6 +87,38 @@ int main(void)
 	      round_trips("id 4294967295 prio 9 family ipv6 dir out proto udp from 2001:db8:1::/48 "
 			  "to ::1 sport 0-65535 dport 5353 oif veth-long-name1 uid 1000 gid 100 reject"));
 	CHECK(failed, "round trip: protocol by number", round_trips("proto 47 drop"));
+	CHECK(failed, "round trip: program and cgroup",
+	      round_trips("dir out exe /usr/bin/curl cgroup /system.slice/backup.service accept"));
+
+	/* Programs and cgroups: the one form the kernel compares, or an error. */
+	CHECK(failed, "a cgroup as /proc/PID/cgroup shows it",
+	      parse("cgroup 0::/system.slice/x.service drop", &r, err, sizeof(err)) == 0 &&
+	      (r.has & AFW_R_CGROUP) && !strcmp(r.cgroup, "/system.slice/x.service"));
+	CHECK(failed, "a cgroup under /sys/fs/cgroup, with a trailing slash",
+	      parse("cgroup /sys/fs/cgroup/user.slice/ drop", &r, err, sizeof(err)) == 0 &&
+	      !strcmp(r.cgroup, "/user.slice"));
+	CHECK(failed, "a cgroup under a hybrid hierarchy's /sys/fs/cgroup/unified",
+	      parse("cgroup /sys/fs/cgroup/unified/a drop", &r, err, sizeof(err)) == 0 &&
+	      !strcmp(r.cgroup, "/a"));
+	CHECK(failed, "the hierarchy's root itself", parse("cgroup /sys/fs/cgroup drop", &r, err, sizeof(err)) == 0 &&
+	      !strcmp(r.cgroup, "/"));
+	CHECK(failed, "a cgroup relative to the root",
+	      parse("cgroup system.slice drop", &r, err, sizeof(err)) == 0 &&
+	      !strcmp(r.cgroup, "/system.slice"));
+	CHECK(failed, "the root cgroup", parse("cgroup / drop", &r, err, sizeof(err)) == 0 &&
+	      !strcmp(r.cgroup, "/"));
+	CHECK(failed, "a cgroup with '..' is refused",
+	      error_names("cgroup /system.slice/../x drop", "'cgroup /system.slice/../x'"));
+	CHECK(failed, "a relative program is refused",
+	      error_names("exe curl drop", "'exe curl': a program is named by its absolute path"));
+	CHECK(failed, "a program path with '//' is refused", error_names("exe /usr//bin/curl drop", "'//'"));
+	CHECK(failed, "a program path with a trailing '/' is refused", error_names("exe /usr/bin/ drop", "'exe /usr/bin/'"));
+	CHECK(failed, "a program path of 256 bytes is refused",
+	      error_names("exe /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+			  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+			  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+			  "aaaaaaaaaa drop", "a path of 256 bytes"));
+	CHECK(failed, "a repeated exe is refused", error_names("exe /a exe /b drop", "given twice"));
 
 	afw_rule_format(&(struct afw_rule_spec){ .dirs = AFW_DIRS_ALL, .action = AFW_ACTION_DROP,
 						 .proto = 6, .prio = 1 }, false, out, sizeof(out));

@@ -73,6 +73,7 @@ static void afwctl_usage(FILE *f)
 	fprintf(f, "RULE: [id N] [prio N] [family ipv4|ipv6] [dir in|out|forward[,..]]\n"
 		   "      [proto NAME|N] [from ADDR[/LEN]] [to ADDR[/LEN]] [sport P[-P]]\n"
 		   "      [dport P[-P]] [iif NAME] [oif NAME] [uid USER] [gid GROUP]\n"
+		   "      [exe PATH] [cgroup PATH]\n"
 		   "      accept|drop|reject|queue (allow = accept, deny = drop) [comment \"TEXT\"]\n"
 		   "FLOW: proto P from ADDR to ADDR [sport N dport N]; VERDICT: accept|drop|reject|inspect\n");
 }

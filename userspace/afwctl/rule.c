@@ -162,6 +162,8 @@ static void afwctl_rule_json(const struct afw_rule_spec *r, bool first)
 	afwctl_json_opt_str("oif", r->oif, r->has & AFW_R_OIF);
 	afwctl_json_u32("uid", r->uid, r->has & AFW_R_UID);
 	afwctl_json_u32("gid", r->gid, r->has & AFW_R_GID);
+	afwctl_json_opt_str("exe", r->exe, r->has & AFW_R_EXE);
+	afwctl_json_opt_str("cgroup", r->cgroup, r->has & AFW_R_CGROUP);
 	afwctl_json_opt_str("comment", r->comment, r->has & AFW_R_COMMENT);
 	printf(",\"action\":\"%s\",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"rule\":",
 	       afw_action_name(r->action), r->packets, r->bytes);

@@ -142,8 +142,8 @@ static bool afwctl_prefix_has(const uint8_t *prefix, unsigned int len, const uin
 
 /*
  * Whether @r matches a packet of @s (inbound from the peer when @in, else
- * outbound to it). A rule on an interface, a uid or a gid may or may not
- * match: it is taken as not matching, so that it never vouches for a session.
+ * outbound to it). A rule on an interface or on the sender (uid, gid,
+ * program, cgroup) may or may not match: it is taken as not matching, so that it never vouches for a session.
  */
 static bool afwctl_rule_matches(const struct afw_rule_spec *r, const struct afwctl_ssh *s,
 				bool in)
@@ -152,7 +152,7 @@ static bool afwctl_rule_matches(const struct afw_rule_spec *r, const struct afwc
 	const uint8_t *src = in ? s->peer : s->local, *dst = in ? s->local : s->peer;
 	uint16_t sport = in ? s->pport : s->lport, dport = in ? s->lport : s->pport;
 
-	if (r->has & (AFW_R_IIF | AFW_R_OIF | AFW_R_UID | AFW_R_GID))
+	if (r->has & (AFW_R_IIF | AFW_R_OIF | AFW_R_UID | AFW_R_GID | AFW_R_EXE | AFW_R_CGROUP))
 		return false;
 	if ((r->family && r->family != s->family) || (r->dirs && !(r->dirs & (1u << dir))) ||
 	    (r->proto && r->proto != IPPROTO_TCP))

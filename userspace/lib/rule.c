@@ -36,7 +36,7 @@ static const char *const afw_dir_names[] = {
 enum {
 	AFW_KW_ID, AFW_KW_PRIO, AFW_KW_FAMILY, AFW_KW_DIR, AFW_KW_PROTO, AFW_KW_FROM,
 	AFW_KW_TO, AFW_KW_SPORT, AFW_KW_DPORT, AFW_KW_IIF, AFW_KW_OIF, AFW_KW_UID,
-	AFW_KW_GID, AFW_KW_COMMENT, AFW_KW_COUNT
+	AFW_KW_GID, AFW_KW_EXE, AFW_KW_CGROUP, AFW_KW_COMMENT, AFW_KW_COUNT
 };
 
 /* Keywords, then the action words and their synonyms: what hints pick from. */
@@ -45,7 +45,7 @@ static const char *const afw_rule_words[] = {
 	[AFW_KW_DIR] = "dir", [AFW_KW_PROTO] = "proto", [AFW_KW_FROM] = "from",
 	[AFW_KW_TO] = "to", [AFW_KW_SPORT] = "sport", [AFW_KW_DPORT] = "dport",
 	[AFW_KW_IIF] = "iif", [AFW_KW_OIF] = "oif", [AFW_KW_UID] = "uid", [AFW_KW_GID] = "gid",
-	[AFW_KW_COMMENT] = "comment",
+	[AFW_KW_EXE] = "exe", [AFW_KW_CGROUP] = "cgroup", [AFW_KW_COMMENT] = "comment",
 	"accept", "drop", "reject", "queue", "allow", "deny",
 };
 
@@ -86,7 +86,7 @@ static int afw_rule_word(const char *w, size_t len, int *act)
 	case 3:
 		return AFW_IS(w, len, "dir") ? AFW_KW_DIR : AFW_IS(w, len, "iif") ? AFW_KW_IIF :
 		       AFW_IS(w, len, "oif") ? AFW_KW_OIF : AFW_IS(w, len, "uid") ? AFW_KW_UID :
-		       AFW_IS(w, len, "gid") ? AFW_KW_GID : -1;
+		       AFW_IS(w, len, "gid") ? AFW_KW_GID : AFW_IS(w, len, "exe") ? AFW_KW_EXE : -1;
 	case 4:
 		if (AFW_IS(w, len, "prio"))
 			return AFW_KW_PRIO;
@@ -104,6 +104,8 @@ static int afw_rule_word(const char *w, size_t len, int *act)
 	case 6:
 		if (AFW_IS(w, len, "family"))
 			return AFW_KW_FAMILY;
+		if (AFW_IS(w, len, "cgroup"))
+			return AFW_KW_CGROUP;
 		break;
 	case 7:
 		if (AFW_IS(w, len, "comment"))
@@ -244,6 +246,73 @@ static int afw_parse_comment(const char *v, size_t len, int wi, char *out, struc
 	return 0;
 }
 
+/* "/" or "/a/b": the only form the kernel gives, and so the only one it takes. */
+static bool afw_path_canonical(const char *p)
+{
+	const char *part;
+	size_t len;
+
+	if (p[0] != '/')
+		return false;
+	if (!p[1])
+		return true;
+	for (part = p + 1;; part += len + 1) {
+		len = strcspn(part, "/");
+		if (!len || (len == 1 && part[0] == '.') ||
+		    (len == 2 && part[0] == '.' && part[1] == '.'))
+			return false;
+		if (!part[len])
+			return true;
+	}
+}
+
+static int afw_parse_exe(const char *v, size_t len, int wi, char *out, struct afw_perr *e)
+{
+	if (len > AFW_RULE_PATH_MAX)
+		return afw_perr_set(e, wi, "'exe': a path of %zu bytes, and at most %d match",
+				    len, AFW_RULE_PATH_MAX);
+	if (!afw_path_canonical(v) || len < 2)
+		return afw_perr_set(e, wi, "'exe %s': a program is named by its absolute path, "
+				    "without '.', '..', '//' or a trailing '/'", v);
+	memcpy(out, v, len + 1);
+	return 0;
+}
+
+/*
+ * A cgroup as /proc/PID/cgroup shows it ("0::/system.slice/x.service"), as
+ * a path under /sys/fs/cgroup, or relative to it: kept from the root.
+ */
+static int afw_parse_cgroup(const char *v, size_t len, int wi, char *out, struct afw_perr *e)
+{
+	/* Where cgroup v2 is mounted: alone, or beside v1 (systemd's hybrid). */
+	static const char *const mnts[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+	const char *p = v;
+	size_t n, i;
+
+	if (!strncmp(p, "0::", 3))
+		p += 3;
+	for (i = 0; i < sizeof(mnts) / sizeof(mnts[0]); i++) {
+		n = strlen(mnts[i]);
+		if (!strncmp(p, mnts[i], n) && (!p[n] || p[n] == '/')) {
+			p += n;
+			break;
+		}
+	}
+	while (*p == '/' && p[1] == '/')
+		p++;
+	n = strlen(p);
+	while (n > 1 && p[n - 1] == '/')
+		n--;
+	if (n + (*p != '/') > AFW_RULE_PATH_MAX)
+		return afw_perr_set(e, wi, "'cgroup': a path of %zu bytes, and at most %d match",
+				    len, AFW_RULE_PATH_MAX);
+	snprintf(out, AFW_RULE_PATH_MAX + 1, "%s%.*s", *p == '/' ? "" : "/", (int)n, p);
+	if (!afw_path_canonical(out))
+		return afw_perr_set(e, wi, "'cgroup %s': a cgroup is named by its path, such as "
+				    "/system.slice/NAME.service, without '.', '..' or '//'", v);
+	return 0;
+}
+
 int afw_rule_parse_words(int argc, char **argv, struct afw_rule_spec *r, struct afw_perr *e)
 {
 	return afw_rule_parse_words_len(argc, argv, NULL, r, e);
@@ -357,6 +426,16 @@ int afw_rule_parse_words_len(int argc, char **argv, const size_t *lens, struct a
 			if (afw_gid_parse(v, &r->gid))
 				return afw_perr_set(e, a, "'gid %s': not a group name or number", v);
 			r->has |= AFW_R_GID;
+			break;
+		case AFW_KW_EXE:
+			if (afw_parse_exe(v, vlen, a, r->exe, e))
+				return -1;
+			r->has |= AFW_R_EXE;
+			break;
+		case AFW_KW_CGROUP:
+			if (afw_parse_cgroup(v, vlen, a, r->cgroup, e))
+				return -1;
+			r->has |= AFW_R_CGROUP;
 			break;
 		case AFW_KW_COMMENT:
 			if (afw_parse_comment(v, vlen, a, r->comment, e))
@@ -475,6 +554,10 @@ void afw_rule_format(const struct afw_rule_spec *r, bool with_id, char *buf, siz
 		afw_append(buf, len, &off, " uid %" PRIu32, r->uid);
 	if (r->has & AFW_R_GID)
 		afw_append(buf, len, &off, " gid %" PRIu32, r->gid);
+	if (r->has & AFW_R_EXE)
+		afw_append(buf, len, &off, " exe %s", r->exe);
+	if (r->has & AFW_R_CGROUP)
+		afw_append(buf, len, &off, " cgroup %s", r->cgroup);
 	afw_append(buf, len, &off, " %s", afw_action_name(r->action));
 	if (r->has & AFW_R_COMMENT)
 		afw_append(buf, len, &off, " comment \"%s\"", r->comment);
@@ -493,6 +576,10 @@ static void afw_rule_put_rest(struct nlmsghdr *nlh, const struct afw_rule_spec *
 		mnl_attr_put_u32(nlh, AFW_RULE_A_UID, r->uid);
 	if (r->has & AFW_R_GID)
 		mnl_attr_put_u32(nlh, AFW_RULE_A_GID, r->gid);
+	if (r->has & AFW_R_EXE)
+		mnl_attr_put_strz(nlh, AFW_RULE_A_EXE, r->exe);
+	if (r->has & AFW_R_CGROUP)
+		mnl_attr_put_strz(nlh, AFW_RULE_A_CGROUP, r->cgroup);
 	if (r->has & AFW_R_COMMENT)
 		mnl_attr_put_strz(nlh, AFW_RULE_A_COMMENT, r->comment);
 }
@@ -611,6 +698,8 @@ static const enum mnl_attr_data_type afw_rule_types[AFW_RULE_A_MAX + 1] = {
 	[AFW_RULE_A_BYTES] = MNL_TYPE_U64,
 	[AFW_RULE_A_COMMENT] = MNL_TYPE_NUL_STRING,
 	[AFW_RULE_A_MATCH] = MNL_TYPE_BINARY,
+	[AFW_RULE_A_EXE] = MNL_TYPE_NUL_STRING,
+	[AFW_RULE_A_CGROUP] = MNL_TYPE_NUL_STRING,
 };
 
 static int afw_bad(void)
@@ -748,6 +837,14 @@ rest:
 	if (tb[AFW_RULE_A_GID]) {
 		r->gid = mnl_attr_get_u32(tb[AFW_RULE_A_GID]);
 		r->has |= AFW_R_GID;
+	}
+	if (tb[AFW_RULE_A_EXE]) {
+		snprintf(r->exe, sizeof(r->exe), "%s", mnl_attr_get_str(tb[AFW_RULE_A_EXE]));
+		r->has |= AFW_R_EXE;
+	}
+	if (tb[AFW_RULE_A_CGROUP]) {
+		snprintf(r->cgroup, sizeof(r->cgroup), "%s", mnl_attr_get_str(tb[AFW_RULE_A_CGROUP]));
+		r->has |= AFW_R_CGROUP;
 	}
 	if (tb[AFW_RULE_A_COMMENT]) {
 		snprintf(r->comment, sizeof(r->comment), "%s", mnl_attr_get_str(tb[AFW_RULE_A_COMMENT]));

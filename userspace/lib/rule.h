@@ -4,8 +4,8 @@
  *
  *   [id N] [prio N] [family ipv4|ipv6] [dir in|out|forward[,...]]
  *   [proto NAME|N] [from ADDR[/LEN]] [to ADDR[/LEN]] [sport P[-P]]
- *   [dport P[-P]] [iif NAME] [oif NAME] [uid U] [gid G]
- *   accept|drop|reject|queue   (allow and deny are accept and drop)
+ *   [dport P[-P]] [iif NAME] [oif NAME] [uid U] [gid G] [exe PATH]
+ *   [cgroup PATH] accept|drop|reject|queue   (allow and deny are accept and drop)
  */
 #ifndef AFW_RULE_H
 #define AFW_RULE_H
@@ -33,6 +33,8 @@
 #define AFW_R_GID	0x0100
 #define AFW_R_COUNTERS	0x0200
 #define AFW_R_COMMENT	0x0400
+#define AFW_R_EXE	0x0800
+#define AFW_R_CGROUP	0x1000
 
 struct afw_rule_spec {
 	uint32_t has;			/* AFW_R_* */
@@ -47,6 +49,8 @@ struct afw_rule_spec {
 	uint16_t sport_lo, sport_hi, dport_lo, dport_hi;
 	char iif[IF_NAMESIZE], oif[IF_NAMESIZE];
 	uint32_t uid, gid;
+	char exe[AFW_RULE_PATH_MAX + 1];
+	char cgroup[AFW_RULE_PATH_MAX + 1];	/* from the hierarchy's root: "/a/b" */
 	char comment[AFW_RULE_COMMENT_MAX + 1];
 	uint64_t packets, bytes;	/* from the kernel */
 };
