@@ -279,6 +279,14 @@ connrate_mode() {
 		perf report -i $work/perf.data --stdio --sort comm,dso,sym 2> /dev/null |
 			grep -E '^ +[0-9]' | head -80 > "$f"
 	}
+	# cg_bench_enter: this shell, and so the clients it starts, into the
+	# cgroup /afw-bench/client; cg_bench_leave: back to the root.
+	cg_bench_enter() {
+		local cg=/sys/fs/cgroup
+		[ -e $cg/cgroup.procs ] || mount -t cgroup2 none $cg || return
+		mkdir -p $cg/afw-bench/client && echo $$ > $cg/afw-bench/client/cgroup.procs
+	}
+	cg_bench_leave() { echo $$ > /sys/fs/cgroup/cgroup.procs; }
 	say "connection rate ($n connections each, afwstress connrate):"
 	nsx $NS_S "$stress" echo $S4 $port &
 	wait_until 30 nsx $NS_S sh -c "ss -ltn | grep -q ':$port '" ||
@@ -316,6 +324,21 @@ connrate_mode() {
 	rate "afw on the client, owners recorded again"
 	say "  the client's afw recorded $(nsx $NS_C "$AFWCTL" -j stats | jq .owners.noted)" \
 		"owners, lost $(nsx $NS_C "$AFWCTL" -j stats | jq .owners.lost)"
+	# The same rule on the program, then on the client's cgroup (two
+	# levels down, as a unit's): what a rule on either costs a connection.
+	nsx $NS_C "$AFWCTL" rule flush
+	nsx $NS_C "$AFWCTL" rule add prio 10 dir out proto tcp dport $port exe "$stress" accept \
+		> /dev/null
+	rate "afw on the client, a kernel rule on the program"
+	say "  by that rule: $(nsx $NS_C "$AFWCTL" -j rule list | jq '.[0].packets') packets"
+	nsx $NS_C "$AFWCTL" rule flush
+	cg_bench_enter && {
+		nsx $NS_C "$AFWCTL" rule add prio 10 dir out proto tcp dport $port \
+			cgroup /afw-bench/client accept > /dev/null
+		rate "afw on the client, a kernel rule on the cgroup"
+		say "  by that rule: $(nsx $NS_C "$AFWCTL" -j rule list | jq '.[0].packets') packets"
+		cg_bench_leave
+	}
 	nsx $NS_C "$AFWCTL" rule flush
 	# afwd on the client, where a flow's program is known: decided at the
 	# SYN by the port, and by the program, which asks the module.

@@ -1237,7 +1237,8 @@ static int afw_put_owner(struct sk_buff *skb, struct net *net, const struct afw_
 	     nla_put_u64_64bit(skb, AFW_OWNER_A_CGROUP, o->cgroup, AFW_OWNER_A_PAD)) ||
 	    nla_put_u32(skb, AFW_OWNER_A_AGE, jiffies_to_msecs(jiffies - o->born) / MSEC_PER_SEC) ||
 	    (cgroup_path && o->cgroup == cgroup_id &&
-	     nla_put_string(skb, AFW_OWNER_A_CGROUP_PATH, cgroup_path))) {
+	     nla_put_string(skb, AFW_OWNER_A_CGROUP_PATH, cgroup_path)) ||
+	    (o->listener && nla_put_flag(skb, AFW_OWNER_A_LISTENER))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

@@ -115,6 +115,16 @@ static bool afw_hook_syn(const struct afw_hook_ctx *c)
 	return (c->p.tcp_flags & (TCPHDR_SYN | TCPHDR_ACK)) == TCPHDR_SYN;
 }
 
+/* A packet that starts a flow: who it is from, or to (owner.c). */
+static void afw_hook_note_owner(struct afw_hook_ctx *c, const struct afw_flow_key *k)
+{
+	if (c->state->hook == NF_INET_LOCAL_OUT)
+		afw_owner_note(c->an, k, c->skb, c->state, afw_hook_syn(c), &c->exe);
+	else if (c->state->hook == NF_INET_LOCAL_IN)
+		afw_owner_note_in(c->an, k, &c->t, c->p.l4off, c->skb, c->state,
+				  afw_hook_syn(c));
+}
+
 static unsigned int afw_act(struct afw_hook_ctx *c, enum afw_stats_source src, u8 action)
 {
 	afw_stats_decided(c->an->stats, src, action);
@@ -124,8 +134,7 @@ static unsigned int afw_act(struct afw_hook_ctx *c, enum afw_stats_source src, u
 	case AFW_ACTION_QUEUE:
 		/* A new flow goes to afwd with its sender recorded. */
 		if (src != AFW_STATS_FLOW)
-			afw_owner_note(c->an, afw_hook_key(c), c->skb, c->state,
-				       afw_hook_syn(c), &c->exe);
+			afw_hook_note_owner(c, afw_hook_key(c));
 		return afw_queue(c->an, c->cfg, afw_hook_key(c), c->own_queue);
 	case AFW_ACTION_REJECT:
 		/* The helpers answer neither a RST nor an ICMP error. */
@@ -209,7 +218,7 @@ static void afw_hook_rule_flow(struct afw_hook_ctx *c, const struct afw_ruleset 
 		return;
 	req.key = *afw_hook_key(c);
 	req.initiator = c->side;
-	afw_owner_note(c->an, &req.key, c->skb, c->state, afw_hook_syn(c), &c->exe);
+	afw_hook_note_owner(c, &req.key);
 	/* Full or out of memory: the rule still passed this packet. */
 	afw_flow_insert(c->an, &req, GFP_ATOMIC | __GFP_NOWARN, NULL);
 }

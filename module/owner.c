@@ -36,6 +36,7 @@
 #include <linux/dcache.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/ipv6.h>
 #include <linux/limits.h>
 #include <linux/mm_types.h>
 #include <linux/netfilter.h>
@@ -44,11 +45,18 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/version.h>
+#include <net/inet6_hashtables.h>
+#include <net/inet_hashtables.h>
+#include <net/ip.h>
+#include <net/route.h>
 #include <net/sock.h>
+#include <net/tcp.h>
+#include <net/udp.h>
 
 #include "ident.h"
 #include "netns.h"
 #include "owner.h"
+#include "tuple.h"
 
 /* How long an owner waits for its flow: afwd's time to decide a new flow. */
 #define AFW_OWNER_GRACE (30 * HZ)
@@ -230,11 +238,10 @@ const char *afw_owner_exe(const struct afw_owner *o)
 	return o->exe ? o->exe->path : NULL;
 }
 
-/* The socket @skb left by, when a process holds it open; else NULL. */
-static struct sock *afw_owner_sock(const struct sk_buff *skb,
-				   const struct nf_hook_state *state, kuid_t *uid, kgid_t *gid)
+/* @sk, when a process holds it open, with its opener's ids; else NULL. */
+static struct sock *afw_owner_held(struct sock *sk, const struct nf_hook_state *state,
+				   kuid_t *uid, kgid_t *gid)
 {
-	struct sock *sk = skb->sk;
 	const struct file *filp;
 	bool open;
 
@@ -252,6 +259,13 @@ static struct sock *afw_owner_sock(const struct sk_buff *skb,
 	return open ? sk : NULL;
 }
 
+/* The socket @skb left by, when a process holds it open; else NULL. */
+static struct sock *afw_owner_sock(const struct sk_buff *skb,
+				   const struct nf_hook_state *state, kuid_t *uid, kgid_t *gid)
+{
+	return afw_owner_held(skb->sk, state, uid, gid);
+}
+
 static u64 afw_owner_cgroup(struct sock *sk)
 {
 #ifdef CONFIG_SOCK_CGROUP_DATA
@@ -265,7 +279,17 @@ static u64 afw_owner_cgroup(struct sock *sk)
 static bool afw_owner_same(const struct afw_owner *o, const struct afw_owner *n)
 {
 	return o->tgid == n->tgid && uid_eq(o->uid, n->uid) && gid_eq(o->gid, n->gid) &&
-	       o->cgroup == n->cgroup;
+	       o->cgroup == n->cgroup && o->listener == n->listener;
+}
+
+/* The UDP sockets' table: one for all namespaces before 6.2. */
+static struct udp_table *afw_owner_udp_table(const struct net *net)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return net->ipv4.udp_table;
+#else
+	return &udp_table;
+#endif
 }
 
 static void afw_owner_gc_kick(struct afw_owners *ow)
@@ -316,27 +340,20 @@ void afw_owner_exe_done(struct afw_exe *exe)
 		afw_exe_put(exe);
 }
 
-void afw_owner_note(struct afw_net *an, const struct afw_flow_key *k, const struct sk_buff *skb,
-		    const struct nf_hook_state *state, bool restart, struct afw_exe **exe)
+/*
+ * Records @cur as the owner of @k: see afw_owner_note(). @exe: the task's
+ * program cache (afw_owner_exe_of()), or NULL for a listener's record,
+ * which names no task.
+ */
+static void afw_owner_record(struct afw_net *an, const struct afw_flow_key *k,
+			     const struct afw_owner *cur, bool restart, struct afw_exe **exe)
 {
 	struct afw_owners *ow = &an->owners;
-	struct afw_owner cur = {}, *n, *o;
-	struct sock *sk;
+	struct afw_owner *n, *o;
 	u32 max;
 
-	if (!afw_owner_in_sender(state))
-		return;
-	/* Netfilter runs hooks under rcu_read_lock(). */
-	if (!rcu_dereference(an->cfg)->owners)
-		return;
-	sk = afw_owner_sock(skb, state, &cur.uid, &cur.gid);
-	if (!sk)
-		return;
-	cur.tgid = task_tgid_nr(current);
-	cur.cgroup = afw_owner_cgroup(sk);
-
 	o = rhashtable_lookup(&ow->ht, k, afw_owner_params);
-	if (o && (!restart || afw_owner_same(o, &cur)))
+	if (o && (!restart || afw_owner_same(o, cur)))
 		return;
 	max = rcu_dereference(an->cfg)->max_flows;
 	if (!o && atomic_read(&ow->count) >= max)
@@ -344,14 +361,17 @@ void afw_owner_note(struct afw_net *an, const struct afw_flow_key *k, const stru
 	n = kmalloc(sizeof(*n), GFP_ATOMIC | __GFP_NOWARN);
 	if (!n)
 		goto lost;
-	*n = cur;
+	*n = *cur;
 	n->key = *k;
 	n->born = jiffies;
-	__get_task_comm(n->comm, sizeof(n->comm), current);
-	/* Set before the owner is published: readers never see it change. */
-	n->exe = afw_owner_exe_of(exe);
-	if (n->exe)
-		refcount_inc(&n->exe->ref);
+	n->exe = NULL;
+	if (exe) {
+		__get_task_comm(n->comm, sizeof(n->comm), current);
+		/* Set before the owner is published: readers never see it change. */
+		n->exe = afw_owner_exe_of(exe);
+		if (n->exe)
+			refcount_inc(&n->exe->ref);
+	}
 
 	/* Started again by another process: the new one owns it. */
 	if (o && !rhashtable_replace_fast(&ow->ht, &o->node, &n->node, afw_owner_params)) {
@@ -373,6 +393,95 @@ lost_free:
 	kfree(n);
 lost:
 	atomic64_inc(&ow->lost);
+}
+
+void afw_owner_note(struct afw_net *an, const struct afw_flow_key *k, const struct sk_buff *skb,
+		    const struct nf_hook_state *state, bool restart, struct afw_exe **exe)
+{
+	struct afw_owner cur = {};
+	struct sock *sk;
+
+	if (!afw_owner_in_sender(state))
+		return;
+	/* Netfilter runs hooks under rcu_read_lock(). */
+	if (!rcu_dereference(an->cfg)->owners)
+		return;
+	sk = afw_owner_sock(skb, state, &cur.uid, &cur.gid);
+	if (!sk)
+		return;
+	cur.tgid = task_tgid_nr(current);
+	cur.cgroup = afw_owner_cgroup(sk);
+	afw_owner_record(an, k, &cur, restart, exe);
+}
+
+/*
+ * The local socket an inbound packet of a new flow is for, as the stack
+ * will find it: the one early demux set, else the listening (TCP) or bound
+ * (UDP) socket of its own lookup. Such sockets are freed after a grace
+ * period (SOCK_RCU_FREE), and hooks run under rcu_read_lock(): no
+ * reference is taken. With SO_REUSEPORT the group's pick may differ from
+ * the stack's, which runs later with the transport header at skb->data; a
+ * group serves one port, and is normally one service's.
+ */
+static struct sock *afw_owner_local_sock(struct sk_buff *skb, const struct nf_hook_state *state,
+					 const struct afw_tuple *t, unsigned int l4off)
+{
+	struct net *net = state->net;
+	struct inet_hashinfo *tcp = net->ipv4.tcp_death_row.hashinfo;
+	__be16 sport = htons(t->sport), dport = htons(t->dport);
+	const struct tcphdr *th;
+	struct tcphdr _th;
+
+	if (skb->sk)
+		return sk_fullsock(skb->sk) ? skb->sk : NULL;
+	if (!(t->flags & AFW_TUPLE_PORTS))
+		return NULL;
+	if (t->family == AFW_FAMILY_IPV4) {
+		if (t->proto == IPPROTO_UDP)
+			return __udp4_lib_lookup(net, t->saddr[0], sport, t->daddr[0], dport,
+						 inet_iif(skb), inet_sdif(skb),
+						 afw_owner_udp_table(net), skb);
+		if (t->proto != IPPROTO_TCP)
+			return NULL;
+		th = skb_header_pointer(skb, l4off, sizeof(_th), &_th);
+		return th ? __inet_lookup_listener(net, tcp, skb, __tcp_hdrlen(th), t->saddr[0],
+						   sport, t->daddr[0], t->dport, inet_iif(skb),
+						   inet_sdif(skb)) : NULL;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	if (t->proto == IPPROTO_UDP)
+		return __udp6_lib_lookup(net, (const struct in6_addr *)t->saddr, sport,
+					 (const struct in6_addr *)t->daddr, dport, inet6_iif(skb),
+					 inet6_sdif(skb), afw_owner_udp_table(net), skb);
+	if (t->proto != IPPROTO_TCP)
+		return NULL;
+	th = skb_header_pointer(skb, l4off, sizeof(_th), &_th);
+	if (!th)
+		return NULL;
+	return inet6_lookup_listener(net, tcp, skb, __tcp_hdrlen(th),
+				     (const struct in6_addr *)t->saddr, sport,
+				     (const struct in6_addr *)t->daddr, t->dport, inet6_iif(skb),
+				     inet6_sdif(skb));
+#else
+	return NULL;
+#endif
+}
+
+void afw_owner_note_in(struct afw_net *an, const struct afw_flow_key *k,
+		       const struct afw_tuple *t, unsigned int l4off, struct sk_buff *skb,
+		       const struct nf_hook_state *state, bool restart)
+{
+	struct afw_owner cur = { .listener = true };
+	struct sock *sk;
+
+	if (state->hook != NF_INET_LOCAL_IN || !rcu_dereference(an->cfg)->owners)
+		return;
+	sk = afw_owner_local_sock(skb, state, t, l4off);
+	if (!afw_owner_held(sk, state, &cur.uid, &cur.gid))
+		return;
+	cur.cgroup = afw_owner_cgroup(sk);
+	/* Another listener may have the port by now: a new connection says. */
+	afw_owner_record(an, k, &cur, restart, NULL);
 }
 
 /* Only while afwd may still be deciding it, or while its flow lives. */

@@ -15,6 +15,7 @@ struct afw_net;
 struct nf_hook_state;
 struct sk_buff;
 struct afw_exe;
+struct afw_tuple;
 
 /*
  * Who started a flow: the process that sent its first packet, recorded in
@@ -29,6 +30,7 @@ struct afw_owner {
 	kgid_t gid;
 	pid_t tgid;			/* in the initial pid namespace */
 	u64 cgroup;			/* the socket's cgroup v2 id; 0: none */
+	bool listener;			/* an inbound flow's local socket: no task */
 	char comm[TASK_COMM_LEN];
 	struct afw_exe *exe;		/* NULL for a task without a program */
 	struct rcu_head rcu;
@@ -56,6 +58,16 @@ struct afw_owners {
  */
 void afw_owner_note(struct afw_net *an, const struct afw_flow_key *k, const struct sk_buff *skb,
 		    const struct nf_hook_state *state, bool restart, struct afw_exe **exe);
+
+/*
+ * The same at LOCAL_IN, for an inbound packet of @k (@t, its L4 header at
+ * @l4off) that starts a flow: records the local socket it goes to (a
+ * listener, or a bound UDP socket), its opener's uid and gid and its
+ * cgroup; no task is known, and none is named.
+ */
+void afw_owner_note_in(struct afw_net *an, const struct afw_flow_key *k,
+		       const struct afw_tuple *t, unsigned int l4off, struct sk_buff *skb,
+		       const struct nf_hook_state *state, bool restart);
 
 /* A hook's *exe before it is looked up: the hook asks for it at most once. */
 #define AFW_EXE_UNSEEN ((struct afw_exe *)ERR_PTR(-EAGAIN))

@@ -82,7 +82,7 @@ static void afwctl_owner_json(const struct afw_flow_owner *o, struct afw_cgroups
 		afwctl_json_str(stdout, cgpath);
 	else
 		printf("null");
-	printf(",\"age\":%" PRIu32 "}", o->age);
+	printf(",\"age\":%" PRIu32 ",\"listener\":%s}", o->age, o->listener ? "true" : "false");
 }
 
 /* A word for the terminal: control characters and spaces escaped, as \xNN. */
@@ -98,7 +98,10 @@ static void afwctl_owner_word(const char *s)
 	}
 }
 
-/* "user pid program cgroup": the program is its path, or [comm] without one. */
+/*
+ * "user pid program cgroup": the program is its path, or [comm] without one;
+ * an inbound flow's local socket names no process: "- (listener)".
+ */
 static void afwctl_owner_cols(const struct afw_flow_owner *o, struct afw_cgroups *cg)
 {
 	const char *cgpath;
@@ -107,11 +110,13 @@ static void afwctl_owner_cols(const struct afw_flow_owner *o, struct afw_cgroups
 		printf(" - - - -");
 		return;
 	}
-	printf(" %" PRIu32 " %" PRIu32 " ", o->uid, o->pid);
-	if (o->exe) {
+	if (o->listener) {
+		printf(" %" PRIu32 " - (listener)", o->uid);
+	} else if (o->exe) {
+		printf(" %" PRIu32 " %" PRIu32 " ", o->uid, o->pid);
 		afwctl_owner_word(o->exe);
 	} else {
-		putchar('[');
+		printf(" %" PRIu32 " %" PRIu32 " [", o->uid, o->pid);
 		afwctl_owner_word(o->comm);
 		putchar(']');
 	}
@@ -340,7 +345,7 @@ static int afwctl_flow_owner(struct afw_nl *nl, const struct afwctl_req *rq)
 	} else {
 		printf("uid %" PRIu32 " gid %" PRIu32 " pid %" PRIu32 " comm ", f.owner.uid,
 		       f.owner.gid, f.owner.pid);
-		afwctl_owner_word(f.owner.comm);
+		afwctl_owner_word(f.owner.comm[0] ? f.owner.comm : "-");
 		printf(" exe ");
 		afwctl_owner_word(f.owner.exe ? f.owner.exe : "-");
 		cgpath = f.owner.cgroup_path;
@@ -353,7 +358,7 @@ static int afwctl_flow_owner(struct afw_nl *nl, const struct afwctl_req *rq)
 			printf("%" PRIu64, f.owner.cgroup);
 		else
 			printf("-");
-		printf(" age %" PRIu32 "\n", f.owner.age);
+		printf(" age %" PRIu32 "%s\n", f.owner.age, f.owner.listener ? " listener" : "");
 	}
 	afw_cgroups_free(&cg);
 	return 0;

@@ -746,7 +746,9 @@ static int afw_worker_owner(void *ctx, const struct afw_facts *f, struct afw_own
 	size_t alen = f->family == AF_INET6 ? 16 : 4;
 	int ret;
 
-	if (f->dir != AFW_FDIR_OUT || !w->owner_nl || !w->kern || !afw_kern_up(w->kern))
+	/* Flows this host starts, and those to its sockets; not forwarded ones. */
+	if ((f->dir != AFW_FDIR_OUT && f->dir != AFW_FDIR_IN) || !w->owner_nl || !w->kern ||
+	    !afw_kern_up(w->kern))
 		return -1;
 	spec.family = f->family == AF_INET6 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4;
 	spec.proto = f->l4proto;

@@ -288,6 +288,7 @@ static const enum mnl_attr_data_type afw_owner_types[AFW_OWNER_A_MAX + 1] = {
 	[AFW_OWNER_A_CGROUP] = MNL_TYPE_U64,
 	[AFW_OWNER_A_AGE] = MNL_TYPE_U32,
 	[AFW_OWNER_A_CGROUP_PATH] = MNL_TYPE_NUL_STRING,
+	[AFW_OWNER_A_LISTENER] = MNL_TYPE_FLAG,
 };
 
 /* The owner's strings stay in the message: @o->exe points there. */
@@ -311,6 +312,7 @@ static int afw_flow_owner_parse(const struct nlattr *nest, struct afw_flow_owner
 		o->age = mnl_attr_get_u32(tb[AFW_OWNER_A_AGE]);
 	if (tb[AFW_OWNER_A_CGROUP_PATH])
 		o->cgroup_path = mnl_attr_get_str(tb[AFW_OWNER_A_CGROUP_PATH]);
+	o->listener = tb[AFW_OWNER_A_LISTENER];
 	o->known = true;
 	return 0;
 }

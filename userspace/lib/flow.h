@@ -15,6 +15,7 @@
 /* The process that started a flow, as the kernel recorded it (AFW_OWNER_A_*). */
 struct afw_flow_owner {
 	bool known;
+	bool listener;			/* an inbound flow's local socket: no pid */
 	uint32_t uid, gid, pid;
 	uint32_t age;			/* seconds since recorded */
 	uint64_t cgroup;		/* cgroup v2 id; 0: none */

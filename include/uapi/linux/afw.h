@@ -421,7 +421,9 @@ enum afw_flow_attr {
 /*
  * The process that sent a flow's first packet (AFW_FLOW_A_OWNER), recorded
  * as that packet left it, from its own context: only flows started by a
- * local process's socket have one.
+ * local process's socket have one. An inbound flow to a local socket (a
+ * listener, a bound UDP socket) has that socket's: LISTENER, the opener's
+ * uid and gid, the cgroup; PID 0 and an empty COMM, no EXE.
  */
 enum afw_owner_attr {
 	AFW_OWNER_A_UNSPEC,
@@ -438,6 +440,7 @@ enum afw_owner_attr {
 	 * cgroup namespace, while the cgroup exists
 	 */
 	AFW_OWNER_A_CGROUP_PATH,
+	AFW_OWNER_A_LISTENER,	/* NLA_FLAG: the local socket an inbound flow came to */
 	__AFW_OWNER_A_MAX
 };
 

@@ -6,7 +6,8 @@
 # is still named: its pid, uid, program and cgroup, for 50 processes at once
 # from three users, two programs and two cgroups; a flow still waiting for
 # afwd has its owner too; forwarded flows have none; the records are bounded
-# by max_flows and go once their flows are gone.
+# by max_flows and go once their flows are gone. An inbound flow is its
+# local socket's: the listener's, or the bound UDP socket's, user and cgroup.
 . "$AFW_SRC/tests/vm/lib.sh"
 
 check "insmod afw.ko" afw_load
@@ -140,3 +141,54 @@ c flow flush
 ip netns exec $NS_C bash -c 'echo x > /dev/udp/$1/5301' - $S4
 check_eq "the next flow has its owner again" "0 bash" \
 	"$(c -j flow list | jq -r '.[] | select(.dport == 5301) | "\(.owner.uid) \(.owner.comm)"')"
+
+# Inbound: a flow to a local listener is attributed to the listening
+# socket's owner (its opener's uid and gid, its cgroup); no process is
+# named, for the listener may serve several. Here the server's namespace
+# runs afw: a TCP listener of user 1001 in /afw-b, a UDP socket of user
+# 1002 in /afw-a, and a queued flow that afwd would be asked about.
+s() { "$AFWCTL" -n $NS_S "$@"; }
+# The client and the router let everything through from here.
+c config set unknown accept
+"$AFWCTL" -n $NS_R config set unknown accept
+nsenter --net=/run/netns/$NS_S bash -c '
+	echo $$ > "$1/afw-b/cgroup.procs"
+	exec setpriv --reuid=1001 --regid=1001 --clear-groups python3 "$2" server "$3" 5210' \
+	- $cg "$echo" $S4 &
+on_exit "kill $!"
+nsenter --net=/run/netns/$NS_S bash -c '
+	echo $$ > "$1/afw-a/cgroup.procs"
+	exec setpriv --reuid=1002 --regid=1002 --clear-groups python3 "$2" "$3" 5310 /dev/null' \
+	- $cg "$AFW_SRC/tests/tools/udpsink.py" $S4 &
+on_exit "kill $!"
+wait_listen $NS_S tcp :5210
+wait_listen $NS_S udp :5310
+check "the server accepts TCP 5210 and UDP 5310 in" \
+	s rule add dir in proto tcp dport 5210 accept
+s rule add dir in proto udp dport 5310 accept
+s config set unknown drop
+check "a connection to the listener" nsx $NS_C timeout 20 python3 $echo client $S4 5210 42100 0
+ip netns exec $NS_C bash -c 'echo x > /dev/udp/$1/5310' - $S4
+check_eq "the TCP flow is the listener's: user 1001, its cgroup, no process" \
+	"1001 1001 0 /afw-b true null" \
+	"$(s -j flow list | jq -r '.[] | select(.dport == 5210) |
+		"\(.owner.uid) \(.owner.gid) \(.owner.pid) \(.owner.cgroup) \(.owner.listener) \(.owner.exe)"')"
+check_grep "flow list shows it as the listener's" " 1001 - \(listener\) /afw-b$" \
+	"$(s flow list | grep ' 5210 ')"
+check_eq "the UDP flow is its bound socket's: user 1002 in /afw-a" "1002 /afw-a true" \
+	"$(s -j flow list | jq -r '.[] | select(.dport == 5310) |
+		"\(.owner.uid) \(.owner.cgroup) \(.owner.listener)"')"
+check_eq "an outbound flow's owner is no listener" "false" \
+	"$(c -j flow list | jq -r '[.[] | select(.owner != null)][0].owner.listener')"
+# Before any decision: a flow queued to afwd (none here, failing closed)
+# has its listener's record already, for afwd's first question.
+s rule flush
+s config set unknown queue fail closed
+check_fails "a new connection waits for afwd" \
+	nsx $NS_C timeout 20 python3 $echo client $S4 5210 42101 0
+check_grep "flow owner names the listener of the waiting flow" \
+	"^uid 1001 gid 1001 pid 0 comm - exe - cgroup /afw-b age [0-9]+ listener$" \
+	"$(s flow owner proto tcp from $C4 to $S4 sport 42101 dport 5210)"
+nsx $NS_C timeout 5 python3 $echo client $S4 5211 42102 0 2>/dev/null
+out=$(s flow owner proto tcp from $C4 to $S4 sport 42102 dport 5211 2>&1)
+check_grep "a connection to a port nobody listens on has no owner" "no owner recorded" "$out"

@@ -85,10 +85,19 @@ sed -n '/^connection rate/,$p' "$f" > "$out/rate.txt"
 for setup in "no firewall:" "no firewall, an HTTP request:" "afw, a kernel rule accepts the port:" \
 	"afw + afwd, decided at the SYN (port):" "afw + afwd, decided by the HTTP Host:" \
 	"afw on the client, owners recorded:" "afw on the client, owners not recorded:" \
-	"afw on the client, owners recorded again:" "afw + afwd on the client (port):" \
+	"afw on the client, owners recorded again:" \
+	"afw on the client, a kernel rule on the program:" \
+	"afw on the client, a kernel rule on the cgroup:" "afw + afwd on the client (port):" \
 	"afw + afwd on the client (exe):" "no firewall, again:"; do
 	row "$out/rate.txt" "$setup" \
 		"50/50 +$num conn/s +p50 +$num us +p99 +$num us +\| rate $num, p50 ${num}x, p99 ${num}x"
+done
+# The rules on the program and on the cgroup passed every connection's
+# packets: they matched, rather than something else letting them out.
+for what in program cgroup; do
+	check_grep "bench connect: the rule on the $what passed the connections" \
+		'^  by that rule: [1-9][0-9]* packets$' \
+		"$(grep -A1 -F "a kernel rule on the $what:" "$out/rate.txt" | tail -n 1)"
 done
 # What crossed afwd, a connection: a port rule decides at the SYN, which
 # alone goes to afwd; a Host rule needs the handshake and the request.
