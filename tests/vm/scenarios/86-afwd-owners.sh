@@ -39,8 +39,8 @@ if ! [ -e $cg/cgroup.procs ]; then
 	check "cgroup2 is mounted" mount -t cgroup2 none $cg
 	on_exit "umount $cg"
 fi
-mkdir -p $cg/afw-b
-on_exit "rmdir $cg/afw-b"
+mkdir -p $cg/afw-b $cg/afw-c
+on_exit "rmdir $cg/afw-b $cg/afw-c"
 for p in a b c; do cp /usr/bin/bash $work/prog-$p; done
 
 cat > $work/policy.conf << POLICY
@@ -49,7 +49,7 @@ prio 1 exe $work/prog-a reject
 prio 2 user 1001 reject
 prio 3 cgroup /afw-b reject
 prio 4 comm prog-c reject
-prio 5 dir in cgroup /afw-b reject
+prio 5 dir in cgroup /afw-c reject
 POLICY
 check "the client's unknown flows go to afwd, failing closed" \
 	"$AFWCTL" -n $NS_C config set unknown queue queue 0 fail closed
@@ -78,7 +78,7 @@ check "and prog-b, as root, still talks" talk prog-b
 
 # Inbound: a connection to a local listener is judged by the listener's
 # record, its cgroup here; the same connection to another passes.
-nsenter --net=/run/netns/$NS_C bash -c 'echo $$ > "$1/afw-b/cgroup.procs"
+nsenter --net=/run/netns/$NS_C bash -c 'echo $$ > "$1/afw-c/cgroup.procs"
 	exec python3 "$2" server "$3" 5400' - $cg "$echo" $C4 &
 on_exit "kill $!"
 nsenter --net=/run/netns/$NS_C python3 "$echo" server $C4 5401 &
@@ -87,7 +87,7 @@ wait_listen $NS_C tcp :5400
 wait_listen $NS_C tcp :5401
 check "a connection in to a listener in the root cgroup is allowed" \
 	nsx $NS_S timeout 10 python3 $echo client $C4 5401 43100 0
-check_fails "one to the listener in /afw-b is rejected by its cgroup" \
+check_fails "one to the listener in /afw-c is rejected by its cgroup" \
 	nsx $NS_S timeout 10 python3 $echo client $C4 5400 43101 0
 check_eq "afwd's log says so: the rule of the listener's cgroup, line 6" "reject 6" \
 	"$(grep '"dport":5400' $work/afwd.log | jq -rs '.[0] | "\(.verdict) \(.policy_line)"')"
