@@ -26,6 +26,7 @@
 #include <uapi/linux/afw.h>
 
 #include "flows.h"
+#include "genl.h"
 #include "netns.h"
 
 /* After a FIN both ways or an in-window RST, a flow lingers this long. */
@@ -127,6 +128,7 @@ static void afw_flow_unlist(struct afw_flows *fl, struct afw_flow *f)
 /* For the one caller that took @f out of the table: all but the free. */
 static void afw_flow_gone(struct afw_flows *fl, struct afw_flow *f)
 {
+	afw_genl_flow_event(container_of(fl, struct afw_net, flows), f, AFW_CMD_FLOW_DEL);
 	afw_flow_unlist(fl, f);
 	atomic_dec(&fl->count);
 	if (f->origin == AFW_FLOW_ORIGIN_RULE)
@@ -497,6 +499,8 @@ int afw_flow_insert(struct afw_net *an, const struct afw_flow_new *req, gfp_t gf
 		/* It went meanwhile: insert again. */
 	}
 	set_bit(AFW_FLOW_LIVE, &f->state);
+	/* Published: only RCU keeps @f from whoever may remove it now. */
+	afw_genl_flow_event(an, f, AFW_CMD_FLOW_NEW);
 	rcu_read_unlock();
 
 	atomic_inc(&fl->gen);

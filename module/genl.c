@@ -1247,8 +1247,9 @@ static int afw_put_owner(struct sk_buff *skb, struct net *net, const struct afw_
 }
 
 /* A flow as its initiator sees it: source first, as afwd logs it. */
-static int afw_put_flow(struct sk_buff *skb, struct netlink_callback *cb,
-			const struct afw_flow *f)
+/* Flow @f as a message @cmd: a FLOW_GET dump's line, or an event. */
+static void *afw_fill_flow(struct sk_buff *skb, struct net *net, const struct afw_flow *f,
+			   u32 portid, u32 seq, int flags, u8 cmd)
 {
 	unsigned int alen = f->key.family == AFW_FAMILY_IPV6 ? 16 : 4;
 	long left = (long)(READ_ONCE(f->expires) - jiffies);
@@ -1257,11 +1258,9 @@ static int afw_put_flow(struct sk_buff *skb, struct netlink_callback *cb,
 	struct nlattr *nest;
 	void *hdr;
 
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &afw_genl_family, NLM_F_MULTI, AFW_CMD_FLOW_GET);
+	hdr = genlmsg_put(skb, portid, seq, &afw_genl_family, flags, cmd);
 	if (!hdr)
-		return -EMSGSIZE;
-	genl_dump_check_consistent(cb, hdr);
+		return NULL;
 	nest = nla_nest_start(skb, AFW_A_FLOW);
 	if (!nest)
 		goto err;
@@ -1283,15 +1282,54 @@ static int afw_put_flow(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u64_64bit(skb, AFW_FLOW_A_PACKETS, atomic64_read(&f->packets),
 			      AFW_FLOW_A_PAD) ||
 	    nla_put_u64_64bit(skb, AFW_FLOW_A_BYTES, atomic64_read(&f->bytes), AFW_FLOW_A_PAD) ||
-	    afw_put_owner(skb, sock_net(cb->skb->sk), k, 0, NULL))
+	    afw_put_owner(skb, net, k, 0, NULL))
 		goto err;
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
-	return 0;
+	return hdr;
 
 err:
 	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
+	return NULL;
+}
+
+/* A FLOW_GET dump's line. */
+static int afw_put_flow(struct sk_buff *skb, struct netlink_callback *cb,
+			const struct afw_flow *f)
+{
+	void *hdr;
+
+	hdr = afw_fill_flow(skb, sock_net(cb->skb->sk), f, NETLINK_CB(cb->skb).portid,
+			    cb->nlh->nlmsg_seq, NLM_F_MULTI, AFW_CMD_FLOW_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
+	return 0;
+}
+
+/* Cleared, and waited for, before the family and its groups go. */
+static bool afw_genl_events_on __read_mostly;
+
+void afw_genl_flow_event(struct afw_net *an, const struct afw_flow *f, u8 cmd)
+{
+	struct net *net = read_pnet(&an->net);
+	struct sk_buff *skb;
+
+	if (!genl_has_listeners(&afw_genl_family, net, AFW_GENL_MCGRP_FLOWS))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb)
+		return;
+	/* The owner's record is read under RCU, as dumps read it. */
+	rcu_read_lock();
+	if (!READ_ONCE(afw_genl_events_on) || !afw_fill_flow(skb, net, f, 0, 0, 0, cmd)) {
+		rcu_read_unlock();
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_multicast_netns(&afw_genl_family, net, skb, 0, AFW_GENL_MCGRP_FLOWS,
+				GFP_ATOMIC);
+	rcu_read_unlock();
 }
 
 static int afw_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
@@ -1594,6 +1632,11 @@ static const struct genl_ops afw_genl_ops[] = {
  * flow table locks per bucket), so nothing needs genetlink's global one,
  * and a busy namespace never holds up another family or namespace.
  */
+/* Flows' lives may name programs and users: only admins hear of them. */
+static const struct genl_multicast_group afw_genl_mcgrps[] = {
+	[AFW_GENL_MCGRP_FLOWS] = { .name = AFW_MCGRP_FLOWS, .flags = GENL_MCAST_CAP_NET_ADMIN },
+};
+
 static struct genl_family afw_genl_family __ro_after_init = {
 	.name = AFW_GENL_NAME,
 	.version = AFW_GENL_VERSION,
@@ -1603,6 +1646,8 @@ static struct genl_family afw_genl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = afw_genl_ops,
 	.n_ops = ARRAY_SIZE(afw_genl_ops),
+	.mcgrps = afw_genl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(afw_genl_mcgrps),
 };
 
 int __init afw_genl_init(void)
@@ -1615,6 +1660,7 @@ int __init afw_genl_init(void)
 	ret = genl_register_family(&afw_genl_family);
 	if (ret)
 		goto err_family;
+	WRITE_ONCE(afw_genl_events_on, true);
 	return 0;
 
 err_family:
@@ -1625,6 +1671,12 @@ err_notifier:
 
 void afw_genl_exit(void)
 {
+	/*
+	 * Flows still end until the namespaces go, after this: none may be
+	 * told to a group number the family gives back.
+	 */
+	WRITE_ONCE(afw_genl_events_on, false);
+	synchronize_rcu();
 	genl_unregister_family(&afw_genl_family);
 	netlink_unregister_notifier(&afw_genl_notifier);
 }

@@ -2,6 +2,23 @@
 #ifndef _AFW_GENL_H
 #define _AFW_GENL_H
 
+#include <linux/types.h>
+
+struct afw_net;
+struct afw_flow;
+
+/* The family's multicast groups, by index. */
+enum {
+	AFW_GENL_MCGRP_FLOWS,
+};
+
+/*
+ * Tells the flows group of @an's namespace that flow @f was installed
+ * (AFW_CMD_FLOW_NEW) or is gone (AFW_CMD_FLOW_DEL), while someone listens.
+ * Any context; a message that cannot be made in GFP_ATOMIC is not sent.
+ */
+void afw_genl_flow_event(struct afw_net *an, const struct afw_flow *f, u8 cmd);
+
 int afw_genl_init(void);
 void afw_genl_exit(void);
 

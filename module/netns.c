@@ -91,6 +91,7 @@ static int __net_init afw_net_init(struct net *net)
 	struct afw_config *cfg;
 	int ret;
 
+	write_pnet(&an->net, net);
 	mutex_init(&an->lock);
 	get_random_bytes(&an->queue_key, sizeof(an->queue_key));
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL_ACCOUNT);

@@ -35,6 +35,8 @@ struct afw_config {
 
 /* Everything afw keeps for one network namespace. */
 struct afw_net {
+	/* The namespace this is the state of. */
+	possible_net_t net;
 	/* Read locklessly by the packet path; lives as long as the netns. */
 	struct afw_pcpu_stats __percpu *stats;
 

@@ -55,7 +55,7 @@ check_eq "programs and cgroups among the keywords" "cgroup comment" "$(words "af
 check_grep "a program's path after exe" "(^| )/usr/bin/bash( |$)" "$(words "afwctl rule add exe /usr/bin/bas")"
 check_eq "a command's name after exe, as its path" "$(type -P jq)" "$(words "afwctl rule add exe jq")"
 check_eq "flow verdicts" "inspect" "$(words "afwctl flow add proto tcp i")"
-check_eq "flow subcommands" "add del flush list owner" "$(words "afwctl flow ")"
+check_eq "flow subcommands" "add del flush list owner watch" "$(words "afwctl flow ")"
 check_eq "setting keys" "fail flow_timeout" "$(words "afwctl config set f")"
 check_eq "the timeout of TCP" "tcp_timeout" "$(words "afwctl config set unknown drop t")"
 check_eq "and of UDP" "udp_timeout unknown" "$(words "afwctl config set u")"

@@ -41,7 +41,7 @@ echo "vm: accelerator $AFW_VM_ACCEL" >&2
 # 6.12), and the logic checks. On a 2-CPU machine the suite must end
 # within the hour. AFW_VM_FULL=1 runs every scenario on every kernel.
 compat_6_12="10-hooks-count 20-rights 30-netlink-errors 40-rmmod-under-load
-	65-packets 82-state 84-owners 87-program-rules 96-afwd 97-nlfuzz"
+	65-packets 82-state 84-owners 87-program-rules 88-flow-events 96-afwd 97-nlfuzz"
 compat_6_1="10-hooks-count 40-rmmod-under-load 92-switch 97-afwd-module"
 # These check the module's own logic to the packet and the counter: ruleset
 # transactions, statistics, the unknown-flow policy, the queue fan-out. They

@@ -41,8 +41,8 @@ static const struct afwctl_cmd afwctl_cmds[] = {
 	CMD("load", load, false, "[--yes] FILE: apply FILE's settings and replace all rules with its rules"),
 	CMD("save", save, false, "print the settings and rules in the format load reads"),
 	CMD("check", check, true, "FILE: check a configuration file, without the module"),
-	CMD("flow", flow, false, "list | add FLOW VERDICT [timeout S] | del FLOW | flush | owner FLOW: "
-	    "the flow table, and who started a flow"),
+	CMD("flow", flow, false, "list | add FLOW VERDICT [timeout S] | del FLOW | flush | owner FLOW | "
+	    "watch: the flow table, who started a flow, flows as they come and go"),
 	CMD("enable", enable, false, "[--yes]: turn afw on again; asks first if an SSH session would be cut"),
 	CMD("disable", disable, false, "let every packet pass, keeping rules, flows and settings"),
 	CMD("log", log, true, "[--since T] [--host GLOB] [--exe GLOB] [--verdict V] [--last N] "

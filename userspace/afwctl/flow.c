@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * afwctl flow list|add|del|flush, afwctl config [set KEY VALUE...].
+ * afwctl flow list|add|del|flush|owner|watch, afwctl config [set KEY VALUE...].
  */
 
 #include <arpa/inet.h>
@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
 
 #include <linux/afw.h>
 
@@ -18,12 +22,15 @@
 /* Where afwctl looks for the cgroups the kernel names by id. */
 #define AFWCTL_CGROUP_ROOT "/sys/fs/cgroup"
 
-enum { AFWCTL_FLOW_LIST, AFWCTL_FLOW_ADD, AFWCTL_FLOW_DEL, AFWCTL_FLOW_FLUSH, AFWCTL_FLOW_OWNER };
+enum {
+	AFWCTL_FLOW_LIST, AFWCTL_FLOW_ADD, AFWCTL_FLOW_DEL, AFWCTL_FLOW_FLUSH, AFWCTL_FLOW_OWNER,
+	AFWCTL_FLOW_WATCH
+};
 
 static const char *const afwctl_flow_subs[] = {
 	[AFWCTL_FLOW_LIST] = "list", [AFWCTL_FLOW_ADD] = "add",
 	[AFWCTL_FLOW_DEL] = "del", [AFWCTL_FLOW_FLUSH] = "flush",
-	[AFWCTL_FLOW_OWNER] = "owner",
+	[AFWCTL_FLOW_OWNER] = "owner", [AFWCTL_FLOW_WATCH] = "watch",
 };
 
 struct afwctl_flows {
@@ -253,18 +260,19 @@ int afwctl_flow_parse(struct afwctl_req *rq, int argc, char **argv)
 	const char *hint;
 
 	if (argc < 1)
-		return afwctl_usage_err("flow: usage: afwctl flow list|add|del|flush|owner ...");
+		return afwctl_usage_err("flow: usage: afwctl flow list|add|del|flush|owner|watch ...");
 	for (i = 0; i < n; i++)
 		if (!strcmp(argv[0], afwctl_flow_subs[i]))
 			break;
 	if (i == n) {
 		hint = afw_suggest(argv[0], afwctl_flow_subs, n);
 		return afwctl_usage_err("flow: unknown subcommand '%s'" AFW_HINT_FMT
-					"; use list, add, del, flush or owner", argv[0],
+					"; use list, add, del, flush, owner or watch", argv[0],
 					AFW_HINT_ARGS(hint));
 	}
 	rq->sub = (int)i;
-	if (rq->sub == AFWCTL_FLOW_LIST || rq->sub == AFWCTL_FLOW_FLUSH) {
+	if (rq->sub == AFWCTL_FLOW_LIST || rq->sub == AFWCTL_FLOW_FLUSH ||
+	    rq->sub == AFWCTL_FLOW_WATCH) {
 		if (argc != 1)
 			return afwctl_usage_err("flow %s takes no arguments", argv[0]);
 		return 0;
@@ -364,6 +372,94 @@ static int afwctl_flow_owner(struct afw_nl *nl, const struct afwctl_req *rq)
 	return 0;
 }
 
+struct afwctl_watch {
+	const struct afwctl_req *rq;
+	struct afw_cgroups cg;
+};
+
+/* One event: "new" or "end", then the flow as flow list shows it. */
+static int afwctl_watch_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+	struct afwctl_watch *w = data;
+	struct afw_flow_spec f;
+	const char *what;
+
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*g))
+		return MNL_CB_OK;
+	if (g->cmd == AFW_CMD_FLOW_NEW)
+		what = "new";
+	else if (g->cmd == AFW_CMD_FLOW_DEL)
+		what = "end";
+	else
+		return MNL_CB_OK;
+	/* A message this afwctl cannot read is said, and the rest go on. */
+	if (afw_flow_parse_msg(nlh, &f) < 0) {
+		fprintf(stderr, "afwctl: flow watch: an event it could not read (%s)\n",
+			strerror(errno));
+		return MNL_CB_OK;
+	}
+	if (w->rq->json) {
+		printf("{\"event\":\"%s\",\"flow\":", what);
+		afwctl_flow_json(&f, NULL, true, &w->cg);
+		printf("}\n");
+	} else {
+		printf("%-4s ", what);
+		afwctl_flow_row(&f, NULL, &w->cg);
+	}
+	return MNL_CB_OK;
+}
+
+/*
+ * Flows as they are installed and as they end, from the module's multicast
+ * group, until interrupted or the output is closed: a line each (-j: a JSON
+ * object each). A burst the socket cannot hold is said on stderr.
+ */
+static int afwctl_flow_watch(struct afw_nl *nl, const struct afwctl_req *rq)
+{
+	struct afwctl_watch w = { .rq = rq };
+	int rcvbuf = 4 << 20, ret;
+	ssize_t n;
+
+	ret = afw_nl_join_flows(nl);
+	if (ret == -EOPNOTSUPP) {
+		fprintf(stderr, "afwctl: flow watch: this afw module sends no flow events; "
+			"load a newer one\n");
+		return 1;
+	}
+	if (ret)
+		return afwctl_fail("flow watch", ret, nl);
+	setsockopt(mnl_socket_get_fd(nl->sock), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	/* A line as soon as it is known: a pipe would hold them back. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!rq->json)
+		printf("%-4s %-6s %-39s %5s %-39s %5s %-7s %7s %10s %12s %-15s %-15s %s %s %s %s %s %s\n",
+		       "what", "proto", "source", "sport", "destination", "dport", "verdict",
+		       "expires", "packets", "bytes", "state", "origin", "host", "decided-by", "uid",
+		       "pid", "program", "cgroup");
+	for (;;) {
+		n = mnl_socket_recvfrom(nl->sock, nl->buf, sizeof(nl->buf));
+		if (n < 0 && errno == ENOBUFS) {
+			fprintf(stderr, "afwctl: flow watch: events lost: they came faster than "
+				"they were read\n");
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		mnl_cb_run(nl->buf, (size_t)n, 0, 0, afwctl_watch_cb, &w);
+		if (ferror(stdout)) {
+			ret = 0;
+			break;
+		}
+	}
+	afw_cgroups_free(&w.cg);
+	return ret ? afwctl_fail("flow watch", ret, nl) : 0;
+}
+
 int afwctl_flow_run(struct afw_nl *nl, struct afwctl_req *rq)
 {
 	int ret;
@@ -379,6 +475,8 @@ int afwctl_flow_run(struct afw_nl *nl, struct afwctl_req *rq)
 		return ret ? afwctl_fail("flow add", ret, nl) : 0;
 	case AFWCTL_FLOW_OWNER:
 		return afwctl_flow_owner(nl, rq);
+	case AFWCTL_FLOW_WATCH:
+		return afwctl_flow_watch(nl, rq);
 	default:
 		ret = afw_flow_del(nl, &rq->flow);
 		return ret ? afwctl_fail("flow del", ret, nl) : 0;

@@ -153,11 +153,36 @@ struct nlmsghdr *afw_nl_request(struct afw_nl *nl, uint8_t cmd, uint16_t flags)
 	return afw_nl_put_header(nl, nl->family_id, cmd, AFW_GENL_VERSION, flags);
 }
 
+/* One of CTRL_ATTR_MCAST_GROUPS: the flows group's id, if it is that. */
+static int afw_nl_mcgrp_attr(const struct nlattr *attr, void *data)
+{
+	const struct nlattr *a, *name = NULL, *id = NULL;
+	struct afw_nl *nl = data;
+
+	if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+		return MNL_CB_ERROR;
+	mnl_attr_for_each_nested(a, attr) {
+		if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_NAME &&
+		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+			name = a;
+		else if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_ID &&
+			 mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+			id = a;
+	}
+	if (name && id && !strcmp(mnl_attr_get_str(name), AFW_MCGRP_FLOWS))
+		nl->mcgrp_flows = mnl_attr_get_u32(id);
+	return MNL_CB_OK;
+}
+
 static int afw_nl_family_attr(const struct nlattr *attr, void *data)
 {
 	struct afw_nl *nl = data;
 
 	switch (mnl_attr_get_type(attr)) {
+	case CTRL_ATTR_MCAST_GROUPS:
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return MNL_CB_ERROR;
+		return mnl_attr_parse_nested(attr, afw_nl_mcgrp_attr, nl);
 	case CTRL_ATTR_FAMILY_ID:
 		if (mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
 			return MNL_CB_ERROR;
@@ -222,6 +247,17 @@ err_close:
 	mnl_socket_close(nl->sock);
 	nl->sock = NULL;
 	return ret;
+}
+
+int afw_nl_join_flows(struct afw_nl *nl)
+{
+	int grp = (int)nl->mcgrp_flows;
+
+	if (!grp)
+		return -EOPNOTSUPP;
+	if (mnl_socket_setsockopt(nl->sock, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp)) < 0)
+		return -errno;
+	return 0;
 }
 
 void afw_nl_close(struct afw_nl *nl)

@@ -24,6 +24,7 @@ struct afw_nl {
 	unsigned int seq;
 	uint16_t family_id;
 	uint32_t version;		/* protocol version the module speaks */
+	uint32_t mcgrp_flows;		/* AFW_MCGRP_FLOWS's id; 0: the module has none */
 	bool dump_intr;			/* the last reply had NLM_F_DUMP_INTR */
 	uint64_t syscalls;		/* sends and receives, for those who count them */
 	char ext_msg[256];		/* kernel's message for the last error */
@@ -35,6 +36,12 @@ struct afw_nl {
  * the module is not loaded, or another negative errno.
  */
 int afw_nl_open(struct afw_nl *nl);
+/*
+ * Joins the flows multicast group (AFW_MCGRP_FLOWS) of the namespace the
+ * socket is in: 0, -EOPNOTSUPP for a module without it, or -errno (EPERM
+ * without CAP_NET_ADMIN there).
+ */
+int afw_nl_join_flows(struct afw_nl *nl);
 /*
  * The socket alone, without looking for the module: its credentials are
  * the opener's, so a daemon opens it before it gives root up, and sets

@@ -156,6 +156,14 @@
  *	record is gone: 30 s after the last of its flow).
  * AFW_CMD_FLOW_FLUSH (doit, admin).
  *
+ * Multicast group AFW_MCGRP_FLOWS (joining needs CAP_NET_ADMIN over the
+ *	namespace): a FLOW_NEW message when a flow is installed (by a rule,
+ *	afwd or afwctl; again when its verdict is replaced), a FLOW_DEL one
+ *	when it is gone (ended, expired, evicted, deleted, flushed), each with
+ *	AFW_A_FLOW as FLOW_GET dumps it: OWNER while the record lasts, and at
+ *	the end its last PACKETS and BYTES. Sent only while someone listens;
+ *	a listener that falls behind loses messages (ENOBUFS on its socket).
+ *
  * AFW_CMD_QUEUE_SERVE (doit, admin): the sender's socket serves NFQUEUE
  *	queues AFW_A_SERVE_FIRST to AFW_A_SERVE_FIRST + AFW_A_SERVE_COUNT - 1
  *	(NLA_U16 each; COUNT 1 without it), until the socket closes: afwd says
@@ -190,6 +198,8 @@
 #define AFW_GENL_NAME		"afw"
 /* 2: AFW_RULE_A_MATCH. */
 #define AFW_GENL_VERSION	2
+/* The multicast group of flow events. */
+#define AFW_MCGRP_FLOWS		"flows"
 
 enum afw_cmd {
 	AFW_CMD_UNSPEC,

@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Flow events: afwctl flow watch hears each flow as it is installed (by an
+# accept rule, with its owner; by flow add) and as it ends (deleted,
+# flushed), the end with its last counts; JSON and text alike. Joining the
+# group takes CAP_NET_ADMIN over the namespace.
+. "$AFW_SRC/tests/vm/lib.sh"
+work=$(mktemp -d)
+on_exit rm -rf "$work"
+
+check "insmod afw.ko" afw_load
+on_exit afw_unload
+topo_routed || not_ok "routed topology comes up" "ping across the router failed"
+echo=$AFW_SRC/tests/tools/tcpecho.py
+nsx $NS_S python3 $echo server $S4 5201 &
+on_exit "kill $!"
+wait_listen $NS_S tcp :5201
+
+c() { "$AFWCTL" -n $NS_C "$@"; }
+check "unknown drop, and a rule that installs the client's flows" \
+	c rule add dir out proto tcp dport 5201 accept
+c config set unknown drop
+
+c -j flow watch > $work/ev.json 2> $work/ev.err &
+on_exit "kill $!"
+c flow watch > $work/ev.txt 2> /dev/null &
+on_exit "kill $!"
+# A flow added until both watchers have heard one: then they have joined.
+heard() {
+	c flow add proto udp from $C4 to $S4 sport 1 dport 2 accept
+	grep -q '"sport":1,' $work/ev.json && grep -q '^new  udp' $work/ev.txt
+}
+check "the watchers hear a flow add" wait_until 20 heard
+check_eq "as a new flow of origin control (flow add)" "new control accept" \
+	"$(jq -r 'select(.flow.sport == 1) | "\(.event) \(.flow.origin) \(.flow.verdict)"' \
+		$work/ev.json | head -1)"
+
+check "a connection the rule passes" \
+	nsenter --net=/run/netns/$NS_C timeout 10 bash -c \
+	"exec 3<>/dev/tcp/$S4/5201 && echo x >&3 && read -t 5 r <&3"
+tcp_new() { jq -e 'select(.event == "new" and .flow.dport == 5201)' $work/ev.json > /dev/null; }
+check "its flow is heard as it is installed" wait_until 10 tcp_new
+check_eq "by the rule, with the process that made it" "rule bash /usr/bin/bash" \
+	"$(jq -r 'select(.event == "new" and .flow.dport == 5201) |
+		"\(.flow.origin) \(.flow.owner.comm) \(.flow.owner.exe)"' $work/ev.json | head -1)"
+
+# (A flow added again replaced the one before, which ended then.)
+udp_ends() { jq -s '[.[] | select(.event == "end" and .flow.sport == 1)] | length' $work/ev.json; }
+before=$(udp_ends)
+check "flow del" c flow del proto udp from $C4 to $S4 sport 1 dport 2
+udp_end() { [ "$(udp_ends)" -gt "$before" ]; }
+check "a deleted flow is heard as it ends" wait_until 10 udp_end
+check "flow flush" c flow flush
+tcp_end() { jq -e 'select(.event == "end" and .flow.dport == 5201)' $work/ev.json > /dev/null; }
+check "a flushed flow is heard as it ends" wait_until 10 tcp_end
+check_ge "with its last counts: the whole connection's packets" 6 \
+	"$(jq 'select(.event == "end" and .flow.dport == 5201) | .flow.packets' $work/ev.json |
+		head -1)"
+check_grep "the text form says the same, a line each" \
+	"^end  tcp +$C4 +[0-9]+ +$S4 +5201 accept " "$(cat $work/ev.txt)"
+check_eq "and nothing was lost" "" "$(cat $work/ev.err)"
+
+out=$(nsx $NS_C setpriv --reuid=1001 --regid=1001 --clear-groups "$AFWCTL" flow watch 2>&1)
+check_grep "a user without CAP_NET_ADMIN may not listen" "flow watch: permission denied" "$out"
