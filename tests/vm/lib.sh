@@ -105,6 +105,22 @@ wait_listen() {
 		{ not_ok "a $2 server is bound to $3 in $1" "nothing within 60 s"; return 1; }
 }
 
+# echo_server NS ADDR PORT: tests/tools/tcpecho.py serving ADDR:PORT in NS
+# while the scenario runs, bound when this returns.
+echo_server() {
+	nsx "$1" python3 "$AFW_SRC/tests/tools/tcpecho.py" server "$2" "$3" &
+	on_exit "kill $!"
+	wait_listen "$1" tcp ":$3"
+}
+
+# cgroup2_here: cgroup v2 at /sys/fs/cgroup, mounted for the scenario when
+# the guest has none there (a plain init mounts none).
+cgroup2_here() {
+	[ -e /sys/fs/cgroup/cgroup.procs ] && return 0
+	check "cgroup2 is mounted" mount -t cgroup2 none /sys/fs/cgroup || return 1
+	on_exit "umount /sys/fs/cgroup"
+}
+
 # counter NS FAMILY DIRECTION FIELD: one afw hook counter of namespace NS
 # ("-" for the initial namespace), as afwctl -j status reports it.
 counter() {

@@ -19,9 +19,7 @@ check "insmod afw.ko" afw_load
 on_exit afw_unload
 topo_routed || not_ok "routed topology comes up" "ping across the router failed"
 echo=$AFW_SRC/tests/tools/tcpecho.py
-nsx $NS_S python3 $echo server $S4 5201 &
-on_exit "kill $!"
-wait_listen $NS_S tcp :5201
+echo_server $NS_S $S4 5201
 # Every datagram to port 5300, a line each.
 : > $work/udp.log
 nsx $NS_S python3 -c '
@@ -35,10 +33,7 @@ on_exit "kill $!"
 wait_listen $NS_S udp :5300
 
 cg=/sys/fs/cgroup
-if ! [ -e $cg/cgroup.procs ]; then
-	check "cgroup2 is mounted" mount -t cgroup2 none $cg
-	on_exit "umount $cg"
-fi
+cgroup2_here
 mkdir -p $cg/afw-b $cg/afw-c
 on_exit "rmdir $cg/afw-b $cg/afw-c"
 for p in a b c; do cp /usr/bin/bash $work/prog-$p; done

@@ -13,16 +13,10 @@
 check "insmod afw.ko" afw_load
 on_exit afw_unload
 topo_routed || not_ok "routed topology comes up" "ping across the router failed"
-echo=$AFW_SRC/tests/tools/tcpecho.py
-nsx $NS_S python3 $echo server $S4 5201 &
-on_exit "kill $!"
-wait_listen $NS_S tcp :5201
+echo_server $NS_S $S4 5201
 
 cg=/sys/fs/cgroup
-if ! [ -e $cg/cgroup.procs ]; then
-	check "cgroup2 is mounted" mount -t cgroup2 none $cg
-	on_exit "umount $cg"
-fi
+cgroup2_here
 mkdir -p $cg/afw-a/child $cg/afw-b
 on_exit "rmdir $cg/afw-a/child $cg/afw-a $cg/afw-b $cg/afw-c"
 # Two programs, copies of bash, which connects with /dev/tcp.

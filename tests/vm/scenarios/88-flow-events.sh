@@ -12,10 +12,7 @@ on_exit rm -rf "$work"
 check "insmod afw.ko" afw_load
 on_exit afw_unload
 topo_routed || not_ok "routed topology comes up" "ping across the router failed"
-echo=$AFW_SRC/tests/tools/tcpecho.py
-nsx $NS_S python3 $echo server $S4 5201 &
-on_exit "kill $!"
-wait_listen $NS_S tcp :5201
+echo_server $NS_S $S4 5201
 
 c() { "$AFWCTL" -n $NS_C "$@"; }
 check "unknown drop, and a rule that installs the client's flows" \
