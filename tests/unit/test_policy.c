@@ -1655,6 +1655,21 @@ static void test_owner(int *failed)
 	afw_policy_free(p);
 #undef DECIDE
 
+	/* Owner words where no flow has that owner: refused, pointing at the word. */
+	CHECK(*failed, "an inbound rule on a program never matches",
+	      fails("default deny\ndir in exe /usr/sbin/nginx allow\n", 2, 8, "exe",
+		    "only flows this host starts name a program"));
+	CHECK(*failed, "nor one on a task name, forwarded",
+	      fails("default deny\ndir forward comm curl allow\n", 2, 13, "comm",
+		    "only flows this host starts name a program"));
+	CHECK(*failed, "a forwarded rule on a cgroup never matches",
+	      fails("default deny\ndir forward cgroup /a allow\n", 2, 13, "cgroup",
+		    "a forwarded flow has no owner here"));
+	p = parse("default deny\ndir in unit nginx.service allow\n"
+		  "dir in,out exe /usr/bin/curl allow\ndir in,forward group adm allow\n", &err);
+	CHECK(*failed, "an inbound rule on a unit, and one on a program both ways, load", p != NULL);
+	afw_policy_free(p);
+
 	p = parse("default deny\nprio 1 exe /usr/bin/curl dport 443 allow\n", &err);
 	CHECK(*failed, "a program's port rule loads", p != NULL);
 	if (p) {

@@ -701,9 +701,33 @@ static int afw_parse_default(struct afw_parse *ps, char *w, char **pos)
 	return 0;
 }
 
+/*
+ * A rule testing the flow's owner in directions where no flow has the
+ * owner it tests never matches: a forwarded flow has none, and an inbound
+ * one has its local socket's, with no program or task (docs/policy.md).
+ * @prog_kw: the rule's exe or comm word; @owner_kw: its cgroup, unit or
+ * group word; NULL for none.
+ */
+static int afw_rule_owner_dirs(struct afw_parse *ps, const struct afw_prule *r,
+			       const char *prog_kw, const char *owner_kw)
+{
+	uint8_t out = 1u << AFW_FDIR_OUT, in = 1u << AFW_FDIR_IN;
+
+	if (!r->dirs || (r->dirs & out))
+		return 0;
+	if (prog_kw)
+		return afw_perr(ps, prog_kw, "never matches: only flows this host starts name a "
+				"program or task; an inbound flow's owner is its listening socket "
+				"(test its cgroup, unit or group), a forwarded flow has none");
+	if (owner_kw && !(r->dirs & in))
+		return afw_perr(ps, owner_kw, "never matches: a forwarded flow has no owner here");
+	return 0;
+}
+
 static int afw_parse_line(struct afw_parse *ps, char *line)
 {
 	char *pos = line, *w, *v, *last = NULL, *last_kw = NULL, *hash;
+	const char *prog_kw = NULL, *owner_kw = NULL;
 	struct afw_prule *r;
 	unsigned int seen = 0;
 	bool have_prio = false;
@@ -732,7 +756,7 @@ static int afw_parse_line(struct afw_parse *ps, char *line)
 			if (v)
 				return afw_perr(ps, v, "nothing may follow the action");
 			r->verdict = (enum afw_decision)verdict;
-			return 0;
+			return afw_rule_owner_dirs(ps, r, prog_kw, owner_kw);
 		}
 		if (!strcmp(w, "default"))
 			return afw_perr(ps, w, "the default goes on a line of its own: "
@@ -759,6 +783,11 @@ static int afw_parse_line(struct afw_parse *ps, char *line)
 			return afw_perr(ps, w, "given twice in one rule; list the values "
 					"with commas");
 		seen |= 1u << k;
+		if (!strcmp(afw_keywords[k].word, "exe") || !strcmp(afw_keywords[k].word, "comm"))
+			prog_kw = w;
+		else if (!strcmp(afw_keywords[k].word, "cgroup") ||
+			 !strcmp(afw_keywords[k].word, "unit") || !strcmp(afw_keywords[k].word, "group"))
+			owner_kw = w;
 		/* The next word is the value even if it reads "allow": "host deny" may be a name. */
 		v = afw_word(&pos);
 		if (!v)
