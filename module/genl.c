@@ -1315,7 +1315,11 @@ void afw_genl_flow_event(struct afw_net *an, const struct afw_flow *f, u8 cmd)
 	struct net *net = read_pnet(&an->net);
 	struct sk_buff *skb;
 
-	if (!genl_has_listeners(&afw_genl_family, net, AFW_GENL_MCGRP_FLOWS))
+	/*
+	 * A namespace going away ends its flows after its owners' table is
+	 * gone: tell nobody of them then.
+	 */
+	if (!check_net(net) || !genl_has_listeners(&afw_genl_family, net, AFW_GENL_MCGRP_FLOWS))
 		return;
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb)

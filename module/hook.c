@@ -230,6 +230,39 @@ static u64 afw_hook_cgroup(const void *arg, u8 level)
 	return c->t.dir == AFW_DIR_OUT ? afw_ident_cgroup(c->skb, level) : 0;
 }
 
+/*
+ * A rule on the program refused a TCP packet that starts a flow: the
+ * refusal is kept as the flow's, for the retransmissions the stack sends
+ * later from a timer, where no program is there to name and the rules
+ * would see none (and might let them pass). A UDP program sends its own
+ * again, from its own call. For as long as a SYN is sent again by default
+ * (tcp_syn_retries 6: 127 s), not a connection's idle timeout: each try
+ * from a new port is a flow of its own.
+ */
+#define AFW_REFUSE_TIMEOUT 130
+
+static void afw_hook_refuse_flow(struct afw_hook_ctx *c, const struct afw_rule *rule)
+{
+	struct afw_flow_new req = {
+		.verdict = rule->action == AFW_ACTION_REJECT ? AFW_VERDICT_REJECT :
+							       AFW_VERDICT_DROP,
+		.origin = AFW_FLOW_ORIGIN_RULE,
+		.rule_id = rule->id,
+		.timeout_s = AFW_REFUSE_TIMEOUT,
+		.first_t = &c->t,
+		.first = &c->p,
+	};
+
+	if (!(rule->fields & AFW_RULE_F_EXE) || c->t.dir != AFW_DIR_OUT ||
+	    c->t.proto != IPPROTO_TCP ||
+	    !(c->t.flags & AFW_TUPLE_PORTS) || (c->t.flags & AFW_TUPLE_RST))
+		return;
+	req.key = *afw_hook_key(c);
+	req.initiator = c->side;
+	/* Full or out of memory: the rule still refused this packet. */
+	afw_flow_insert(c->an, &req, GFP_ATOMIC | __GFP_NOWARN, NULL);
+}
+
 static unsigned int afw_hook_run(struct afw_hook_ctx *c, struct sk_buff *skb,
 				 const struct nf_hook_state *state)
 {
@@ -261,10 +294,12 @@ static unsigned int afw_hook_run(struct afw_hook_ctx *c, struct sk_buff *skb,
 	if (rs)
 		need = rs->need.flags;
 	/*
-	 * Flow keys, the queue fan-out and the flows accept rules install
-	 * all need the ports; a ruleset whose rules need them asks itself.
+	 * Flow keys, the queue fan-out and the flows accept rules (and rules
+	 * on programs) install all need the ports; a ruleset whose rules
+	 * need them asks itself.
 	 */
-	if (flows || c->cfg->unknown != AFW_UNKNOWN_ACCEPT || (rs && rs->stateful))
+	if (flows || c->cfg->unknown != AFW_UNKNOWN_ACCEPT ||
+	    (rs && (rs->stateful || rs->need.exe)))
 		need |= AFW_TUPLE_PORTS;
 	if (afw_packet_tuple(skb, state, need, rs ? &rs->need : NULL, &c->t, &c->p)) {
 		afw_stats_malformed(c->an->stats);
@@ -290,6 +325,9 @@ static unsigned int afw_hook_run(struct afw_hook_ctx *c, struct sk_buff *skb,
 			afw_rule_count(rule, skb->len);
 			if (rule->action == AFW_ACTION_ACCEPT)
 				afw_hook_rule_flow(c, rs, rule);
+			else if (rule->action == AFW_ACTION_DROP ||
+				 rule->action == AFW_ACTION_REJECT)
+				afw_hook_refuse_flow(c, rule);
 			return afw_act(c, AFW_STATS_RULE, rule->action);
 		}
 	}

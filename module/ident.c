@@ -12,7 +12,8 @@
  * may make a tree of their own (a user namespace, then a mount namespace
  * or a chroot) where any file sits at /usr/bin/firefox, and a container
  * has its own root: their programs match no rule (owner.c asks
- * afw_ident_host_view()). A process of the initial user namespace with the
+ * afw_ident_host_file()), nor does a file a host process runs from such a
+ * tree (/proc/PID/root/usr/bin/firefox). A process of the initial user namespace with the
  * host's root directory, in the host's mount namespace or a copy of it (a
  * sandboxed service's, "ip netns exec"'s), sees what root made of it:
  * only root could have mounted anything there. Cgroup paths are the
@@ -24,6 +25,7 @@
 #include <linux/cred.h>
 #include <linux/fs_struct.h>
 #include <linux/kernfs.h>
+#include <linux/mount.h>
 #include <linux/path.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
@@ -57,7 +59,8 @@ u64 afw_ident_cgroup(const struct sk_buff *skb, u8 level)
 {
 #ifdef CONFIG_SOCK_CGROUP_DATA
 	struct sock *sk = skb_to_full_sk(skb);
-	char buf[AFW_RULE_PATH_MAX + 1];
+	/* One byte more than a rule's path: a longer one is cut to it, not to a rule's. */
+	char buf[AFW_RULE_PATH_MAX + 2];
 	struct cgroup *cg;
 	int len;
 
@@ -69,7 +72,7 @@ u64 afw_ident_cgroup(const struct sk_buff *skb, u8 level)
 		return 0;
 	/* Takes only a spinlock, with interrupts off: any context. */
 	len = kernfs_path(cg->kn, buf, sizeof(buf));
-	if (len <= 0 || len >= sizeof(buf))
+	if (len <= 0 || len > AFW_RULE_PATH_MAX)
 		return 0;
 	return afw_ident_cgroup_path(buf, len);
 #else
@@ -77,17 +80,24 @@ u64 afw_ident_cgroup(const struct sk_buff *skb, u8 level)
 #endif
 }
 
-bool afw_ident_host_view(void)
+bool afw_ident_host_file(const struct path *file)
 {
 	struct fs_struct *fs = current->fs;
-	bool host;
+	bool host = false;
 
 	if (!fs)
 		return false;
 	/* Only this task's own chroot() or setns() changes it, under this lock. */
 	spin_lock(&fs->lock);
-	host = path_equal(&fs->root, &afw_ident_root) ||
-	       (current_user_ns() == &init_user_ns && fs->root.dentry == afw_ident_root.dentry);
+	if (path_equal(&fs->root, &afw_ident_root) ||
+	    (current_user_ns() == &init_user_ns && fs->root.dentry == afw_ident_root.dentry))
+		/*
+		 * And the file is in that tree: not one reached through
+		 * another namespace's mount (/proc/PID/root/..., a passed
+		 * descriptor, a detached mount), where its path names
+		 * whatever that namespace shows there.
+		 */
+		host = path_is_under(file, &fs->root);
 	spin_unlock(&fs->lock);
 	return host;
 }

@@ -50,8 +50,14 @@ u64 afw_ident_cgroup_path(const char *path, size_t len);
  */
 u64 afw_ident_cgroup(const struct sk_buff *skb, u8 level);
 
-/* Whether the running task sees the files as the host does (its root). */
-bool afw_ident_host_view(void);
+/*
+ * Whether @file, the running task's program, is where its path says on the
+ * host: the task has the host's root (in the host's mount namespace or a
+ * root-made copy of it) and the file is in the tree under that root.
+ * Task context only.
+ */
+struct path;
+bool afw_ident_host_file(const struct path *file);
 
 int afw_ident_init(void);
 void afw_ident_exit(void);

@@ -189,7 +189,7 @@ static struct afw_exe *afw_exe_get(void)
 	key.ino = inode->i_ino;
 	key.dev = inode->i_sb->s_dev;
 	key.generation = inode->i_generation;
-	key.host = afw_ident_host_view();
+	key.host = afw_ident_host_file(&f->f_path);
 
 	rcu_read_lock();
 	e = rhashtable_lookup(&afw_exes, &key, afw_exe_params);
@@ -419,9 +419,11 @@ void afw_owner_note(struct afw_net *an, const struct afw_flow_key *k, const stru
  * will find it: the one early demux set, else the listening (TCP) or bound
  * (UDP) socket of its own lookup. Such sockets are freed after a grace
  * period (SOCK_RCU_FREE), and hooks run under rcu_read_lock(): no
- * reference is taken. With SO_REUSEPORT the group's pick may differ from
- * the stack's, which runs later with the transport header at skb->data; a
- * group serves one port, and is normally one service's.
+ * reference is taken. No skb goes to the lookups: a reuseport group's BPF
+ * program expects the transport header at skb->data, which here is the IP
+ * header's, and may pull the skb; without one the group picks by hash, so
+ * its pick may differ from the stack's. A group serves one port, and is
+ * normally one service's.
  */
 static struct sock *afw_owner_local_sock(struct sk_buff *skb, const struct nf_hook_state *state,
 					 const struct afw_tuple *t, unsigned int l4off)
@@ -440,11 +442,11 @@ static struct sock *afw_owner_local_sock(struct sk_buff *skb, const struct nf_ho
 		if (t->proto == IPPROTO_UDP)
 			return __udp4_lib_lookup(net, t->saddr[0], sport, t->daddr[0], dport,
 						 inet_iif(skb), inet_sdif(skb),
-						 afw_owner_udp_table(net), skb);
+						 afw_owner_udp_table(net), NULL);
 		if (t->proto != IPPROTO_TCP)
 			return NULL;
 		th = skb_header_pointer(skb, l4off, sizeof(_th), &_th);
-		return th ? __inet_lookup_listener(net, tcp, skb, __tcp_hdrlen(th), t->saddr[0],
+		return th ? __inet_lookup_listener(net, tcp, NULL, __tcp_hdrlen(th), t->saddr[0],
 						   sport, t->daddr[0], t->dport, inet_iif(skb),
 						   inet_sdif(skb)) : NULL;
 	}
@@ -452,13 +454,13 @@ static struct sock *afw_owner_local_sock(struct sk_buff *skb, const struct nf_ho
 	if (t->proto == IPPROTO_UDP)
 		return __udp6_lib_lookup(net, (const struct in6_addr *)t->saddr, sport,
 					 (const struct in6_addr *)t->daddr, dport, inet6_iif(skb),
-					 inet6_sdif(skb), afw_owner_udp_table(net), skb);
+					 inet6_sdif(skb), afw_owner_udp_table(net), NULL);
 	if (t->proto != IPPROTO_TCP)
 		return NULL;
 	th = skb_header_pointer(skb, l4off, sizeof(_th), &_th);
 	if (!th)
 		return NULL;
-	return inet6_lookup_listener(net, tcp, skb, __tcp_hdrlen(th),
+	return inet6_lookup_listener(net, tcp, NULL, __tcp_hdrlen(th),
 				     (const struct in6_addr *)t->saddr, sport,
 				     (const struct in6_addr *)t->daddr, t->dport, inet6_iif(skb),
 				     inet6_sdif(skb));

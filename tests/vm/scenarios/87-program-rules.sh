@@ -81,6 +81,34 @@ out=$(as_user unshare -Urm bash -c '
 check_eq "there, prog-b runs as $bin/prog-a and is refused" \
 	"$(stat -c %i "$bin/prog-b") $bin/prog-a refused" "$(echo $out)"
 
+# Nor is it when a process of the host runs it from there, through
+# /proc/PID/root: the file is not in the host's tree, whatever its path.
+# (The namespace's root is user 1001 outside: the file it writes is open.)
+: > "$bin/ns.pid"
+chmod 666 "$bin/ns.pid"
+as_user unshare -Urm bash -c '
+	mount --bind "$1/prog-b" "$1/prog-a" && echo $$ > "$1/ns.pid" && exec sleep 120' \
+	- "$bin" 2>/dev/null &
+on_exit "kill $!"
+check "a user's own mount namespace shows prog-b at prog-a's path" \
+	wait_until 20 test -s "$bin/ns.pid"
+out=$(as_user timeout 10 "/proc/$(cat "$bin/ns.pid")/root$bin/prog-a" -c "readlink /proc/\$\$/exe
+	exec 3<>/dev/tcp/$S4/5201 && echo connected || echo refused" 2>/dev/null)
+check_eq "run from there by a host process, it says it is $bin/prog-a, and is refused" \
+	"$bin/prog-a refused" "$(echo $out)"
+
+# A drop, where nothing else refuses: the SYN's retransmissions, which the
+# stack sends from a timer with no program to name, are dropped too.
+c rule flush
+c config set unknown accept
+check "drop prog-b" c rule add id 6 prio 5 dir out proto tcp dport 5201 exe "$bin/prog-b" drop
+check_fails "prog-b cannot connect, not even by its retransmitted SYNs" conn "$bin/prog-b"
+check_eq "the rule's refusal is kept as the flow's" "drop 6" \
+	"$(c -j flow list | jq -r '[.[] | select(.origin == "rule" and .dport == 5201)][0] |
+		"\(.verdict) \(.rule)"')"
+check "prog-a connects, by the unknown policy" conn "$bin/prog-a"
+c config set unknown drop
+
 # A denial by program, ahead of a rule that lets everything else out.
 c rule flush
 c rule add id 100 prio 100 dir out proto tcp dport 5201 accept
