@@ -155,6 +155,8 @@ static const struct nlf_field nlf_rule[] = {
 	{ AFW_RULE_A_GID, K_U32, 0 },
 	{ AFW_RULE_A_ACTION, K_U8, 0 },
 	{ AFW_RULE_A_MATCH, K_BIN, 0 },
+	{ AFW_RULE_A_EXE, K_STR, 0 },
+	{ AFW_RULE_A_CGROUP, K_STR, 0 },
 	{ AFW_RULE_A_PACKETS, K_U64, 0 },
 	{ AFW_RULE_A_BYTES, K_U64, 0 },
 };
@@ -802,6 +804,11 @@ static void nlf_random_attr(struct nlf *f, unsigned int set, uint16_t type, unsi
 	uint64_t v;
 	size_t n, i, nest;
 
+	/*
+	 * An address payload may run past the family's bytes: zeros, not the
+	 * stack's leftovers, or the same seed would not make the same bytes.
+	 */
+	memset(buf, 0, sizeof(buf));
 	if (nlf_chance(r, 5))
 		type |= nlf_chance(r, 50) ? NLA_F_NESTED : NLA_F_NET_BYTEORDER;
 	switch (kind) {
