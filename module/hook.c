@@ -197,29 +197,56 @@ static int afw_hook_flow(struct afw_hook_ctx *c)
 }
 
 /*
- * An accept rule passed a packet of a flow that has no entry: install one,
- * so that its replies pass without a rule of their own, as "ct state
- * established" would let them. Only where a reply might not pass
- * otherwise, and never for a RST, which ends what it belongs to.
+ * A rule decided a packet of a flow that has no entry; some decisions are
+ * kept as the flow's, never for a RST, which ends what it belongs to:
+ *  - an accept, so that the replies pass without a rule of their own, as
+ *    "ct state established" would let them; only where a reply might not
+ *    pass otherwise;
+ *  - a drop or reject of TCP by a rule on the program, for the
+ *    retransmissions the stack sends later from a timer, where no program
+ *    is there to name and the rules would see none (and might let them
+ *    pass). A UDP program sends its own again, from its own call. For as
+ *    long as a SYN is sent again by default (tcp_syn_retries 6: 127 s),
+ *    not a connection's idle timeout: each try from a new port is a flow
+ *    of its own.
  */
+#define AFW_REFUSE_TIMEOUT 130
+
 static void afw_hook_rule_flow(struct afw_hook_ctx *c, const struct afw_ruleset *rs,
 			       const struct afw_rule *rule)
 {
 	struct afw_flow_new req = {
-		.verdict = AFW_VERDICT_ACCEPT,
 		.origin = AFW_FLOW_ORIGIN_RULE,
 		.rule_id = rule->id,
 		.first_t = &c->t,
 		.first = &c->p,
 	};
 
-	if (!(c->t.flags & AFW_TUPLE_PORTS) || (c->t.flags & AFW_TUPLE_RST) ||
-	    (!rs->stateful && c->cfg->unknown == AFW_UNKNOWN_ACCEPT))
+	if (!(c->t.flags & AFW_TUPLE_PORTS) || (c->t.flags & AFW_TUPLE_RST))
 		return;
+	switch (rule->action) {
+	case AFW_ACTION_ACCEPT:
+		if (!rs->stateful && c->cfg->unknown == AFW_UNKNOWN_ACCEPT)
+			return;
+		req.verdict = AFW_VERDICT_ACCEPT;
+		break;
+	case AFW_ACTION_DROP:
+	case AFW_ACTION_REJECT:
+		if (!(rule->fields & AFW_RULE_F_EXE) || c->t.dir != AFW_DIR_OUT ||
+		    c->t.proto != IPPROTO_TCP)
+			return;
+		req.verdict = rule->action == AFW_ACTION_REJECT ? AFW_VERDICT_REJECT :
+								  AFW_VERDICT_DROP;
+		req.timeout_s = AFW_REFUSE_TIMEOUT;
+		break;
+	default:
+		return;
+	}
 	req.key = *afw_hook_key(c);
 	req.initiator = c->side;
-	afw_hook_note_owner(c, &req.key);
-	/* Full or out of memory: the rule still passed this packet. */
+	if (req.verdict == AFW_VERDICT_ACCEPT)
+		afw_hook_note_owner(c, &req.key);
+	/* Full or out of memory: the rule still decided this packet. */
 	afw_flow_insert(c->an, &req, GFP_ATOMIC | __GFP_NOWARN, NULL);
 }
 
@@ -228,39 +255,6 @@ static u64 afw_hook_cgroup(const void *arg, u8 level)
 	const struct afw_hook_ctx *c = arg;
 
 	return c->t.dir == AFW_DIR_OUT ? afw_ident_cgroup(c->skb, level) : 0;
-}
-
-/*
- * A rule on the program refused a TCP packet that starts a flow: the
- * refusal is kept as the flow's, for the retransmissions the stack sends
- * later from a timer, where no program is there to name and the rules
- * would see none (and might let them pass). A UDP program sends its own
- * again, from its own call. For as long as a SYN is sent again by default
- * (tcp_syn_retries 6: 127 s), not a connection's idle timeout: each try
- * from a new port is a flow of its own.
- */
-#define AFW_REFUSE_TIMEOUT 130
-
-static void afw_hook_refuse_flow(struct afw_hook_ctx *c, const struct afw_rule *rule)
-{
-	struct afw_flow_new req = {
-		.verdict = rule->action == AFW_ACTION_REJECT ? AFW_VERDICT_REJECT :
-							       AFW_VERDICT_DROP,
-		.origin = AFW_FLOW_ORIGIN_RULE,
-		.rule_id = rule->id,
-		.timeout_s = AFW_REFUSE_TIMEOUT,
-		.first_t = &c->t,
-		.first = &c->p,
-	};
-
-	if (!(rule->fields & AFW_RULE_F_EXE) || c->t.dir != AFW_DIR_OUT ||
-	    c->t.proto != IPPROTO_TCP ||
-	    !(c->t.flags & AFW_TUPLE_PORTS) || (c->t.flags & AFW_TUPLE_RST))
-		return;
-	req.key = *afw_hook_key(c);
-	req.initiator = c->side;
-	/* Full or out of memory: the rule still refused this packet. */
-	afw_flow_insert(c->an, &req, GFP_ATOMIC | __GFP_NOWARN, NULL);
 }
 
 static unsigned int afw_hook_run(struct afw_hook_ctx *c, struct sk_buff *skb,
@@ -323,11 +317,7 @@ static unsigned int afw_hook_run(struct afw_hook_ctx *c, struct sk_buff *skb,
 		rule = afw_classify(rs, &c->t, afw_hook_cgroup, c);
 		if (rule) {
 			afw_rule_count(rule, skb->len);
-			if (rule->action == AFW_ACTION_ACCEPT)
-				afw_hook_rule_flow(c, rs, rule);
-			else if (rule->action == AFW_ACTION_DROP ||
-				 rule->action == AFW_ACTION_REJECT)
-				afw_hook_refuse_flow(c, rule);
+			afw_hook_rule_flow(c, rs, rule);
 			return afw_act(c, AFW_STATS_RULE, rule->action);
 		}
 	}
