@@ -208,6 +208,14 @@ static void afwctl_flow_text(const char *json)
 		printf(" -");
 }
 
+/* The columns afwctl_flow_row() fills. */
+static void afwctl_flow_header(void)
+{
+	printf("%-6s %-39s %5s %-39s %5s %-7s %7s %10s %12s %-15s %-15s %s %s %s %s %s %s\n",
+	       "proto", "source", "sport", "destination", "dport", "verdict", "expires", "packets",
+	       "bytes", "state", "origin", "host", "decided-by", "uid", "pid", "program", "cgroup");
+}
+
 static void afwctl_flow_row(const struct afw_flow_spec *f, const struct afwctl_decided *d,
 			    struct afw_cgroups *cg)
 {
@@ -317,10 +325,7 @@ static int afwctl_flow_list(struct afw_nl *nl, const struct afwctl_req *rq)
 					 &cg);
 		printf("]\n");
 	} else {
-		printf("%-6s %-39s %5s %-39s %5s %-7s %7s %10s %12s %-15s %-15s %s %s %s %s %s %s\n",
-		       "proto", "source", "sport", "destination", "dport", "verdict", "expires",
-		       "packets", "bytes", "state", "origin", "host", "decided-by", "uid", "pid",
-		       "program", "cgroup");
+		afwctl_flow_header();
 		for (i = 0; i < flows.n; i++)
 			afwctl_flow_row(&flows.v[i], afwctl_decided_find(&set, &flows.v[i]), &cg);
 	}
@@ -432,11 +437,10 @@ static int afwctl_flow_watch(struct afw_nl *nl, const struct afwctl_req *rq)
 	setsockopt(mnl_socket_get_fd(nl->sock), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	/* A line as soon as it is known: a pipe would hold them back. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!rq->json)
-		printf("%-4s %-6s %-39s %5s %-39s %5s %-7s %7s %10s %12s %-15s %-15s %s %s %s %s %s %s\n",
-		       "what", "proto", "source", "sport", "destination", "dport", "verdict",
-		       "expires", "packets", "bytes", "state", "origin", "host", "decided-by", "uid",
-		       "pid", "program", "cgroup");
+	if (!rq->json) {
+		printf("%-4s ", "what");
+		afwctl_flow_header();
+	}
 	for (;;) {
 		n = mnl_socket_recvfrom(nl->sock, nl->buf, sizeof(nl->buf));
 		if (n < 0 && errno == ENOBUFS) {
