@@ -841,6 +841,132 @@ static void test_settled(int *failed)
 	rig_free(&r);
 }
 
+/* What the rig's person answers at once: ASK holds, anything else decides. */
+static enum afw_decision ask_now;
+static unsigned int ask_calls;
+
+static enum afw_decision ask_cb(void *ctx, const struct afw_policy *pol, struct afw_result *res)
+{
+	(void)ctx;
+	(void)pol;
+	(void)res;
+	ask_calls++;
+	return ask_now;
+}
+
+static bool rig_init_ask(struct rig *r, const char *policy)
+{
+	struct afw_engine_opts o = { .max_flows = 64, .max_bytes = 16384, .max_packets = 32,
+				     .max_ns = 2 * NS, .ask = ask_cb };
+
+	if (!rig_init(r, policy))
+		return false;
+	afw_engine_free(r->e);
+	r->e = afw_engine_new(&o);
+	return r->e != NULL;
+}
+
+/* HTTP to port 80 up to its request @req; returns the request's verdict. */
+static enum afw_pass ask_request(struct rig *r, uint16_t sport, const char *req)
+{
+	send_pkt(r, IPPROTO_TCP, 0, sport, 80, 0x02, 1000, NULL, 0);
+	send_pkt(r, IPPROTO_TCP, 1, sport, 80, 0x12, 5000, NULL, 0);
+	send_pkt(r, IPPROTO_TCP, 0, sport, 80, 0x10, 1001, NULL, 0);
+	return seg(r, sport, 0, req);
+}
+
+/*
+ * ask: a flow held for a person, then answered; an allow still waits for
+ * the server to acknowledge the judged bytes before it is installed, and
+ * until then no client segment may change them.
+ */
+static void test_ask(int *failed)
+{
+	static const char req[] = REQ("ask.test");
+	const uint32_t end = 1001 + sizeof(req) - 1;
+	struct afw_result held;
+	enum afw_pass pass;
+	struct rig r;
+
+	if (!rig_init_ask(&r, "default allow\nask-default reject\nhost ask.test ask\n"))
+		return;
+	ask_now = AFW_DECIDE_ASK;
+	pass = ask_request(&r, 7100, req);
+	CHECK(*failed, "an asked request is decided ask, and its packet held back (dropped here)",
+	      pass == AFW_PASS_DROP && r.decided && r.res.decision == AFW_DECIDE_ASK &&
+	      ask_calls == 1 && !strcmp(r.res.host, "ask.test"));
+	held = r.res;
+	pass = seg(&r, 7100, 0, req);
+	CHECK(*failed, "the request sent again is dropped, with no second question",
+	      pass == AFW_PASS_DROP && !r.decided && ask_calls == 1);
+	CHECK(*failed, "an allow answered waits for the server's acknowledgement",
+	      afw_engine_answer(r.e, &held, AFW_DECIDE_ALLOW) == 0);
+	CHECK(*failed, "a second answer finds nothing to answer",
+	      afw_engine_answer(r.e, &held, AFW_DECIDE_DENY) == -1);
+	pass = seg(&r, 7100, 0, REQ("evil.test"));
+	CHECK(*failed, "meanwhile other bytes in place of the judged ones are dropped",
+	      pass == AFW_PASS_DROP && !r.decided);
+	r.server_ack = end;
+	pass = send_pkt(&r, IPPROTO_TCP, 1, 7100, 80, 0x10, 5001, NULL, 0);
+	CHECK(*failed, "the server's acknowledgement hands the flow back to install, allowed",
+	      pass == AFW_PASS_ACCEPT && r.decided && r.res.quiet &&
+	      r.res.decision == AFW_DECIDE_ALLOW);
+
+	pass = ask_request(&r, 7101, req);
+	held = r.res;
+	CHECK(*failed, "a reject answered is installed at once",
+	      pass == AFW_PASS_DROP && held.decision == AFW_DECIDE_ASK &&
+	      afw_engine_answer(r.e, &held, AFW_DECIDE_REJECT) == 1);
+	CHECK(*failed, "and the flow's packets are dropped after it",
+	      seg(&r, 7101, 0, req) == AFW_PASS_DROP && !r.decided);
+
+	ask_now = AFW_DECIDE_ALLOW;
+	pass = ask_request(&r, 7102, req);
+	CHECK(*failed, "an answer given before decides at once: allowed, not installed yet",
+	      pass == AFW_PASS_ACCEPT && r.decided && r.res.decision == AFW_DECIDE_ALLOW &&
+	      r.res.deferred);
+	r.server_ack = end;
+	send_pkt(&r, IPPROTO_TCP, 1, 7102, 80, 0x10, 5001, NULL, 0);
+	CHECK(*failed, "then installed on the server's acknowledgement",
+	      r.decided && r.res.quiet && r.res.decision == AFW_DECIDE_ALLOW);
+	rig_free(&r);
+
+	if (!rig_init(&r, "default allow\nask-default reject\nhost ask.test ask\n"))
+		return;
+	pass = ask_request(&r, 7103, req);
+	CHECK(*failed, "with nobody to ask, the ask-default decides at once, and says so",
+	      pass == AFW_PASS_REJECT && r.decided && r.res.decision == AFW_DECIDE_REJECT &&
+	      strstr(r.res.reason, "nobody to ask"));
+	rig_free(&r);
+}
+
+/* A QUIC connection asked about: held, answered, and its Initial sent again. */
+static void test_ask_quic(int *failed, struct afw_quic_ctx *q)
+{
+	uint8_t h[2100], dg[1400];
+	size_t hl = hello("ask.test", 0, h);
+	struct afw_result held;
+	enum afw_pass pass;
+	struct rig r;
+
+	if (!rig_init_ask(&r, "default deny\nhost ask.test ask\n"))
+		return;
+	ask_now = AFW_DECIDE_ASK;
+	pass = udp(&r, 6100, dg, initial(q, dcid1, dcid1, 0, h, 0, hl, dg));
+	held = r.res;
+	CHECK(*failed, "a QUIC Initial asked about is held (dropped here)",
+	      r.decided && pass == AFW_PASS_DROP && held.decision == AFW_DECIDE_ASK);
+	pass = udp(&r, 6100, dg, initial(q, dcid1, dcid1, 1, h, 0, hl, dg));
+	CHECK(*failed, "its Initial sent again meanwhile is dropped, with no new question",
+	      !r.decided && pass == AFW_PASS_DROP);
+	CHECK(*failed, "an allow answered is installed at once",
+	      afw_engine_answer(r.e, &held, AFW_DECIDE_ALLOW) == 1);
+	pass = udp(&r, 6100, dg, initial(q, dcid1, dcid1, 2, h, 0, hl, dg));
+	CHECK(*failed, "and its Initial sent again passes",
+	      !r.decided && pass == AFW_PASS_ACCEPT);
+	rig_free(&r);
+}
+
 int main(void)
 {
 	struct afw_quic_ctx *q = afw_quic_ctx_new();
@@ -859,6 +985,8 @@ int main(void)
 	test_direction(&failed);
 	test_settled(&failed);
 	test_reset(&failed);
+	test_ask(&failed);
+	test_ask_quic(&failed, q);
 	afw_quic_ctx_free(q);
 	return failed;
 }

@@ -129,7 +129,7 @@ static void test_parse(int *failed)
 	      fails("default deny\n\ndefault allow\n", 3, 1, "default", "first on line 1"));
 	CHECK(*failed, "default without action", fails("default\n", 1, 1, "default", "missing"));
 	CHECK(*failed, "default with a bad action",
-	      fails("default permit\n", 1, 9, "permit", "allow, deny, reject or inspect"));
+	      fails("default permit\n", 1, 9, "permit", "allow, deny, reject, inspect or ask"));
 	p = parse("default drop\nprio 1 host a.example accept\n", &err);
 	if (p) {
 		struct afw_facts fa = tls_flow("a.example"), fb = tls_flow("b.example");
@@ -1765,8 +1765,12 @@ static void test_doc_examples(int *failed, const char *path, const char *open_ma
 		}
 		for (refused = 0, i = 0; i < sizeof(giveups) / sizeof(giveups[0]); i++) {
 			f = giveup(giveups[i].reason, giveups[i].proto, giveups[i].port);
-			refused += afw_policy_match(p, &f, NULL) == AFW_DECIDE_DENY ||
-				   afw_policy_match(p, &f, NULL) == AFW_DECIDE_REJECT;
+			enum afw_decision d = afw_policy_match(p, &f, NULL);
+
+			/* Asked: refused unless a person lets it through. */
+			if (d == AFW_DECIDE_ASK)
+				d = afw_policy_ask_default(p);
+			refused += d == AFW_DECIDE_DENY || d == AFW_DECIDE_REJECT;
 		}
 		snprintf(what, sizeof(what), "%s: example %u refuses give-ups on TCP 80, 443 and "
 			 "UDP 443", path, examples);
@@ -1876,6 +1880,82 @@ static void test_direction(int *failed)
 	      fails("default deny\nsport 70000 deny\n", 2, 7, "70000", "0-65535"));
 }
 
+/* ask: its settings, the answers a policy consults, and that it never settles. */
+static void test_ask(int *failed)
+{
+	struct afw_facts a = tls_flow("a.example"), b = tls_flow("b.example"), n = tls_flow(NULL);
+	struct afw_policy_error err;
+	struct afw_policy *p, *ans;
+	struct afw_policy_match m;
+	char buf[4096];
+	FILE *out;
+
+	p = parse("default deny\nprio 1 host *.example ask\n", &err);
+	CHECK(*failed, "ask is an action; its settings default to deny after 60 s",
+	      p && afw_policy_asks(p) && afw_policy_ask_default(p) == AFW_DECIDE_DENY &&
+	      afw_policy_ask_timeout(p) == 60 && afw_policy_match(p, &a, &m) == AFW_DECIDE_ASK &&
+	      m.line == 2 && !m.answered);
+	afw_policy_free(p);
+	p = parse("default allow\n", &err);
+	CHECK(*failed, "a policy without ask does not ask", p && !afw_policy_asks(p));
+	afw_policy_free(p);
+	p = parse("default ask\nask-default reject\nask-timeout 86400\n", &err);
+	CHECK(*failed, "default ask, ask-default and ask-timeout parse",
+	      p && afw_policy_asks(p) && afw_policy_ask_default(p) == AFW_DECIDE_REJECT &&
+	      afw_policy_ask_timeout(p) == 86400 && afw_policy_default(p) == AFW_DECIDE_ASK);
+	if (p && (out = fmemopen(buf, sizeof(buf), "w"))) {
+		afw_policy_print(p, out);
+		fclose(out);
+		CHECK(*failed, "and print back",
+		      !strcmp(buf, "default ask\nask-default reject\nask-timeout 86400\n"));
+	}
+	afw_policy_free(p);
+	CHECK(*failed, "ask-default is a person's answer, not inspect",
+	      fails("default ask\nask-default inspect\n", 2, 13, "inspect",
+		    "what an unanswered ask becomes: allow, deny or reject"));
+	CHECK(*failed, "nor ask", fails("default ask\nask-default ask\n", 2, 13, "ask",
+					 "allow, deny or reject"));
+	CHECK(*failed, "ask-timeout 0 is refused",
+	      fails("default ask\nask-timeout 0\n", 2, 13, "0", "seconds, 1 to 86400"));
+	CHECK(*failed, "as is 86401", fails("default ask\nask-timeout 86401\n", 2, 13, "86401",
+					     "seconds, 1 to 86400"));
+	CHECK(*failed, "a setting given twice names the first",
+	      fails("default ask\nask-timeout 5\nask-timeout 6\n", 3, 1, "ask-timeout",
+		    "first on line 2"));
+	CHECK(*failed, "nothing follows a setting",
+	      fails("default ask\nask-default deny now\n", 2, 18, "now", "nothing may follow"));
+
+	/* Answers: consulted where the policy says ask, and only there. */
+	p = parse("default ask\nprio 1 host b.example deny\n", &err);
+	ans = parse("default ask\nhost a.example allow\nhost b.example allow\n", &err);
+	if (p && ans) {
+		afw_policy_set_answers(p, ans);
+		CHECK(*failed, "an answer decides an asked flow, naming its line",
+		      afw_policy_match(p, &a, &m) == AFW_DECIDE_ALLOW && m.answered && m.line == 2 &&
+		      !m.is_default);
+		CHECK(*failed, "a rule above the ask decides as before, whatever the answers",
+		      afw_policy_match(p, &b, &m) == AFW_DECIDE_DENY && !m.answered && m.line == 2);
+		CHECK(*failed, "a flow no answer covers stays asked",
+		      afw_policy_match(p, &n, &m) == AFW_DECIDE_ASK && !m.answered &&
+		      m.is_default);
+		CHECK(*failed, "the policy gives its answers", afw_policy_answers(p) == ans);
+	} else {
+		afw_policy_free(ans);
+	}
+	afw_policy_free(p);
+
+	/* Never settled at the SYN: the person asked sees the host name. */
+	p = parse("default deny\nprio 1 proto tcp dport 443 ask\n", &err);
+	n.l7 = AFW_L7_UNKNOWN;
+	CHECK(*failed, "an ask rule of the ends alone does not settle a connection",
+	      p && !afw_policy_settled(p, &n, AFW_POLICY_SETTLE_RULES, &m));
+	afw_policy_free(p);
+	p = parse("default ask\n", &err);
+	CHECK(*failed, "nor does default ask", p &&
+	      !afw_policy_settled(p, &n, AFW_POLICY_SETTLE_RULES, &m));
+	afw_policy_free(p);
+}
+
 int main(void)
 {
 	int failed = 0;
@@ -1893,6 +1973,7 @@ int main(void)
 	test_dist_baseline(&failed);
 	test_resolvers(&failed);
 	test_owner(&failed);
+	test_ask(&failed);
 	test_doc_examples(&failed, "docs/policy.md", "```", "```");
 	test_doc_examples(&failed, "docs/afwd-policy.5", ".nf", ".fi");
 	return failed;

@@ -523,6 +523,7 @@ static enum afw_pass afw_decision_pass(enum afw_decision d)
 {
 	switch (d) {
 	case AFW_DECIDE_DENY:
+	case AFW_DECIDE_ASK:	/* the caller holds it */
 		return AFW_PASS_DROP;
 	case AFW_DECIDE_REJECT:
 		return AFW_PASS_REJECT;
@@ -580,6 +581,9 @@ static void afw_engine_judge(const struct afw_policy *pol, const struct afw_fact
 	if (m.unnamed)
 		snprintf(res->reason, sizeof(res->reason), "%s%sno rule names reason %s", why,
 			 *why ? ", " : "", afw_reason_name(facts->reason));
+	else if (m.answered)
+		snprintf(res->reason, sizeof(res->reason), "%s%sanswers line %u", why,
+			 *why ? ", " : "", m.line);
 	else if (m.is_default)
 		snprintf(res->reason, sizeof(res->reason), "%s%sdefault (line %u)", why,
 			 *why ? ", " : "", m.line);
@@ -649,6 +653,9 @@ static bool afw_engine_follow_judge(struct afw_engine *e, const struct afw_polic
 	}
 	afw_copy_span(res->http_method, sizeof(res->http_method), &req->method);
 	afw_engine_judge(pol, &facts, res, why);
+	/* The flow runs already: a later request is not held for a person. */
+	if (res->decision == AFW_DECIDE_ASK)
+		res->decision = afw_policy_ask_default(pol);
 	return res->decision == AFW_DECIDE_DENY || res->decision == AFW_DECIDE_REJECT;
 }
 
@@ -1039,8 +1046,19 @@ static void afw_rec_from_flow(const struct afw_eflow *f, enum afw_decision d,
 	 * packets are dropped, which also ends the loop should the flow not
 	 * have reached the module.
 	 */
-	rec->pass = d == AFW_DECIDE_DENY || d == AFW_DECIDE_REJECT ? AFW_PASS_DROP :
-								       AFW_PASS_ACCEPT;
+	rec->pass = d == AFW_DECIDE_ALLOW || d == AFW_DECIDE_INSPECT ? AFW_PASS_ACCEPT :
+									AFW_PASS_DROP;
+	/*
+	 * An asked connection keeps what an answered allow must still guard
+	 * until the server acknowledges it: the judged bytes (afw_engine_decide()).
+	 */
+	if (d == AFW_DECIDE_ASK && f->key.proto == IPPROTO_TCP && f->judged) {
+		rec->guard_lo = f->tcp.c_isn;
+		rec->guard_hi = f->judged;
+		rec->c_end = f->tcp.c_end;
+		if (f->read_past)
+			rec->flags |= AFW_DR_READ_PAST;
+	}
 	if (f->key.proto == IPPROTO_TCP) {
 		rec->c_isn = f->tcp.c_isn;
 		rec->c_indev = f->tcp.c_indev;
@@ -1172,6 +1190,16 @@ static enum afw_pass afw_engine_decide(struct afw_engine *e, struct afw_eflow *f
 
 	*final = true;
 	res->packets = f->packets;
+	/* Asked: what an answered allow would have to see acknowledged. */
+	if (res->decision == AFW_DECIDE_ASK && f->key.proto == IPPROTO_TCP && f->buf && judged) {
+		u = f->urg_seq - f->reasm.base;
+		if (f->urg && u < f->reasm.have && u < judged)
+			judged++;
+		f->judged = f->reasm.base + (uint32_t)judged;
+		f->read_past = f->urg && afw_seq_before(f->urg_seq, f->judged) &&
+			       !afw_seq_before(f->urg_seq, f->reasm.base);
+		return afw_engine_settle(e, f, res, timer);
+	}
 	if (f->key.proto != IPPROTO_TCP ||
 	    (res->decision != AFW_DECIDE_ALLOW && res->decision != AFW_DECIDE_INSPECT) ||
 	    !f->buf || !judged)
@@ -2295,9 +2323,9 @@ static bool afw_engine_settled(struct afw_engine *e, const struct afw_policy *po
 	return true;
 }
 
-enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *pol,
-				const struct afw_pkt *p, bool has_uid, uint32_t uid,
-				uint64_t now, struct afw_result *res, bool *decided)
+static enum afw_pass afw_engine_packet_one(struct afw_engine *e, const struct afw_policy *pol,
+					   const struct afw_pkt *p, bool has_uid, uint32_t uid,
+					   uint64_t now, struct afw_result *res, bool *decided)
 {
 	const uint8_t synack = AFW_TCP_SYN | AFW_TCP_ACK;
 	struct afw_facts facts;
@@ -2451,6 +2479,129 @@ enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *p
 	return afw_engine_udp_packet(e, pol, f, p, side, now, res, &facts, decided);
 }
 
+/* The flow key of @res. */
+static uint32_t afw_engine_res_key(struct afw_engine *e, const struct afw_result *res,
+				   struct afw_pkt_key *k)
+{
+	struct afw_pkt p;
+
+	memset(&p, 0, sizeof(p));
+	p.ipver = res->family == AF_INET6 ? 6 : 4;
+	p.proto = res->l4proto;
+	p.has_l4 = 1;
+	memcpy(p.src, res->src, 16);
+	memcpy(p.dst, res->dst, 16);
+	p.sport = res->sport;
+	p.dport = res->dport;
+	afw_pkt_flow_key(&p, k);
+	return afw_pkt_key_hash(k, e->seed);
+}
+
+/* The record of the flow of @res, which the engine decided. */
+static struct afw_drec *afw_engine_res_rec(struct afw_engine *e, const struct afw_result *res)
+{
+	struct afw_pkt_key k;
+	uint32_t hash = afw_engine_res_key(e, res, &k);
+
+	return afw_rec_find(e, &k, hash);
+}
+
+/*
+ * A QUIC flow decided ask is kept, not a record, for its later Initials
+ * (afw_engine_settle()): it takes the answer @v. False if there is none.
+ */
+static bool afw_engine_kept_answer(struct afw_engine *e, const struct afw_result *res,
+				   enum afw_decision v)
+{
+	struct afw_pkt_key k;
+	uint32_t hash = afw_engine_res_key(e, res, &k);
+	struct afw_eflow *f = afw_flow_find(e, &k, hash);
+
+	if (!f || f->state != AFW_EF_KEPT || f->decision != AFW_DECIDE_ASK)
+		return false;
+	f->decision = (uint8_t)v;
+	f->pass = v == AFW_DECIDE_ALLOW || v == AFW_DECIDE_INSPECT ? AFW_PASS_ACCEPT : AFW_PASS_DROP;
+	e->stats.decided[v]++;
+	return true;
+}
+
+/*
+ * The asked flow @d is decided as @v at last. An allowed connection read
+ * past its handshake is not installed before the server acknowledges the
+ * judged bytes, as any allow (afw_engine_decide()): until then its record
+ * refuses client segments that touch them. Returns true in that case.
+ */
+static bool afw_engine_rec_answer(struct afw_engine *e, struct afw_drec *d, enum afw_decision v)
+{
+	bool accept = v == AFW_DECIDE_ALLOW || v == AFW_DECIDE_INSPECT;
+
+	d->decision = (uint8_t)v;
+	d->pass = accept ? AFW_PASS_ACCEPT : AFW_PASS_DROP;
+	d->flags &= (uint8_t)~AFW_DR_INSTALL;
+	e->stats.decided[v]++;
+	if (accept && d->key.proto == IPPROTO_TCP && d->guard_hi != d->guard_lo) {
+		d->flags |= AFW_DR_UNCONFIRMED;
+		return true;
+	}
+	return false;
+}
+
+int afw_engine_answer(struct afw_engine *e, const struct afw_result *res, enum afw_decision d)
+{
+	struct afw_drec *rec = afw_engine_res_rec(e, res);
+
+	if (!rec || rec->decision != AFW_DECIDE_ASK)
+		return afw_engine_kept_answer(e, res, d) ? 1 : -1;
+	return afw_engine_rec_answer(e, rec, d) ? 0 : 1;
+}
+
+/*
+ * @res, just decided, says ask: an earlier answer may decide it, or
+ * nobody is there to ask, and the ask-default decides. Otherwise it stays
+ * ask, for the caller to hold. @timer: no packet is at hand, and the next
+ * one installs what is decided.
+ */
+static enum afw_pass afw_engine_resolve(struct afw_engine *e, const struct afw_policy *pol,
+					struct afw_result *res, bool timer)
+{
+	enum afw_decision d = AFW_DECIDE_ASK;
+	struct afw_drec *rec;
+	size_t n;
+
+	if (e->o.ask && !res->per_packet)
+		d = e->o.ask(e->o.ask_ctx, pol, res);
+	if (d == AFW_DECIDE_ASK && (!e->o.ask || res->per_packet)) {
+		d = afw_policy_ask_default(pol);
+		n = strlen(res->reason);
+		snprintf(res->reason + n, sizeof(res->reason) - n, "; nobody to ask: ask-default");
+	}
+	rec = afw_engine_res_rec(e, res);
+	if (d == AFW_DECIDE_ASK) {
+		if (rec)
+			rec->flags &= (uint8_t)~AFW_DR_INSTALL;
+		return AFW_PASS_DROP;
+	}
+	res->decision = d;
+	if (rec && afw_engine_rec_answer(e, rec, d))
+		res->deferred = true;
+	else if (rec && timer)
+		rec->flags |= AFW_DR_INSTALL;
+	if (!rec && !afw_engine_kept_answer(e, res, d))
+		e->stats.decided[d]++;
+	return afw_decision_pass(d);
+}
+
+enum afw_pass afw_engine_packet(struct afw_engine *e, const struct afw_policy *pol,
+				const struct afw_pkt *p, bool has_uid, uint32_t uid,
+				uint64_t now, struct afw_result *res, bool *decided)
+{
+	enum afw_pass pass = afw_engine_packet_one(e, pol, p, has_uid, uid, now, res, decided);
+
+	if (!*decided || res->quiet || res->decision != AFW_DECIDE_ASK)
+		return pass;
+	return afw_engine_resolve(e, pol, res, false);
+}
+
 enum afw_pass afw_engine_undecodable(struct afw_engine *e, const struct afw_policy *pol,
 				     const struct afw_pkt *p, bool has_uid, uint32_t uid,
 				     uint64_t now, struct afw_result *res, bool *decided)
@@ -2490,7 +2641,26 @@ enum afw_pass afw_engine_undecodable(struct afw_engine *e, const struct afw_poli
 			   AFW_REASON_UNDECODABLE,
 			   p->reason ? p->reason : "undecodable", AFW_DR_PER_PACKET, res, decided);
 	res->per_packet = true;
+	/* Nothing to hold a packet by: the ask-default, remembered. */
+	if (res->decision == AFW_DECIDE_ASK) {
+		afw_engine_resolve(e, pol, res, false);
+		d = afw_rec_find(e, &k, hash);
+		if (d) {
+			d->decision = (uint8_t)res->decision;
+			d->pass = (uint8_t)(res->decision == AFW_DECIDE_ALLOW ? AFW_PASS_ACCEPT :
+					    AFW_PASS_DROP);
+		}
+	}
 	return afw_decision_pass(res->decision);
+}
+
+/* A decision the timer made, to @fn: an ask is resolved first, if it can be. */
+static void afw_engine_timed(struct afw_engine *e, const struct afw_policy *pol,
+			     struct afw_result *res, afw_result_fn fn, void *data)
+{
+	if (res->decision == AFW_DECIDE_ASK)
+		afw_engine_resolve(e, pol, res, true);
+	fn(res, data);
 }
 
 void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint64_t now, bool all,
@@ -2513,6 +2683,9 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 			afw_engine_giveup(pol, &facts, &res, AFW_REASON_EVASION, AFW_L7_UNKNOWN,
 					  "evasion: a new SYN the server did not answer, in a "
 					  "connection under analysis");
+			/* An old connection, running already: not held for a person. */
+			if (res.decision == AFW_DECIDE_ASK)
+				res.decision = afw_policy_ask_default(pol);
 			f->prev_rec.decision = (uint8_t)res.decision;
 			f->prev_rec.pass = res.decision == AFW_DECIDE_ALLOW ||
 					   res.decision == AFW_DECIDE_INSPECT ? AFW_PASS_ACCEPT :
@@ -2531,7 +2704,7 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_L7_UNKNOWN,
 				  "end of capture in the handshake");
 		afw_engine_settle(e, f, &res, true);
-		fn(&res, data);
+		afw_engine_timed(e, pol, &res, fn, data);
 	}
 	while ((f = e->lists[AFW_EF_ANALYZING].head) && (all || f->deadline <= now)) {
 		/*
@@ -2553,12 +2726,12 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 				  afw_engine_app_len(f) : 0, now, true, &final);
 		/* An allow still to be confirmed is logged when it is. */
 		if (final)
-			fn(&res, data);
+			afw_engine_timed(e, pol, &res, fn, data);
 	}
 	while ((f = e->lists[AFW_EF_CONFIRMING].head) && (all || f->deadline <= now)) {
 		res = *f->res;
 		afw_engine_unconfirmed(e, f, &res);
-		fn(&res, data);
+		afw_engine_timed(e, pol, &res, fn, data);
 	}
 	while ((f = e->lists[AFW_EF_KEPT].head) && !all && f->deadline <= now)
 		afw_engine_unkeep(e, f);

@@ -22,6 +22,8 @@
 #include "pkt.h"
 #include "policy.h"
 
+struct afw_result;
+
 struct afw_engine_opts {
 	unsigned int max_flows;		/* flows under analysis at once */
 	uint32_t max_bytes;		/* client bytes reassembled per flow */
@@ -35,6 +37,14 @@ struct afw_engine_opts {
 	 */
 	int (*owner_fetch)(void *ctx, const struct afw_facts *f, struct afw_owner_info *out);
 	void *owner_ctx;
+	/*
+	 * The policy said ask for the flow of @res: returns what an answer
+	 * given earlier decides (allow, deny or reject), or AFW_DECIDE_ASK to
+	 * hold the flow until afw_engine_answer(); may add to res->reason.
+	 * NULL: nobody to ask, and the policy's ask-default decides at once.
+	 */
+	enum afw_decision (*ask)(void *ctx, const struct afw_policy *pol, struct afw_result *res);
+	void *ask_ctx;
 };
 
 /* Defaults, and why, in docs/afwd.md ("What afwd guarantees"). */
@@ -105,6 +115,12 @@ struct afw_result {
 	uint32_t iif, oif;
 	/* Decided by its ends alone, unread (afw_policy_settled()). */
 	bool settled;
+	/*
+	 * An answered ask allowed a connection whose judged bytes the server
+	 * has not acknowledged: not to install yet. Its packets keep coming,
+	 * and the acknowledgement brings the flow back, quiet, to install.
+	 */
+	bool deferred;
 	uint64_t packets;		/* seen before the decision */
 };
 
@@ -186,6 +202,15 @@ typedef void (*afw_result_fn)(const struct afw_result *res, void *data);
  */
 void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint64_t now, bool all,
 		       afw_result_fn fn, void *data);
+
+/*
+ * A person answered @d (allow, deny or reject) for the held flow of @res,
+ * a flow this engine decided as ask. Returns 1 when the caller installs it
+ * now, 0 when it waits for the server to acknowledge its judged bytes (an
+ * allowed TCP connection read past its handshake: res->deferred), -1 when
+ * the engine no longer knows the flow (the caller installs it all the same).
+ */
+int afw_engine_answer(struct afw_engine *e, const struct afw_result *res, enum afw_decision d);
 
 /* When afw_engine_expire() next has work, in ns; UINT64_MAX for never. */
 uint64_t afw_engine_next_deadline(const struct afw_engine *e);

@@ -29,6 +29,7 @@ static const char *const afw_decision_names[] = {
 	[AFW_DECIDE_DENY] = "deny",
 	[AFW_DECIDE_REJECT] = "reject",
 	[AFW_DECIDE_INSPECT] = "inspect",
+	[AFW_DECIDE_ASK] = "ask",
 };
 
 static const char *const afw_l7_names[] = {
@@ -688,16 +689,54 @@ static int afw_parse_default(struct afw_parse *ps, char *w, char **pos)
 		return afw_perr(ps, w, "the default is given twice (first on line %" PRIu32 ")",
 				ps->p->dflt_line);
 	if (!v)
-		return afw_perr(ps, w, "missing its action: allow, deny, reject or inspect");
+		return afw_perr(ps, w, "missing its action: allow, deny, reject, inspect or ask");
 	verdict = afw_decision_parse(v);
 	if (verdict < 0)
-		return afw_perr(ps, v, "the default action is allow, deny, reject or inspect");
+		return afw_perr(ps, v, "the default action is allow, deny, reject, inspect or ask");
 	extra = afw_word(pos);
 	if (extra)
 		return afw_perr(ps, extra, "nothing may follow the default action");
 	ps->have_default = true;
 	ps->p->dflt = (enum afw_decision)verdict;
 	ps->p->dflt_line = ps->line;
+	if (verdict == AFW_DECIDE_ASK)
+		ps->p->asks = true;
+	return 0;
+}
+
+/*
+ * "ask-default ACTION": what an ask becomes when nobody answers it in
+ * time, or nobody is there to ask; a person's answer, not a rule, so it
+ * cannot be ask or inspect. "ask-timeout SECONDS": how long a flow waits.
+ */
+static int afw_parse_ask_setting(struct afw_parse *ps, char *w, char **pos)
+{
+	bool timeout = !strcmp(w, "ask-timeout");
+	uint32_t *line = timeout ? &ps->p->ask_timeout_line : &ps->p->ask_dflt_line;
+	char *v = afw_word(pos), *extra;
+	uint32_t secs;
+	int verdict;
+
+	if (*line)
+		return afw_perr(ps, w, "given twice (first on line %" PRIu32 ")", *line);
+	if (!v)
+		return afw_perr(ps, w, timeout ? "missing its value: seconds, 1 to %u" :
+				"missing its action: allow, deny or reject", AFW_POLICY_ASK_TIMEOUT_MAX);
+	if (timeout) {
+		if (!afw_parse_u32(v, &secs) || !secs || secs > AFW_POLICY_ASK_TIMEOUT_MAX)
+			return afw_perr(ps, v, "seconds, 1 to %u", AFW_POLICY_ASK_TIMEOUT_MAX);
+		ps->p->ask_timeout = secs;
+	} else {
+		verdict = afw_decision_parse(v);
+		if (verdict != AFW_DECIDE_ALLOW && verdict != AFW_DECIDE_DENY &&
+		    verdict != AFW_DECIDE_REJECT)
+			return afw_perr(ps, v, "what an unanswered ask becomes: allow, deny or reject");
+		ps->p->ask_dflt = (enum afw_decision)verdict;
+	}
+	extra = afw_word(pos);
+	if (extra)
+		return afw_perr(ps, extra, "nothing may follow the value");
+	*line = ps->line;
 	return 0;
 }
 
@@ -742,6 +781,8 @@ static int afw_parse_line(struct afw_parse *ps, char *line)
 		return 0;
 	if (!strcmp(w, "default"))
 		return afw_parse_default(ps, w, &pos);
+	if (!strcmp(w, "ask-default") || !strcmp(w, "ask-timeout"))
+		return afw_parse_ask_setting(ps, w, &pos);
 	if (ps->p->rules.n >= AFW_POLICY_MAX_RULES)
 		return afw_perr(ps, NULL, "more than %u rules", AFW_POLICY_MAX_RULES);
 	r = afw_vec_push(&ps->p->rules);
@@ -756,6 +797,8 @@ static int afw_parse_line(struct afw_parse *ps, char *line)
 			if (v)
 				return afw_perr(ps, v, "nothing may follow the action");
 			r->verdict = (enum afw_decision)verdict;
+			if (r->verdict == AFW_DECIDE_ASK)
+				ps->p->asks = true;
 			return afw_rule_owner_dirs(ps, r, prog_kw, owner_kw);
 		}
 		if (!strcmp(w, "default"))
@@ -799,14 +842,15 @@ static int afw_parse_line(struct afw_parse *ps, char *line)
 	}
 	if (last_kw && afw_decision_parse(last) >= 0)
 		return afw_perr(ps, last, "no action: this is read as the value of '%s'; end "
-				"the rule with allow, deny, reject or inspect", last_kw);
-	return afw_perr(ps, last, "no action: end the rule with allow, deny, reject or inspect");
+				"the rule with allow, deny, reject, inspect or ask", last_kw);
+	return afw_perr(ps, last, "no action: end the rule with allow, deny, reject, inspect or ask");
 }
 
 void afw_policy_free(struct afw_policy *p)
 {
 	if (!p)
 		return;
+	afw_policy_free(p->answers);
 	afw_policy_index_free(p);
 	afw_vec_free(&p->rules);
 	afw_vec_free(&p->pool);
@@ -826,6 +870,8 @@ static struct afw_policy *afw_policy_new(void)
 
 	if (!p)
 		return NULL;
+	p->ask_dflt = AFW_POLICY_ASK_DEFAULT;
+	p->ask_timeout = AFW_POLICY_ASK_TIMEOUT;
 	p->rules = (struct afw_vec)AFW_VEC(struct afw_prule);
 	p->pool = (struct afw_vec)AFW_VEC(char);
 	p->strs = (struct afw_vec)AFW_VEC(struct afw_str);
@@ -963,6 +1009,37 @@ int afw_policy_reload(struct afw_policy **slot, const char *path, struct afw_pol
 	return 0;
 }
 
+void afw_policy_set_answers(struct afw_policy *p, struct afw_policy *answers)
+{
+	afw_policy_free(p->answers);
+	p->answers = answers;
+}
+
+const struct afw_policy *afw_policy_answers(const struct afw_policy *p)
+{
+	return p->answers;
+}
+
+enum afw_decision afw_policy_default(const struct afw_policy *p)
+{
+	return p->dflt;
+}
+
+enum afw_decision afw_policy_ask_default(const struct afw_policy *p)
+{
+	return p->ask_dflt;
+}
+
+unsigned int afw_policy_ask_timeout(const struct afw_policy *p)
+{
+	return p->ask_timeout;
+}
+
+bool afw_policy_asks(const struct afw_policy *p)
+{
+	return p->asks;
+}
+
 size_t afw_policy_rules(const struct afw_policy *p)
 {
 	return p->rules.n;
@@ -1030,6 +1107,10 @@ void afw_policy_print(const struct afw_policy *p, FILE *out)
 	uint32_t j;
 
 	fprintf(out, "default %s\n", afw_decision_name(p->dflt));
+	if (p->ask_dflt_line)
+		fprintf(out, "ask-default %s\n", afw_decision_name(p->ask_dflt));
+	if (p->ask_timeout_line)
+		fprintf(out, "ask-timeout %" PRIu32 "\n", p->ask_timeout);
 	for (i = 0; i < p->rules.n; i++) {
 		r = AFW_AT(&p->rules, struct afw_prule, i);
 		fprintf(out, "prio %" PRIu32, r->prio);

@@ -3,7 +3,8 @@
  * The afwd policy file: which verdict a flow gets from what the analyzers
  * learned about it (facts.h). docs/policy.md describes the syntax:
  *
- *   default allow|deny|reject|inspect
+ *   default allow|deny|reject|inspect|ask
+ *   [ask-default allow|deny|reject] [ask-timeout SECONDS]
  *   [prio N] [l7 LIST] [reason LIST] [host LIST] [name LIST] [ech yes|no]
  *   [alpn LIST] [ja4 LIST] [proto LIST] [dport LIST] [to LIST] [uid LIST]
  *   allow|deny|reject|inspect
@@ -28,6 +29,12 @@ enum afw_decision {
 	AFW_DECIDE_DENY,	/* drop silently */
 	AFW_DECIDE_REJECT,	/* TCP RST, else ICMP port unreachable */
 	AFW_DECIDE_INSPECT,	/* keep the flow queued to afwd */
+	/*
+	 * A person decides: the flow waits for an answer (afwd's ask.h), and
+	 * the policy's ask-default decides when nobody answers. Never
+	 * installed as such.
+	 */
+	AFW_DECIDE_ASK,
 	__AFW_DECIDE_MAX
 };
 #define AFW_DECIDE_MAX (__AFW_DECIDE_MAX - 1)
@@ -58,7 +65,17 @@ struct afw_policy_match {
 	 * whatever the default says. line is 0 then.
 	 */
 	int unnamed;
+	/*
+	 * The policy said ask, and a rule of its answers (afw_policy_set_answers())
+	 * decided instead: line and prio are that rule's, in the answers file.
+	 */
+	int answered;
 };
+
+/* What an ask nobody answers becomes, and after how long, unless the file says. */
+#define AFW_POLICY_ASK_DEFAULT	AFW_DECIDE_DENY
+#define AFW_POLICY_ASK_TIMEOUT	60u
+#define AFW_POLICY_ASK_TIMEOUT_MAX 86400u
 
 /*
  * Reads and checks the file @path. Returns a new policy, or NULL with @err
@@ -114,6 +131,25 @@ bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, s
  * callers such as a SIGHUP handled in the main loop. Returns 0 or -1.
  */
 int afw_policy_reload(struct afw_policy **slot, const char *path, struct afw_policy_error *err);
+
+/*
+ * Gives @p the answers people gave for good to its asks (a policy of
+ * their own, afwd's answers file, whose default is ask): where @p says
+ * ask, the answers' first matching rule decides instead, the same in
+ * afw_policy_match() and afw_policy_settled(). @p owns @answers from here
+ * on, also on reload, where the new policy gets the new answers.
+ */
+void afw_policy_set_answers(struct afw_policy *p, struct afw_policy *answers);
+const struct afw_policy *afw_policy_answers(const struct afw_policy *p);
+
+/* What a flow no rule matches gets. */
+enum afw_decision afw_policy_default(const struct afw_policy *p);
+
+/* What an unanswered ask becomes (allow, deny or reject), and after how many seconds. */
+enum afw_decision afw_policy_ask_default(const struct afw_policy *p);
+unsigned int afw_policy_ask_timeout(const struct afw_policy *p);
+/* Whether any rule, or the default, says ask. */
+bool afw_policy_asks(const struct afw_policy *p);
 
 /* Number of rules, not counting the default. */
 size_t afw_policy_rules(const struct afw_policy *p);

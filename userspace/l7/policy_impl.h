@@ -97,6 +97,11 @@ struct afw_htable {
 struct afw_policy {
 	enum afw_decision dflt;
 	uint32_t dflt_line;
+	enum afw_decision ask_dflt;	/* ask-default */
+	uint32_t ask_timeout;		/* ask-timeout, seconds */
+	uint32_t ask_dflt_line, ask_timeout_line;
+	bool asks;			/* a rule or the default says ask */
+	struct afw_policy *answers;	/* afw_policy_set_answers(); owned */
 	struct afw_vec rules;	/* struct afw_prule, in evaluation order once loaded */
 	struct afw_vec pool;	/* char */
 	struct afw_vec strs;	/* struct afw_str */

@@ -506,8 +506,9 @@ static void afw_cursor_add(struct afw_cursor *c, unsigned int *n, const struct a
 	(*n)++;
 }
 
-enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_facts *f,
-				  struct afw_policy_match *m)
+static enum afw_decision afw_policy_match_one(const struct afw_policy *p,
+					      const struct afw_facts *f,
+					      struct afw_policy_match *m)
 {
 	struct afw_cursor c[AFW_MAX_CURSORS];
 	char host[AFW_HOSTNAME_MAX + 1];
@@ -550,18 +551,39 @@ enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_
 		/* A strict reason is decided only by a rule that names it. */
 		if ((!strict || r->reasons) && afw_rule_rest(p, r, f, name)) {
 			if (m)
-				*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0, 0 };
+				*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0, 0, 0 };
 			return r->verdict;
 		}
 	}
 	if (strict) {
 		if (m)
-			*m = (struct afw_policy_match){ AFW_DECIDE_DENY, 0, 0, 0, 1 };
+			*m = (struct afw_policy_match){ AFW_DECIDE_DENY, 0, 0, 0, 1, 0 };
 		return AFW_DECIDE_DENY;
 	}
 	if (m)
-		*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1, 0 };
+		*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1, 0, 0 };
 	return p->dflt;
+}
+
+/*
+ * Where the policy says ask, a person may have answered for good: the
+ * answers file's rules decide, and their default (ask) leaves it asked.
+ */
+enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_facts *f,
+				  struct afw_policy_match *m)
+{
+	struct afw_policy_match am;
+	enum afw_decision d = afw_policy_match_one(p, f, m);
+
+	if (d != AFW_DECIDE_ASK || !p->answers)
+		return d;
+	if (afw_policy_match_one(p->answers, f, &am) == AFW_DECIDE_ASK)
+		return d;
+	am.answered = 1;
+	am.is_default = 0;
+	if (m)
+		*m = am;
+	return am.verdict;
 }
 
 bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, size_t budget,
@@ -589,11 +611,13 @@ bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, s
 			continue;
 		/*
 		 * Its bytes may match this rule or not; and an inspected flow
-		 * is read whatever decided it.
+		 * is read whatever decided it. An asked one is read too: the
+		 * person asked sees its host name, and an answer may name it.
 		 */
-		if (afw_rule_reads(r) || r->verdict == AFW_DECIDE_INSPECT)
+		if (afw_rule_reads(r) || r->verdict == AFW_DECIDE_INSPECT ||
+		    r->verdict == AFW_DECIDE_ASK)
 			return false;
-		*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0, 0 };
+		*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0, 0, 0 };
 		return true;
 	}
 	/*
@@ -603,6 +627,6 @@ bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, s
 	 */
 	if (p->dflt != AFW_DECIDE_DENY)
 		return false;
-	*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1, 0 };
+	*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1, 0, 0 };
 	return true;
 }
