@@ -38,7 +38,7 @@ LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c us
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c userspace/afwctl/stats.c userspace/afwctl/switch.c \
-	userspace/afwctl/decided.c userspace/afwctl/log.c userspace/l7/escape.c
+	userspace/afwctl/decided.c userspace/afwctl/log.c userspace/afwctl/ask.c userspace/l7/escape.c
 # What afwd reads and decides, apart from the daemon: packets and TCP
 # reassembly, the readers, the flow engine, the policy and the decision
 # records. A library that the daemon, the tests, the fuzzers and the
@@ -52,7 +52,8 @@ L7_SRCS := userspace/l7/pkt.c userspace/l7/reasm.c userspace/l7/tcp.c userspace/
 AFWD_LIB_SRCS := userspace/afwd/pace.c userspace/afwd/ledger.c userspace/afwd/settings.c
 AFWD_SRCS := userspace/afwd/afwd.c userspace/afwd/worker.c userspace/afwd/queue.c \
 	userspace/afwd/kernel.c userspace/afwd/offline.c userspace/afwd/ctl.c userspace/afwd/log.c \
-	userspace/afwd/conntrack.c userspace/afwd/privs.c userspace/afwd/events.c
+	userspace/afwd/conntrack.c userspace/afwd/privs.c userspace/afwd/events.c \
+	userspace/afwd/ask.c
 UNIT_SRCS := $(filter-out tests/unit/test_classify.c,$(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS)) $(B)/tests/test_classify
 HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*.h) \

@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,6 +52,10 @@ static void afw_usage(FILE *out)
 		"                         packaged service: " AFW_EVENTS_DEFAULT ")\n"
 		"      --events-days N    keep events N days (default 30)\n"
 		"      --events-mb N      keep the database within N MB (default 64)\n"
+		"      --answers PATH     where 'afwctl ask ... always' answers are kept, a\n"
+		"                         policy file of afwd's own, read with the policy\n"
+		"                         (default: none; the packaged service:\n"
+		"                         " AFW_ANSWERS_DEFAULT ")\n"
 		"      --fail-open        the kernel lets packets through when afwd falls\n"
 		"                         behind (queue full); default: as the module's\n"
 		"                         'fail' setting says, dropped without the module\n"
@@ -319,6 +324,32 @@ static void afw_daemon_take_fail(struct afw_daemon_config *cfg, bool up)
 	afw_nl_close(&nl);
 }
 
+/*
+ * The policy, and the answers people gave for good to its asks (--answers,
+ * once there is one): both load, or neither does.
+ */
+static struct afw_policy *afw_daemon_load(const struct afw_daemon_config *cfg,
+					  struct afw_policy_error *err)
+{
+	struct afw_policy *p = afw_policy_load(cfg->policy_path, err), *a;
+
+	if (!p || !cfg->answers_path || (access(cfg->answers_path, F_OK) < 0 && errno == ENOENT))
+		return p;
+	a = afw_policy_load(cfg->answers_path, err);
+	if (a && afw_policy_default(a) != AFW_DECIDE_ASK) {
+		snprintf(err->msg, sizeof(err->msg), "%s: the answers file's default must be ask "
+			 "(its rules decide only what they name)", cfg->answers_path);
+		afw_policy_free(a);
+		a = NULL;
+	}
+	if (!a) {
+		afw_policy_free(p);
+		return NULL;
+	}
+	afw_policy_set_answers(p, a);
+	return p;
+}
+
 static int afw_daemon_reload(struct afw_daemon *d, char *msg, size_t len)
 {
 	struct afw_policy_error err;
@@ -327,7 +358,7 @@ static int afw_daemon_reload(struct afw_daemon *d, char *msg, size_t len)
 	bool lost = false;
 	size_t n;
 
-	p = afw_policy_load(d->cfg->policy_path, &err);
+	p = afw_daemon_load(d->cfg, &err);
 	if (!p) {
 		snprintf(msg, len, "%s (the old policy stays)", err.msg);
 		afw_daemon_say(d, "afwd: reload failed: %s\n", msg);
@@ -366,6 +397,199 @@ static int afw_daemon_reload(struct afw_daemon *d, char *msg, size_t len)
 	return 0;
 }
 
+/*
+ * Adds @rule to the answers file and reloads: the file is written whole
+ * beside the old one and renamed over it, so a crash leaves one or the
+ * other. If the reload refuses the result, the old file is put back.
+ */
+static int afw_daemon_save_answer(struct afw_daemon *d, const char *rule, char *msg, size_t len)
+{
+	const char *path = d->cfg->answers_path;
+	char tmp[4096], when[32];
+	struct afw_policy_error err;
+	struct afw_policy *check;
+	char *old = NULL;
+	size_t oldlen = 0;
+	FILE *in, *out;
+	time_t now = time(NULL);
+	struct tm tm;
+	int ok;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp)) {
+		snprintf(msg, len, "%s: path too long", path);
+		return -1;
+	}
+	in = fopen(path, "r");
+	if (in) {
+		old = malloc(AFW_POLICY_MAX_FILE + 1);
+		oldlen = old ? fread(old, 1, AFW_POLICY_MAX_FILE + 1, in) : 0;
+		ok = old && !ferror(in) && oldlen <= AFW_POLICY_MAX_FILE;
+		fclose(in);
+		if (!ok) {
+			free(old);
+			snprintf(msg, len, "%s: cannot read it, or it is too large", path);
+			return -1;
+		}
+	} else if (errno != ENOENT) {
+		snprintf(msg, len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	out = fopen(tmp, "w");
+	if (!out) {
+		snprintf(msg, len, "%s.new: %s", path, strerror(errno));
+		free(old);
+		return -1;
+	}
+	if (old) {
+		fwrite(old, 1, oldlen, out);
+		if (oldlen && old[oldlen - 1] != '\n')
+			fputc('\n', out);
+	} else {
+		fputs("# afwd's answers given 'always' (afwctl ask): read with the policy, they\n"
+		      "# decide the flows it says ask about. Edit, then reload afwd.\n"
+		      "default ask\n", out);
+	}
+	fprintf(out, "%s  # %s\n", rule, when);
+	ok = !fflush(out) && !fsync(fileno(out));
+	ok = !fclose(out) && ok;
+	/* The new file must load with the policy before it replaces the old. */
+	check = ok ? afw_policy_load(tmp, &err) : NULL;
+	if (!ok || !check) {
+		snprintf(msg, len, "%s", ok ? err.msg : strerror(errno));
+		unlink(tmp);
+		free(old);
+		return -1;
+	}
+	afw_policy_free(check);
+	if (rename(tmp, path) < 0) {
+		snprintf(msg, len, "%s: %s", path, strerror(errno));
+		unlink(tmp);
+		free(old);
+		return -1;
+	}
+	if (afw_daemon_reload(d, msg, len)) {
+		/* Put back what was there: the answer holds for this flow only. */
+		out = old ? fopen(path, "w") : NULL;
+		if (out) {
+			fwrite(old, 1, oldlen, out);
+			fclose(out);
+		} else if (!old) {
+			unlink(path);
+		}
+		free(old);
+		return -1;
+	}
+	free(old);
+	return 0;
+}
+
+/* "ask answer ARGS" from the control socket. */
+static int afw_daemon_answer(struct afw_daemon *d, const char *args, char *msg, size_t len)
+{
+	char rule[600], why[512];
+	size_t n;
+	int w;
+
+	w = afw_ask_answer(&d->ask, args, rule, sizeof(rule), msg, len);
+	if (w < 0)
+		return -1;
+	afw_worker_wake(&d->workers[w]);
+	if (!rule[0])
+		return 0;
+	n = strlen(msg);
+	if (!d->cfg->answers_path) {
+		snprintf(msg + n, len - n, "; not kept for good: afwd runs without --answers");
+		return -1;
+	}
+	if (afw_daemon_save_answer(d, rule, why, sizeof(why))) {
+		snprintf(msg + n, len - n, "; not kept for good: %s", why);
+		return -1;
+	}
+	snprintf(msg + n, len - n, "; %s: %s", d->cfg->answers_path, rule);
+	afw_daemon_say(d, "afwd: ask: kept for good in %s: %s\n", d->cfg->answers_path, rule);
+	return 0;
+}
+
+static uint64_t afw_daemon_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The answers file's folder, made now, as root, for afwd's user: it writes
+ * the file beside itself and renames it, so it needs the folder.
+ */
+static void afw_daemon_answers_dir(const char *path, uid_t uid, gid_t gid)
+{
+	char dir[4096], *slash;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return;
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	if (mkdir(dir, 0750) == 0 && geteuid() == 0 && chown(dir, uid, gid) < 0)
+		fprintf(stderr, "afwd: warning: %s: %s\n", dir, strerror(errno));
+}
+
+struct afw_daemon_watchers {
+	int fd[AFW_ASK_WATCHERS];
+	unsigned int n;
+};
+
+static void afw_daemon_unwatch(struct afw_daemon *d, struct afw_daemon_watchers *wt,
+			       unsigned int i)
+{
+	close(wt->fd[i]);
+	wt->fd[i] = wt->fd[--wt->n];
+	atomic_store(&d->ask.listeners, wt->n);
+}
+
+/*
+ * Lines to every watcher. A watcher that does not take them at once is
+ * let go: the main thread never waits on one.
+ */
+static void afw_daemon_watch_send(struct afw_daemon *d, struct afw_daemon_watchers *wt,
+				  const char *text, size_t len)
+{
+	unsigned int i;
+
+	for (i = wt->n; i-- > 0;)
+		if (send(wt->fd[i], text, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len)
+			afw_daemon_unwatch(d, wt, i);
+}
+
+/* A new "ask watch": the questions waiting now, then each as it comes. */
+static void afw_daemon_watch(struct afw_daemon *d, struct afw_daemon_watchers *wt, int fd)
+{
+	static const char full[] = "error too many watchers already\n";
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (wt->n == AFW_ASK_WATCHERS) {
+		(void)!send(fd, full, sizeof(full) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+		close(fd);
+		return;
+	}
+	wt->fd[wt->n++] = fd;
+	atomic_store(&d->ask.listeners, wt->n);
+	m = open_memstream(&text, &len);
+	if (!m)
+		return;
+	fputs("{\"event\":\"watching\"}\n", m);
+	afw_ask_list(&d->ask, m);
+	if (!fclose(m) && send(fd, text, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len)
+		afw_daemon_unwatch(d, wt, wt->n - 1);
+	free(text);
+}
+
 /* Written through the log, so a stuck stderr cannot hold the stop. */
 static void afw_daemon_final_counters(struct afw_daemon *d)
 {
@@ -389,7 +613,13 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 	struct afw_events *events = NULL;
 	struct signalfd_siginfo si;
 	struct afw_privs privs;
-	struct pollfd pfd[2];
+	struct pollfd pfd[3 + AFW_ASK_WATCHERS];
+	struct afw_daemon_watchers wt = { .n = 0 };
+	const struct afw_ctl_ops ops = {
+		.reload = afw_daemon_reload,
+		.flows = afw_daemon_flows,
+		.answer = afw_daemon_answer,
+	};
 	char err[512], msg[512], head[64];
 	int sfd = -1, lfd = -1, ret = 1;
 	bool up = false;
@@ -400,7 +630,11 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 		fprintf(stderr, "afwd: %s\n", err);
 		return 1;
 	}
-	atomic_init(&d.policy, afw_policy_load(cfg->policy_path, &perr));
+	if (afw_ask_init(&d.ask, err, sizeof(err)) < 0) {
+		fprintf(stderr, "afwd: %s\n", err);
+		return 1;
+	}
+	atomic_init(&d.policy, afw_daemon_load(cfg, &perr));
 	if (!atomic_load(&d.policy)) {
 		fprintf(stderr, "afwd: %s\n", perr.msg);
 		if (access(cfg->policy_path, F_OK) < 0 && errno == ENOENT)
@@ -488,6 +722,8 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 		}
 	}
 	afw_daemon_claim_flows(&d);
+	if (cfg->answers_path)
+		afw_daemon_answers_dir(cfg->answers_path, privs.uid, privs.gid);
 	/* Everything that needs more than CAP_NET_ADMIN is done: drop the rest. */
 	if (afw_privs_drop(&privs, err, sizeof(err)) < 0) {
 		fprintf(stderr, "afwd: %s\n", err);
@@ -523,13 +759,37 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 		afw_daemon_say(&d, "afwd: decisions are stored in %s for afwctl log, %u days and "
 			       "%u MB at most\n", cfg->events_path, cfg->events_days, cfg->events_mb);
 
-	pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = lfd, .events = POLLIN };
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+		pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		pfd[2] = (struct pollfd){ .fd = d.ask.notify_fd, .events = POLLIN };
+		for (i = 0; i < wt.n; i++)
+			pfd[3 + i] = (struct pollfd){ .fd = wt.fd[i], .events = POLLIN };
+		/* Answers kept for a while end on time: looked at once a second. */
+		if (poll(pfd, 3 + wt.n, afw_ask_has_kept(&d.ask) ? 1000 : -1) < 0 && errno != EINTR)
 			break;
-		if (pfd[1].revents & POLLIN)
-			afw_ctl_serve(lfd, &d, afw_daemon_reload, afw_daemon_flows);
+		afw_ask_expire(&d.ask, afw_daemon_now_ns());
+		/* A watcher says nothing: anything readable is its end. */
+		for (i = wt.n; i-- > 0;)
+			if (pfd[3 + i].revents)
+				afw_daemon_unwatch(&d, &wt, i);
+		if (pfd[2].revents & POLLIN) {
+			uint64_t counter;
+			size_t len;
+			char *news;
+
+			(void)!read(d.ask.notify_fd, &counter, sizeof(counter));
+			news = afw_ask_take_news(&d.ask, &len);
+			if (news)
+				afw_daemon_watch_send(&d, &wt, news, len);
+			free(news);
+		}
+		if (pfd[1].revents & POLLIN) {
+			int wfd = afw_ctl_serve(lfd, &d, &ops);
+
+			if (wfd >= 0)
+				afw_daemon_watch(&d, &wt, wfd);
+		}
 		if (!(pfd[0].revents & POLLIN))
 			continue;
 		if (read(sfd, &si, sizeof(si)) != sizeof(si))
@@ -562,6 +822,9 @@ close:
 	afw_log_free(d.log);
 	afw_events_close(events);
 out:
+	while (wt.n)
+		afw_daemon_unwatch(&d, &wt, wt.n - 1);
+	afw_ask_destroy(&d.ask);
 	if (lfd >= 0) {
 		close(lfd);
 		unlink(cfg->ctl_path);
@@ -582,7 +845,7 @@ enum {
 	AFW_OPT_MAX_TIME, AFW_OPT_QUEUE_MAXLEN, AFW_OPT_GATHER, AFW_OPT_IO, AFW_OPT_CTL,
 	AFW_OPT_STATS, AFW_OPT_RELOAD, AFW_OPT_FLOWS, AFW_OPT_MAX_MEMORY, AFW_OPT_MAX_DECIDED,
 	AFW_OPT_USER, AFW_OPT_MAX_RECORDS, AFW_OPT_HEAD_QUEUE, AFW_OPT_EVENTS, AFW_OPT_EVENTS_DAYS,
-	AFW_OPT_EVENTS_MB,
+	AFW_OPT_EVENTS_MB, AFW_OPT_ANSWERS,
 	AFW_OPT_VERSION,
 };
 
@@ -618,6 +881,7 @@ int main(int argc, char **argv)
 		{ "events", required_argument, NULL, AFW_OPT_EVENTS },
 		{ "events-days", required_argument, NULL, AFW_OPT_EVENTS_DAYS },
 		{ "events-mb", required_argument, NULL, AFW_OPT_EVENTS_MB },
+		{ "answers", required_argument, NULL, AFW_OPT_ANSWERS },
 		{ "version", no_argument, NULL, AFW_OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -774,6 +1038,9 @@ int main(int argc, char **argv)
 			break;
 		case AFW_OPT_USER:
 			cfg.user = optarg;
+			break;
+		case AFW_OPT_ANSWERS:
+			cfg.answers_path = optarg;
 			break;
 		case AFW_OPT_EVENTS:
 			cfg.events_path = optarg;

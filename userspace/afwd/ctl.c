@@ -165,7 +165,16 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 			(unsigned long long)s.engine.settled);
 		fputc('}', out);
 	}
-	fprintf(out, "],\"packets\":%llu,\"syscalls\":%llu,\"syscalls_per_packet\":%.4f,"
+	pthread_mutex_lock(&d->ask.lock);
+	fprintf(out, "],\"ask\":{\"waiting\":%u,\"listeners\":%u,\"asked\":%llu,\"answered\":%llu,"
+		"\"timed_out\":%llu,\"unheard\":%llu,\"full\":%llu,\"by_kept\":%llu,"
+		"\"kept\":%u,\"dropped\":%llu}", d->ask.nprompts, atomic_load(&d->ask.listeners),
+		(unsigned long long)d->ask.stats.asked, (unsigned long long)d->ask.stats.answered,
+		(unsigned long long)d->ask.stats.timed_out, (unsigned long long)d->ask.stats.unheard,
+		(unsigned long long)d->ask.stats.full, (unsigned long long)d->ask.stats.by_kept,
+		d->ask.nkept, (unsigned long long)d->ask.stats.dropped);
+	pthread_mutex_unlock(&d->ask.lock);
+	fprintf(out, ",\"packets\":%llu,\"syscalls\":%llu,\"syscalls_per_packet\":%.4f,"
 		"\"log_dropped\":%llu}\n",
 		(unsigned long long)pkts, (unsigned long long)calls,
 		pkts ? (double)calls / (double)pkts : 0.0,
@@ -207,7 +216,8 @@ void afw_ctl_flow_json(FILE *out, const struct afw_worker *w, const struct afw_l
 			snprintf(by, sizeof(by), "%s: reason %s, which no rule names", path,
 				 afw_reason_name(facts.reason));
 		else
-			snprintf(by, sizeof(by), "%s:%u%s", path, m.line,
+			snprintf(by, sizeof(by), "%s:%u%s",
+				 m.answered ? w->d->cfg->answers_path : path, m.line,
 				 m.is_default ? " default" : "");
 	}
 	fprintf(out, "{\"queue\":%u,\"family\":\"%s\",\"proto\":%u,\"src\":\"%s\",\"sport\":%u,"
@@ -226,11 +236,9 @@ void afw_ctl_flow_json(FILE *out, const struct afw_worker *w, const struct afw_l
 	fputs("}\n", out);
 }
 
-void afw_ctl_serve(int lfd, struct afw_daemon *d,
-		   int (*reload)(struct afw_daemon *d, char *msg, size_t len),
-		   void (*flows)(struct afw_daemon *d, FILE *out))
+int afw_ctl_serve(int lfd, struct afw_daemon *d, const struct afw_ctl_ops *ops)
 {
-	char line[64] = "", msg[512];
+	char line[192] = "", msg[1024];
 	struct pollfd pfd;
 	size_t len = 0;
 	ssize_t n;
@@ -239,12 +247,12 @@ void afw_ctl_serve(int lfd, struct afw_daemon *d,
 
 	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
-		return;
+		return -1;
 	/* A client that says nothing does not hold the main thread. */
 	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
 	if (poll(&pfd, 1, 1000) != 1) {
 		close(fd);
-		return;
+		return -1;
 	}
 	/* One line, however the client's bytes were cut up on the way. */
 	while (len < sizeof(line) - 1) {
@@ -257,24 +265,34 @@ void afw_ctl_serve(int lfd, struct afw_daemon *d,
 	}
 	if (!len) {
 		close(fd);
-		return;
+		return -1;
 	}
 	line[len] = '\0';
 	line[strcspn(line, "\r\n")] = '\0';
+	/* Kept open: the main thread writes each question as it comes. */
+	if (!strcmp(line, "ask watch"))
+		return fd;
 	out = fdopen(fd, "w");
 	if (!out) {
 		close(fd);
-		return;
+		return -1;
 	}
 	if (!strcmp(line, "stats"))
 		afw_ctl_stats_json(d, out);
 	else if (!strcmp(line, "reload"))
-		fprintf(out, "%s %s\n", reload(d, msg, sizeof(msg)) ? "error" : "ok", msg);
+		fprintf(out, "%s %s\n", ops->reload(d, msg, sizeof(msg)) ? "error" : "ok", msg);
 	else if (!strcmp(line, "flows"))
-		flows(d, out);
+		ops->flows(d, out);
+	else if (!strcmp(line, "ask list"))
+		afw_ask_list(&d->ask, out);
+	else if (!strncmp(line, "ask answer ", 11))
+		fprintf(out, "%s %s\n", ops->answer(d, line + 11, msg, sizeof(msg)) ? "error" : "ok",
+			msg);
 	else
-		fprintf(out, "error unknown request \"%.20s\": say stats, reload or flows\n", line);
+		fprintf(out, "error unknown request \"%.20s\": say stats, reload, flows, ask list, "
+			"ask watch or ask answer\n", line);
 	fclose(out);
+	return -1;
 }
 
 int afw_ctl_request(const char *path, const char *cmd)

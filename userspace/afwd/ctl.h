@@ -19,14 +19,23 @@
  */
 int afw_ctl_listen(const char *path, uid_t uid, gid_t gid, char *err, size_t errlen);
 
+/* What the main thread does for the requests that change or list things. */
+struct afw_ctl_ops {
+	/* "reload": fills @msg; returns 0 when the new policy is in force. */
+	int (*reload)(struct afw_daemon *d, char *msg, size_t len);
+	/* "flows": the listing. */
+	void (*flows)(struct afw_daemon *d, FILE *out);
+	/* "ask answer ARGS": fills @msg; returns 0 when the answer was taken. */
+	int (*answer)(struct afw_daemon *d, const char *args, char *msg, size_t len);
+};
+
 /*
- * Serves one connection that is waiting on @lfd. @reload is called for
- * "reload" and fills @msg; returns 0 when the new policy is in force.
- * @flows writes the listing "flows" asks for.
+ * Serves one connection that is waiting on @lfd: "stats", "reload",
+ * "flows", "ask list", "ask answer ...". Returns the connection of an
+ * "ask watch", for the main thread to keep and write questions to; else
+ * -1, the connection answered and closed.
  */
-void afw_ctl_serve(int lfd, struct afw_daemon *d,
-		   int (*reload)(struct afw_daemon *d, char *msg, size_t len),
-		   void (*flows)(struct afw_daemon *d, FILE *out));
+int afw_ctl_serve(int lfd, struct afw_daemon *d, const struct afw_ctl_ops *ops);
 
 /*
  * One flow of a worker's ledger as a JSON line: the flow client to server,

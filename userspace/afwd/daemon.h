@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ask.h"
 #include "conntrack.h"
 #include "engine.h"
 #include "kernel.h"
@@ -49,6 +50,7 @@ struct afw_daemon_config {
 	const char *events_path;	/* the event log's database, or NULL */
 	unsigned int events_days;	/* kept this long */
 	unsigned int events_mb;		/* and within this size */
+	const char *answers_path;	/* "always" answers, a policy file of afwd's; or NULL */
 };
 
 #define AFW_HEAD_AUTO (-2)
@@ -102,6 +104,7 @@ struct afw_worker {
 	struct afw_nl *owner_nl;
 	struct afw_owner_buf *owner_buf;	/* its answers' strings */
 	uint64_t owners_asked, owners_found;
+	unsigned int asking;		/* its questions on the ask board */
 	bool owner_warned;		/* a failed question was said, once */
 	struct afw_ct *ct;		/* with marks: conntrack, for reloads */
 	struct afw_ledger *ledger;	/* the flows it handed on */
@@ -144,6 +147,7 @@ struct afw_daemon {
 	struct afw_log_ring *log_ring;	/* the main thread's, once the writer runs */
 	unsigned int nworkers;
 	struct afw_worker *workers;
+	struct afw_ask ask;		/* ask mode's questions and answers */
 };
 
 /* Opens the worker's queue and sockets; the thread starts later. */

@@ -406,6 +406,7 @@ static uint8_t afw_ledger_verdict(enum afw_decision d)
 {
 	switch (d) {
 	case AFW_DECIDE_DENY:
+	case AFW_DECIDE_ASK:	/* never installed as such; never open by mistake */
 		return AFW_VERDICT_DROP;
 	case AFW_DECIDE_REJECT:
 		return AFW_VERDICT_REJECT;
@@ -656,7 +657,11 @@ unsigned int afw_ledger_rejudge(struct afw_ledger *l, const struct afw_policy *p
 		if (l->owner.fetch || l->owner.state)
 			facts.owner = &l->owner;
 		d = afw_ledger_judge(r, pol, &facts);
-		if (d == (enum afw_decision)r->decision)
+		/*
+		 * A flow a person (or the ask-default) decided is not asked
+		 * again: it keeps that answer until a rule decides otherwise.
+		 */
+		if (d == AFW_DECIDE_ASK || d == (enum afw_decision)r->decision)
 			continue;
 		old = (enum afw_decision)r->decision;
 		r->decision = (uint8_t)d;

@@ -83,6 +83,7 @@ struct afw_queue {
 	bool recv_armed;
 	bool local_armed[AFW_QUEUE_LOCAL_MAX];
 	/* Buffers of the last batch, given back to the ring at the next wait. */
+	unsigned int held;		/* packets waiting past their round: no batch verdicts */
 	uint16_t used[AFW_QUEUE_BATCH];
 	unsigned int nused;
 	struct mmsghdr msgs[AFW_QUEUE_BATCH];
@@ -650,8 +651,8 @@ static void afw_queue_emit(struct afw_queue *q)
 void afw_queue_verdict(struct afw_queue *q, const struct afw_qpkt *p, uint32_t verdict,
 		       uint32_t mark, bool set_mark)
 {
-	/* Each queue numbers its own packets: a run never spans two. */
-	if (q->run_len && q->run_queue == p->queue && q->run_verdict == verdict &&
+	/* Each queue numbers its own packets: a run never spans two, nor a held one. */
+	if (q->run_len && !q->held && q->run_queue == p->queue && q->run_verdict == verdict &&
 	    q->run_set_mark == set_mark && (!set_mark || q->run_mark == mark)) {
 		q->run_id = p->id;
 		q->run_len++;
@@ -667,6 +668,19 @@ void afw_queue_verdict(struct afw_queue *q, const struct afw_qpkt *p, uint32_t v
 	q->run_mark = mark;
 	q->run_set_mark = set_mark;
 	q->run_len = 1;
+}
+
+void afw_queue_hold(struct afw_queue *q)
+{
+	/* The run so far ends below the held packet's id. */
+	afw_queue_emit(q);
+	q->held++;
+}
+
+void afw_queue_release(struct afw_queue *q)
+{
+	if (q->held)
+		q->held--;
 }
 
 int afw_queue_flush(struct afw_queue *q)

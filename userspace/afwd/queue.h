@@ -102,6 +102,15 @@ const char *afw_queue_io_name(const struct afw_queue *q);
  * Appends a verdict (NF_ACCEPT, NF_DROP, NF_REPEAT) for packet @p. Verdicts
  * must come in the order the packets were received, one per packet.
  */
+/*
+ * A packet kept waiting for its verdict past its round (ask.h): while any
+ * is, verdicts go one by one, for a batch verdict would answer every
+ * packet up to its id, the waiting one too. afw_queue_release() after the
+ * waiting packet's verdict.
+ */
+void afw_queue_hold(struct afw_queue *q);
+void afw_queue_release(struct afw_queue *q);
+
 void afw_queue_verdict(struct afw_queue *q, const struct afw_qpkt *p, uint32_t verdict,
 		       uint32_t mark, bool set_mark);
 

@@ -202,14 +202,204 @@ static void afw_worker_install(struct afw_worker *w, const struct afw_result *r,
 	}
 }
 
+static unsigned int afw_worker_index(const struct afw_worker *w)
+{
+	return (unsigned int)(w - w->d->workers);
+}
+
+static int afw_worker_owner(void *ctx, const struct afw_facts *f, struct afw_owner_info *out);
+
+/* @src into @dst of @size, cut to fit: a path that long matches no kept answer. */
+static void afw_worker_cut(char *dst, size_t size, const char *src)
+{
+	size_t len = strnlen(src, size - 1);
+
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+/*
+ * The engine's question (afw_engine_opts.ask): the policy says ask about
+ * the flow of @res. Who started it is looked up now if no rule did: the
+ * person asked sees the program, and answers are kept by it. An answer
+ * kept for a while may decide; else, with nobody listening, the
+ * ask-default does; else the flow is held (afw_worker_hold()).
+ */
+static enum afw_decision afw_worker_ask(void *ctx, const struct afw_policy *pol,
+					struct afw_result *res)
+{
+	struct afw_worker *w = ctx;
+	struct afw_ask *a = &w->d->ask;
+	struct afw_owner_info info;
+	struct afw_facts facts;
+	enum afw_decision d;
+	size_t n;
+
+	if (!res->has_owner) {
+		memset(&facts, 0, sizeof(facts));
+		facts.family = res->family;
+		memcpy(facts.saddr, res->src, 16);
+		memcpy(facts.daddr, res->dst, 16);
+		facts.sport = res->sport;
+		facts.dport = res->dport;
+		facts.l4proto = res->l4proto;
+		facts.dir = res->dir;
+		memset(&info, 0, sizeof(info));
+		if (!afw_worker_owner(w, &facts, &info)) {
+			res->has_owner = true;
+			res->owner_pid = info.pid;
+			res->owner_gid = info.gid;
+			if (!res->has_uid) {
+				res->has_uid = true;
+				res->uid = info.uid;
+			}
+			afw_worker_cut(res->owner_comm, sizeof(res->owner_comm), info.comm);
+			afw_worker_cut(res->owner_exe, sizeof(res->owner_exe), info.exe);
+			afw_worker_cut(res->owner_cgroup, sizeof(res->owner_cgroup), info.cgroup);
+		}
+	}
+	d = afw_ask_kept_match(a, res, afw_now_ns());
+	if (d != AFW_DECIDE_ASK)
+		return d;
+	if (!atomic_load(&a->listeners)) {
+		afw_ask_count(a, &a->stats.unheard, 1);
+		n = strlen(res->reason);
+		snprintf(res->reason + n, sizeof(res->reason) - n,
+			 "; nobody listening to ask: ask-default");
+		return afw_policy_ask_default(pol);
+	}
+	return AFW_DECIDE_ASK;
+}
+
+static void afw_worker_verdict(struct afw_worker *w, const struct afw_qpkt *qp,
+			       enum afw_pass pass, bool decided, bool res_per_packet,
+			       enum afw_decision d);
+
+static enum afw_pass afw_worker_pass(enum afw_decision d)
+{
+	return d == AFW_DECIDE_ALLOW ? AFW_PASS_ACCEPT :
+	       d == AFW_DECIDE_REJECT ? AFW_PASS_REJECT : AFW_PASS_DROP;
+}
+
+/*
+ * A question's end: a person's answer, or the ask-default once its time
+ * ran out. Logged as the flow's decision, installed (unless an allowed
+ * connection waits for the server's acknowledgement: the engine brings it
+ * back), and its held packet let go.
+ */
+static void afw_worker_ask_apply(struct afw_worker *w, struct afw_ask_prompt *pr)
+{
+	struct afw_result res = pr->res;
+	size_t n = strlen(res.reason);
+	int how;
+
+	snprintf(res.reason + n, sizeof(res.reason) - n, "; asked: %s", pr->how);
+	res.decision = pr->answer;
+	how = afw_engine_answer(w->engine, &res, res.decision);
+	res.deferred = how == 0;
+	afw_log_result(w->log, &res);
+	if (how != 0)
+		afw_worker_install(w, &res, pr->established, false);
+	if (pr->has_held) {
+		afw_worker_verdict(w, &pr->held, afw_worker_pass(res.decision), how != 0, false,
+				   res.decision);
+		afw_queue_release(w->q);
+	}
+	if (pr->dropped)
+		afw_ask_count(&w->d->ask, &w->d->ask.stats.dropped, pr->dropped);
+	afw_ask_tell(&w->d->ask, pr, true);
+	free(pr);
+	w->asking--;
+}
+
+/*
+ * The engine decided ask and nothing answered it at once: a question on
+ * the board, and @qp, if the decision came with a packet, held in the
+ * queue. Without room on the board, the ask-default. Returns false when
+ * the caller is to give @qp its verdict after all (in @res).
+ */
+static bool afw_worker_hold(struct afw_worker *w, struct afw_result *res,
+			    const struct afw_qpkt *qp, bool established)
+{
+	const struct afw_policy *pol = atomic_load(&w->d->policy);
+	uint64_t now = afw_now_ns();
+	struct afw_ask_prompt *pr;
+	char words[160];
+	size_t n;
+	FILE *m;
+
+	pr = afw_ask_add(&w->d->ask, afw_worker_index(w), res, now,
+			 now + (uint64_t)afw_policy_ask_timeout(pol) * 1000000000u);
+	if (!pr) {
+		res->decision = afw_policy_ask_default(pol);
+		n = strlen(res->reason);
+		snprintf(res->reason + n, sizeof(res->reason) - n,
+			 "; %u questions wait already: ask-default", AFW_ASK_MAX);
+		res->deferred = afw_engine_answer(w->engine, res, res->decision) == 0;
+		return false;
+	}
+	w->asking++;
+	pr->established = established;
+	if (qp) {
+		pr->held = *qp;
+		pr->held.data = NULL;
+		pr->has_held = true;
+		afw_queue_hold(w->q);
+	}
+	afw_ask_tell(&w->d->ask, pr, false);
+	words[0] = '\0';
+	if (res->host[0] && (m = fmemopen(words, sizeof(words) - 1, "w"))) {
+		fputs(" to ", m);
+		afw_text_quoted(m, res->host, strlen(res->host));
+		fclose(m);
+	}
+	afw_log_printf(w->log, "afwd: queue %u: ask: question %llu: %s%s%s%s, waiting up to "
+		       "%u s\n", w->qnum, (unsigned long long)pr->id,
+		       res->has_owner && res->owner_exe[0] ? res->owner_exe : "a flow",
+		       words, words[0] ? "" : " (no host name)", res->has_owner ? "" : ", no program",
+		       afw_policy_ask_timeout(pol));
+	return true;
+}
+
+/* Answers given, and questions whose time is up. */
+static void afw_worker_ask_work(struct afw_worker *w, uint64_t now)
+{
+	const struct afw_policy *pol = atomic_load(&w->d->policy);
+	struct afw_ask_prompt *pr;
+
+	while (w->asking && (pr = afw_ask_take(&w->d->ask, afw_worker_index(w), now,
+					       afw_policy_ask_default(pol))))
+		afw_worker_ask_apply(w, pr);
+}
+
+/*
+ * A packet of a flow held for a question: dropped. Its sender sends it
+ * again if it matters; the deciding packet, held, goes first once answered.
+ */
+static bool afw_worker_asked(struct afw_worker *w, const struct afw_pkt *p,
+			     const struct afw_qpkt *qp)
+{
+	struct afw_ask_prompt *pr = afw_ask_find(&w->d->ask, afw_worker_index(w), p);
+
+	if (!pr)
+		return false;
+	pr->dropped++;
+	afw_queue_verdict(w->q, qp, NF_DROP, 0, false);
+	return true;
+}
+
 /* Logs a decision, made on packet @p, and hands the flow on. */
 static void afw_worker_decided(struct afw_worker *w, const struct afw_result *r,
 			       const struct afw_pkt *p)
 {
 	if (!r->quiet)
 		afw_log_result(w->log, r);
-	/* A packet's own answer (it could not be decoded): no flow to record. */
-	if (r->per_packet)
+	/*
+	 * A packet's own answer (it could not be decoded): no flow to record.
+	 * An answered allow the server has not acknowledged: installed when it
+	 * does (the engine hands it back).
+	 */
+	if (r->per_packet || r->deferred)
 		return;
 	/*
 	 * An inspected flow whose headers are all afwd still reads gets its
@@ -228,7 +418,16 @@ static void afw_worker_decided(struct afw_worker *w, const struct afw_result *r,
 static void afw_worker_expired(const struct afw_result *r, void *data)
 {
 	struct afw_worker *w = data;
+	struct afw_result res;
 
+	/* Asked without a packet at hand: held from the flow's next one. */
+	if (r->decision == AFW_DECIDE_ASK) {
+		res = *r;
+		if (afw_worker_hold(w, &res, NULL, false))
+			return;
+		afw_log_result(w->log, &res);
+		return;
+	}
 	afw_log_result(w->log, r);
 }
 
@@ -566,7 +765,10 @@ static uint64_t afw_worker_next_deadline(const struct afw_worker *w)
 	uint64_t l = w->kern && afw_kern_up(w->kern) ? afw_ledger_next_due(w->ledger) : UINT64_MAX;
 	uint64_t g = afw_log_due(w->log);
 
+	uint64_t a = w->asking ? afw_ask_next_due(&w->d->ask, afw_worker_index(w)) : UINT64_MAX;
+
 	e = e < l ? e : l;
+	e = e < a ? e : a;
 	return e < g ? e : g;
 }
 
@@ -699,6 +901,8 @@ static void *afw_worker_main(void *arg)
 				pass = afw_engine_undecodable(w->engine, pol, &p, pkts[i].has_uid,
 							      pkts[i].uid, now, &res, &decided);
 			} else {
+				if (w->asking && afw_worker_asked(w, &p, &pkts[i]))
+					continue;
 				if (afw_worker_known(w, &p, &pkts[i], now))
 					continue;
 				p.csum = afw_worker_csum(&pkts[i]);
@@ -707,6 +911,16 @@ static void *afw_worker_main(void *arg)
 				p.dir = afw_worker_dir(&pkts[i]);
 				pass = afw_engine_packet(w->engine, pol, &p, pkts[i].has_uid,
 							 pkts[i].uid, now, &res, &decided);
+			}
+			/* A flow still asked about that comes back quiet: its question holds it. */
+			if (decided && res.decision == AFW_DECIDE_ASK && res.quiet) {
+				decided = false;
+				pass = AFW_PASS_DROP;
+			}
+			if (decided && res.decision == AFW_DECIDE_ASK && !res.per_packet) {
+				if (afw_worker_hold(w, &res, &pkts[i], afw_worker_established(&p)))
+					continue;
+				pass = afw_worker_pass(res.decision);
 			}
 			if (decided)
 				afw_worker_decided(w, &res, &p);
@@ -723,6 +937,7 @@ static void *afw_worker_main(void *arg)
 		if (ready & 1u << wake_bit)
 			(void)!read(w->wake_fd, &counter, sizeof(counter));
 		afw_engine_expire(w->engine, pol, now, false, afw_worker_expired, w);
+		afw_worker_ask_work(w, now);
 		afw_worker_kern_work(w, now, kern_bit >= 0 && ready & 1u << kern_bit);
 		afw_worker_list_flows(w);
 		/* The old policy may go once every worker has passed this point. */
@@ -797,6 +1012,8 @@ int afw_worker_setup(struct afw_worker *w, char *err, size_t errlen)
 		eopts.owner_fetch = afw_worker_owner;
 		eopts.owner_ctx = w;
 	}
+	eopts.ask = afw_worker_ask;
+	eopts.ask_ctx = w;
 	w->engine = afw_engine_new(&eopts);
 	if (!w->engine) {
 		snprintf(err, errlen, "queue %u: out of memory", w->qnum);
