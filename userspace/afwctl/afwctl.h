@@ -26,6 +26,7 @@ struct afwctl_req {
 	unsigned int has;		/* AFW_CFG_HAS_* for config set */
 	struct afw_conf conf;		/* load, check */
 	const char *afwd;		/* afwd's control socket; NULL: do not ask */
+	char ask[192];			/* ask: the request line for afwd */
 	struct {			/* log */
 		const char *db;
 		long long since_ms;	/* -1: from the first */
@@ -114,6 +115,7 @@ AFWCTL_CMD(enable);
 AFWCTL_CMD(disable);
 AFWCTL_CMD(log);
 AFWCTL_CMD(monitor);
+AFWCTL_CMD(ask);
 
 /* Whether @w is the guard's override, --yes or -y (enable, config set, load). */
 bool afwctl_is_yes(const char *w);
