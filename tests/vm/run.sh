@@ -42,7 +42,7 @@ echo "vm: accelerator $AFW_VM_ACCEL" >&2
 # within the hour. AFW_VM_FULL=1 runs every scenario on every kernel.
 compat_6_12="10-hooks-count 20-rights 30-netlink-errors 40-rmmod-under-load
 	65-packets 82-state 84-owners 87-program-rules 88-flow-events 96-afwd 97-nlfuzz"
-compat_6_1="10-hooks-count 40-rmmod-under-load 92-switch 97-afwd-module"
+compat_6_1="10-hooks-count 40-rmmod-under-load 89-ask 92-switch 97-afwd-module"
 # These check the module's own logic to the packet and the counter: ruleset
 # transactions, statistics, the unknown-flow policy, the queue fan-out. They
 # run on Debian's 6.1, where they take a quarter of the time; the kernel
@@ -55,7 +55,7 @@ logic_scenarios="70-ruleset 85-stats 90-unknown-queue 95-queue-fanout"
 # every scenario sends, and the rules' flows of 82), afwd's ledger as the
 # module comes and goes (the flow table of 80 and 96, reloads under
 # traffic in 98).
-userland_scenarios="92-switch 97-afwd-module"
+userland_scenarios="89-ask 92-switch 97-afwd-module"
 # The benchmarks' guest halves at tiny sizes (does each still run and print
 # its figures?): Debian's 6.1, which the benchmarks boot, and not the debug
 # kernel, where they would only be slow.
