@@ -172,7 +172,7 @@ int afwctl_ask_run(struct afw_nl *nl, struct afwctl_req *rq)
 					fprintf(error ? stderr : stdout, "%s%s\n",
 						error ? "afwctl: afwd: " : "",
 						line + (error ? 6 : !strncmp(line, "ok ", 3) ? 3 : 0));
-				else if (rq->json)
+				else if (rq->json && !strstr(line, "\"event\":\"decision\""))
 					printf("%s\n", line);
 				else
 					afwctl_ask_words(line);

@@ -415,7 +415,8 @@ int afw_ask_answer(struct afw_ask *a, const char *args, char *rule, size_t rulel
 	pr->answer = k.d;
 	snprintf(pr->how, sizeof(pr->how), "answered %s %s%s%s", afw_decision_name(k.d),
 		 afw_ask_scope_words(&k, words, sizeof(words)),
-		 k.scope == AFW_ASK_ONCE ? "" : any ? ", any host" : ", this host",
+		 k.scope == AFW_ASK_ONCE ? "" : any ? ", any host" :
+		 k.by_dst ? ", this destination" : ", this host",
 		 k.exe[0] && k.scope != AFW_ASK_ONCE ? ", this program" : "");
 	if (k.scope == AFW_ASK_EXIT || k.scope == AFW_ASK_MINUTES)
 		*afw_ask_kept_slot(a) = k, a->nkept++;
@@ -523,28 +524,15 @@ void afw_ask_list(struct afw_ask *a, FILE *out)
 	pthread_mutex_unlock(&a->lock);
 }
 
-void afw_ask_tell(struct afw_ask *a, const struct afw_ask_prompt *pr, bool done)
+/* Queues @len bytes of @text for the watchers. */
+static void afw_ask_news(struct afw_ask *a, const char *text, size_t len)
 {
-	uint64_t one = 1;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m;
+	char *n;
 
-	if (!atomic_load(&a->listeners))
-		return;
-	m = open_memstream(&text, &len);
-	if (!m)
-		return;
-	afw_ask_prompt_json(m, pr, done);
-	if (fclose(m)) {
-		free(text);
-		return;
-	}
 	pthread_mutex_lock(&a->lock);
 	/* Bounded: a main thread that cannot keep up loses lines, not memory. */
 	if (a->news_len + len <= (1u << 20)) {
-		char *n = realloc(a->news, a->news_len + len + 1);
-
+		n = realloc(a->news, a->news_len + len + 1);
 		if (n) {
 			memcpy(n + a->news_len, text, len + 1);
 			a->news = n;
@@ -552,7 +540,52 @@ void afw_ask_tell(struct afw_ask *a, const struct afw_ask_prompt *pr, bool done)
 		}
 	}
 	pthread_mutex_unlock(&a->lock);
+}
+
+bool afw_ask_tell(struct afw_ask *a, const struct afw_ask_prompt *pr, bool done)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (!atomic_load(&a->listeners))
+		return false;
+	m = open_memstream(&text, &len);
+	if (!m)
+		return false;
+	afw_ask_prompt_json(m, pr, done);
+	if (!fclose(m))
+		afw_ask_news(a, text, len);
 	free(text);
+	return true;
+}
+
+bool afw_ask_tell_decision(struct afw_ask *a, const struct afw_result *res)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (!atomic_load(&a->listeners))
+		return false;
+	m = open_memstream(&text, &len);
+	if (!m)
+		return false;
+	fputs("{\"event\":\"decision\",\"record\":", m);
+	afw_report_json(m, res, NULL);
+	if (fflush(m) == 0 && len && text[len - 1] == '\n')
+		fseek(m, -1, SEEK_CUR);
+	fputs("}\n", m);
+	if (!fclose(m))
+		afw_ask_news(a, text, len);
+	free(text);
+	return true;
+}
+
+void afw_ask_kick(struct afw_ask *a)
+{
+	uint64_t one = 1;
+
 	(void)!write(a->notify_fd, &one, sizeof(one));
 }
 

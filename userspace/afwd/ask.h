@@ -164,8 +164,15 @@ bool afw_ask_has_kept(struct afw_ask *a);
 void afw_ask_list(struct afw_ask *a, FILE *out);
 /* One question as JSON ("event":"ask"), or its end ("event":"done"). */
 void afw_ask_prompt_json(FILE *out, const struct afw_ask_prompt *pr, bool done);
-/* Queues @pr's line for the watchers and wakes the main thread. */
-void afw_ask_tell(struct afw_ask *a, const struct afw_ask_prompt *pr, bool done);
+/*
+ * Queues @pr's line (a question, or its end) for the watchers; false when
+ * nobody listens. The caller wakes the main thread with afw_ask_kick(),
+ * once a round.
+ */
+bool afw_ask_tell(struct afw_ask *a, const struct afw_ask_prompt *pr, bool done);
+/* A decision, as the log's JSON record, for the watchers ("event":"decision"). */
+bool afw_ask_tell_decision(struct afw_ask *a, const struct afw_result *res);
+void afw_ask_kick(struct afw_ask *a);
 /* Takes the lines queued for the watchers (free() it); NULL if none. */
 char *afw_ask_take_news(struct afw_ask *a, size_t *len);
 

@@ -105,6 +105,7 @@ struct afw_worker {
 	struct afw_owner_buf *owner_buf;	/* its answers' strings */
 	uint64_t owners_asked, owners_found;
 	unsigned int asking;		/* its questions on the ask board */
+	bool told;			/* lines for the watchers this round */
 	bool owner_warned;		/* a failed question was said, once */
 	struct afw_ct *ct;		/* with marks: conntrack, for reloads */
 	struct afw_ledger *ledger;	/* the flows it handed on */

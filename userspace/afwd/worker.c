@@ -298,6 +298,7 @@ static void afw_worker_ask_apply(struct afw_worker *w, struct afw_ask_prompt *pr
 	how = afw_engine_answer(w->engine, &res, res.decision);
 	res.deferred = how == 0;
 	afw_log_result(w->log, &res);
+	w->told |= afw_ask_tell_decision(&w->d->ask, &res);
 	if (how != 0)
 		afw_worker_install(w, &res, pr->established, false);
 	if (pr->has_held) {
@@ -307,7 +308,7 @@ static void afw_worker_ask_apply(struct afw_worker *w, struct afw_ask_prompt *pr
 	}
 	if (pr->dropped)
 		afw_ask_count(&w->d->ask, &w->d->ask.stats.dropped, pr->dropped);
-	afw_ask_tell(&w->d->ask, pr, true);
+	w->told |= afw_ask_tell(&w->d->ask, pr, true);
 	free(pr);
 	w->asking--;
 }
@@ -346,7 +347,7 @@ static bool afw_worker_hold(struct afw_worker *w, struct afw_result *res,
 		pr->has_held = true;
 		afw_queue_hold(w->q);
 	}
-	afw_ask_tell(&w->d->ask, pr, false);
+	w->told |= afw_ask_tell(&w->d->ask, pr, false);
 	words[0] = '\0';
 	if (res->host[0] && (m = fmemopen(words, sizeof(words) - 1, "w"))) {
 		fputs(" to ", m);
@@ -392,8 +393,10 @@ static bool afw_worker_asked(struct afw_worker *w, const struct afw_pkt *p,
 static void afw_worker_decided(struct afw_worker *w, const struct afw_result *r,
 			       const struct afw_pkt *p)
 {
-	if (!r->quiet)
+	if (!r->quiet) {
 		afw_log_result(w->log, r);
+		w->told |= afw_ask_tell_decision(&w->d->ask, r);
+	}
 	/*
 	 * A packet's own answer (it could not be decoded): no flow to record.
 	 * An answered allow the server has not acknowledged: installed when it
@@ -426,9 +429,11 @@ static void afw_worker_expired(const struct afw_result *r, void *data)
 		if (afw_worker_hold(w, &res, NULL, false))
 			return;
 		afw_log_result(w->log, &res);
+		w->told |= afw_ask_tell_decision(&w->d->ask, &res);
 		return;
 	}
 	afw_log_result(w->log, r);
+	w->told |= afw_ask_tell_decision(&w->d->ask, r);
 }
 
 /*
@@ -795,6 +800,11 @@ static void afw_worker_publish(struct afw_worker *w)
 	w->snap.owner_syscalls = w->owner_nl ? w->owner_nl->syscalls : 0;
 	w->snap.analyzing = afw_engine_flows(w->engine);
 	pthread_mutex_unlock(&w->lock);
+	/* What the watchers are to hear: one wake-up of the main thread a round. */
+	if (w->told) {
+		w->told = false;
+		afw_ask_kick(&w->d->ask);
+	}
 	/* The log's records go to the writer: a wake-up a batch at most. */
 	afw_log_kick_lazy(w->log, afw_now_ns());
 }
