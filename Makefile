@@ -38,7 +38,8 @@ LIB_SRCS := userspace/lib/afwnl.c userspace/lib/attr.c userspace/lib/status.c us
 AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afwctl/json.c \
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c userspace/afwctl/stats.c userspace/afwctl/switch.c \
-	userspace/afwctl/decided.c userspace/afwctl/log.c userspace/afwctl/ask.c userspace/l7/escape.c
+	userspace/afwctl/decided.c userspace/afwctl/log.c userspace/afwctl/ask.c userspace/afwctl/top.c \
+	userspace/l7/escape.c
 # What afwd reads and decides, apart from the daemon: packets and TCP
 # reassembly, the readers, the flow engine, the policy and the decision
 # records. A library that the daemon, the tests, the fuzzers and the
@@ -96,6 +97,9 @@ pkgcheck:
 	@$(PKG_CONFIG) --exists sqlite3 || { \
 		echo "afw: sqlite3 not found by pkg-config; install libsqlite3-dev (or run 'make deps')" >&2; \
 		exit 1; }
+	@$(PKG_CONFIG) --exists ncursesw || { \
+		echo "afw: ncursesw not found by pkg-config; install libncurses-dev (or run 'make deps')" >&2; \
+		exit 1; }
 
 NFQ_CFLAGS = $(shell $(PKG_CONFIG) --cflags libnetfilter_queue)
 NFQ_LIBS = $(shell $(PKG_CONFIG) --libs libnetfilter_queue)
@@ -111,11 +115,13 @@ CAP_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcap)
 CAP_LIBS = $(shell $(PKG_CONFIG) --libs libcap)
 SQLITE_CFLAGS = $(shell $(PKG_CONFIG) --cflags sqlite3)
 SQLITE_LIBS = $(shell $(PKG_CONFIG) --libs sqlite3)
+CURSES_CFLAGS = $(shell $(PKG_CONFIG) --cflags ncursesw)
+CURSES_LIBS = $(shell $(PKG_CONFIG) --libs ncursesw)
 
 $(B)/%.o: %.c $(HDRS) | pkgcheck
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) $(NFQ_CFLAGS) $(CRYPTO_CFLAGS) $(URING_CFLAGS) \
-		$(NGHTTP2_CFLAGS) $(CAP_CFLAGS) $(SQLITE_CFLAGS) -c -o $@ $<
+		$(NGHTTP2_CFLAGS) $(CAP_CFLAGS) $(SQLITE_CFLAGS) $(CURSES_CFLAGS) -c -o $@ $<
 
 $(B)/libafw.a: $(LIB_SRCS:%.c=$(B)/%.o)
 	rm -f $@
@@ -130,7 +136,7 @@ $(B)/libafwd.a: $(AFWD_LIB_SRCS:%.c=$(B)/%.o)
 	$(AR) rcs $@ $^
 
 $(B)/afwctl: $(AFWCTL_SRCS:%.c=$(B)/%.o) $(B)/libafw.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS) $(SQLITE_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS) $(SQLITE_LIBS) $(CURSES_LIBS)
 
 $(B)/afwd: $(AFWD_SRCS:%.c=$(B)/%.o) $(B)/libafwd.a $(B)/libafwl7.a $(B)/libafw.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(NFQ_LIBS) $(MNL_LIBS) $(CRYPTO_LIBS) \

@@ -51,6 +51,8 @@ static const struct afwctl_cmd afwctl_cmds[] = {
 	    "[--db PATH]: afwd's decisions as it stores them, until interrupted"),
 	CMD("ask", ask, true, "list | watch | allow|deny|reject ID [once|exit|minutes N|always] "
 	    "[host|any]: afwd's questions about flows its policy asks about"),
+	CMD("top", top, true, "a live view of flows, programs, hosts and afwd's questions, "
+	    "which it answers"),
 	CMD("config", config, false, "show, or set [--yes] KEY VALUE: unknown, queue, fail, "
 	    "max_flows, tcp_timeout, udp_timeout, flow_timeout, enabled, owners"),
 };
