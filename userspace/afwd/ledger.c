@@ -204,7 +204,8 @@ static size_t afw_lrec_pack(const struct afw_facts *f, const struct afw_result *
 	len = f->alpn.len > 0xffff ? 0 : f->alpn.len;
 	AFW_PUT(&(uint16_t){ (uint16_t)len }, 2);
 	AFW_PUT(f->alpn.ptr, len);
-	AFW_PUT(&(uint8_t){ res->has_owner }, 1);
+	/* 1: a process's; 2: an inbound flow's local socket. */
+	AFW_PUT(&(uint8_t){ res->has_owner ? res->owner_listener ? 2 : 1 : 0 }, 1);
 	if (res->has_owner) {
 		AFW_PUT(&res->owner_gid, 4);
 		AFW_PUT(&res->owner_pid, 4);
@@ -228,6 +229,7 @@ static void afw_lrec_owner(const struct afw_lrec *r, struct afw_owner_slot *s)
 {
 	const uint8_t *p = r->facts + 8;
 	uint16_t len;
+	uint8_t kind;
 
 	s->state = 0;
 	memcpy(&len, p, 2);
@@ -235,10 +237,12 @@ static void afw_lrec_owner(const struct afw_lrec *r, struct afw_owner_slot *s)
 	p += 1 + *p;
 	memcpy(&len, p, 2);
 	p += 2 + len;
-	if (!*p++)
+	kind = *p++;
+	if (!kind)
 		return;
 	memset(&s->info, 0, sizeof(s->info));
 	s->info.uid = UINT32_MAX;
+	s->info.listener = kind == 2;
 	memcpy(&s->info.gid, p, 4);
 	memcpy(&s->info.pid, p + 4, 4);
 	memcpy(s->info.comm, p + 8, sizeof(s->info.comm));

@@ -554,6 +554,7 @@ static void afw_result_owner(struct afw_result *res, const struct afw_facts *fac
 	if (!s || s->state <= 0)
 		return;
 	res->has_owner = true;
+	res->owner_listener = s->info.listener;
 	res->owner_pid = s->info.pid;
 	res->owner_gid = s->info.gid;
 	snprintf(res->owner_comm, sizeof(res->owner_comm), "%s", s->info.comm);

@@ -107,6 +107,7 @@ struct afw_result {
 	 * its pid, task name and program, the program's path cut to fit.
 	 */
 	bool has_owner;
+	bool owner_listener;		/* the local socket of an inbound flow: no process */
 	uint32_t owner_pid, owner_gid;
 	char owner_comm[16];
 	char owner_exe[256];

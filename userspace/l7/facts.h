@@ -70,6 +70,8 @@ struct afw_facts;
 /* The process that started a flow, as the kernel recorded it at the flow's birth. */
 struct afw_owner_info {
 	uint32_t uid, gid, pid;
+	/* An inbound flow's local socket: no process (pid 0), no task, no program. */
+	bool listener;
 	char comm[16];
 	char exe[4096];			/* "" when it has none (a kernel thread) */
 	char cgroup[4096];		/* its path; "" when unknown */

@@ -135,7 +135,9 @@ void afw_report_json(FILE *out, const struct afw_result *r, const struct timespe
 		fprintf(out, ",\"policy_line\":%u", r->rule_line);
 	if (r->has_uid)
 		fprintf(out, ",\"uid\":%u", r->uid);
-	if (r->has_owner) {
+	if (r->has_owner && r->owner_listener) {
+		fputs(",\"listener\":true", out);
+	} else if (r->has_owner) {
 		fprintf(out, ",\"pid\":%u,\"comm\":", r->owner_pid);
 		afw_json_string(out, r->owner_comm);
 		afw_json_opt(out, "exe", r->owner_exe);
@@ -179,7 +181,9 @@ void afw_report_text(FILE *out, const struct afw_result *r, const struct timespe
 	}
 	if (r->has_uid)
 		fprintf(out, " uid=%u", r->uid);
-	if (r->has_owner) {
+	if (r->has_owner && r->owner_listener) {
+		fputs(" listener", out);
+	} else if (r->has_owner) {
 		fprintf(out, " pid=%u comm=", r->owner_pid);
 		afw_text_quoted(out, r->owner_comm, strlen(r->owner_comm));
 		if (*r->owner_exe) {

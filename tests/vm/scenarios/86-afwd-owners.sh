@@ -86,6 +86,8 @@ check_fails "one to the listener in /afw-c is rejected by its cgroup" \
 	nsx $NS_S timeout 10 python3 $echo client $C4 5400 43101 0
 check_eq "afwd's log says so: the rule of the listener's cgroup, line 6" "reject 6" \
 	"$(grep '"dport":5400' $work/afwd.log | jq -rs '.[0] | "\(.verdict) \(.policy_line)"')"
+check_eq "and marks the owner as the listener's, with no process" "true null" \
+	"$(grep '"dport":5400' $work/afwd.log | jq -rs '.[0] | "\(.listener) \(.pid)"')"
 
 # One datagram each, from processes that exit at once: afwd decides after
 # they are gone, and still judges the program that sent it.
