@@ -143,5 +143,18 @@ int afwctl_settings_guard(struct afw_nl *nl, struct afwctl_req *rq, const struct
 int afwctl_read_conf(struct afwctl_req *rq, const char *cmd, int argc, char **argv);
 
 void afwctl_json_str(FILE *f, const char *s);
+/*
+ * The value of @key in one of afwd's JSON lines, as written (a string
+ * without its quotes, escapes kept); "" if absent or null. The first
+ * occurrence counts: afwd's lines name each key once.
+ */
+void afwctl_json_field(const char *line, const char *key, char *out, size_t len);
+/*
+ * A connection to afwd's control socket at @path, @req sent (a line); -1
+ * with errno if afwd is not there, and, with @say, a line on stderr.
+ */
+int afwctl_afwd_connect(const char *path, const char *req, bool say);
+/* One of afwd's questions in words: "PROGRAM pid N uid N wants tcp DST:PORT host NAME". */
+void afwctl_ask_describe(const char *line, char *buf, size_t len);
 
 #endif /* AFWCTL_H */

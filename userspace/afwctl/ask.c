@@ -53,89 +53,71 @@ int afwctl_ask_parse(struct afwctl_req *rq, int argc, char **argv)
 	return 0;
 }
 
-static int afwctl_ask_connect(const char *path, const char *req)
+int afwctl_afwd_connect(const char *path, const char *req, bool say)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, len, saved;
 	char line[256];
-	int fd, len;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "afwctl: %s: path too long\n", path);
+		errno = ENAMETOOLONG;
+		if (say)
+			fprintf(stderr, "afwctl: %s: path too long\n", path);
 		return -1;
 	}
 	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		fprintf(stderr, "afwctl: afwd at %s: %s%s\n", path, strerror(errno),
-			errno == EACCES ? " (only root and the group afw may ask afwd)" :
-			errno == ENOENT || errno == ECONNREFUSED ? " (is afwd running?)" : "");
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
 	len = snprintf(line, sizeof(line), "%s\n", req);
-	if (send(fd, line, (size_t)len, MSG_NOSIGNAL) != len) {
-		fprintf(stderr, "afwctl: afwd at %s: %s\n", path, strerror(errno));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    send(fd, line, (size_t)len, MSG_NOSIGNAL) == len)
+		return fd;
+	saved = errno;
+	if (say)
+		fprintf(stderr, "afwctl: afwd at %s: %s%s\n", path, strerror(saved),
+			saved == EACCES ? " (only root and the group afw may ask afwd)" :
+			saved == ENOENT || saved == ECONNREFUSED ? " (is afwd running?)" : "");
+	if (fd >= 0)
 		close(fd);
-		return -1;
-	}
-	return fd;
+	errno = saved;
+	return -1;
 }
 
-/* The value of @key in afwd's JSON @line, as written (a string without its quotes). */
-static void afwctl_ask_field(const char *line, const char *key, char *out, size_t len)
+void afwctl_ask_describe(const char *line, char *buf, size_t len)
 {
-	char pat[32];
-	const char *p, *e;
-	size_t n;
+	char exe[256], pid[16], uid[16], dst[64], dport[8], proto[8], host[280];
 
-	*out = '\0';
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(line, pat);
-	if (!p)
-		return;
-	p += strlen(pat);
-	if (*p == '"') {
-		for (e = ++p; *e && *e != '"'; e++)
-			if (*e == '\\' && e[1])
-				e++;
-	} else {
-		e = p + strcspn(p, ",}");
-	}
-	n = (size_t)(e - p) < len - 1 ? (size_t)(e - p) : len - 1;
-	memcpy(out, p, n);
-	out[n] = '\0';
+	afwctl_json_field(line, "exe", exe, sizeof(exe));
+	afwctl_json_field(line, "pid", pid, sizeof(pid));
+	afwctl_json_field(line, "uid", uid, sizeof(uid));
+	afwctl_json_field(line, "dst", dst, sizeof(dst));
+	afwctl_json_field(line, "dport", dport, sizeof(dport));
+	afwctl_json_field(line, "proto", proto, sizeof(proto));
+	afwctl_json_field(line, "host", host, sizeof(host));
+	snprintf(buf, len, "%s%s%s%s%s wants %s %s%s%s:%s%s%s",
+		 exe[0] ? exe : "(no program)", pid[0] ? " pid " : "", pid, uid[0] ? " uid " : "",
+		 uid, !strcmp(proto, "6") ? "tcp" : !strcmp(proto, "17") ? "udp" : "ip",
+		 strchr(dst, ':') ? "[" : "", dst, strchr(dst, ':') ? "]" : "", dport,
+		 host[0] ? " host " : "", host);
 }
 
 /* One of afwd's lines in words: a question, or its end. */
 static void afwctl_ask_words(const char *line)
 {
-	char ev[16], id[24], exe[280], pid[16], uid[16], dst[64], dport[8], host[280], left[16];
-	char dec[16], how[128], proto[8];
+	char ev[16], id[24], dec[16], how[128], left[16], what[700];
 
-	afwctl_ask_field(line, "event", ev, sizeof(ev));
-	afwctl_ask_field(line, "id", id, sizeof(id));
+	afwctl_json_field(line, "event", ev, sizeof(ev));
+	afwctl_json_field(line, "id", id, sizeof(id));
 	if (!strcmp(ev, "done")) {
-		afwctl_ask_field(line, "decision", dec, sizeof(dec));
-		afwctl_ask_field(line, "how", how, sizeof(how));
+		afwctl_json_field(line, "decision", dec, sizeof(dec));
+		afwctl_json_field(line, "how", how, sizeof(how));
 		printf("question %s: %s (%s)\n", id, dec, how);
 		return;
 	}
 	if (strcmp(ev, "ask"))
 		return;
-	afwctl_ask_field(line, "exe", exe, sizeof(exe));
-	afwctl_ask_field(line, "pid", pid, sizeof(pid));
-	afwctl_ask_field(line, "uid", uid, sizeof(uid));
-	afwctl_ask_field(line, "dst", dst, sizeof(dst));
-	afwctl_ask_field(line, "dport", dport, sizeof(dport));
-	afwctl_ask_field(line, "proto", proto, sizeof(proto));
-	afwctl_ask_field(line, "host", host, sizeof(host));
-	afwctl_ask_field(line, "left_s", left, sizeof(left));
-	printf("question %s: %s%s%s%s%s wants %s %s%s%s:%s%s%s; %s s left\n", id,
-	       exe[0] ? exe : "(no program)", pid[0] ? " pid " : "", pid,
-	       uid[0] ? " uid " : "", uid, !strcmp(proto, "6") ? "tcp" :
-	       !strcmp(proto, "17") ? "udp" : "ip", strchr(dst, ':') ? "[" : "", dst,
-	       strchr(dst, ':') ? "]" : "", dport, host[0] ? " host " : "", host, left);
+	afwctl_json_field(line, "left_s", left, sizeof(left));
+	afwctl_ask_describe(line, what, sizeof(what));
+	printf("question %s: %s; %s s left\n", id, what, left);
 }
 
 int afwctl_ask_run(struct afw_nl *nl, struct afwctl_req *rq)
@@ -148,7 +130,7 @@ int afwctl_ask_run(struct afw_nl *nl, struct afwctl_req *rq)
 	int fd;
 
 	(void)nl;
-	fd = afwctl_ask_connect(rq->afwd, rq->ask);
+	fd = afwctl_afwd_connect(rq->afwd, rq->ask, true);
 	if (fd < 0)
 		return 1;
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {

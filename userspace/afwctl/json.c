@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * JSON output helpers for afwctl -j.
+ * JSON for afwctl: its -j output, and the fields of afwd's lines.
  */
+
+#include <string.h>
 
 #include "afwctl.h"
 
@@ -19,4 +21,30 @@ void afwctl_json_str(FILE *f, const char *s)
 			fputc(ch, f);
 	}
 	fputc('"', f);
+}
+
+void afwctl_json_field(const char *line, const char *key, char *out, size_t len)
+{
+	const char *p, *e;
+	char pat[32];
+	size_t n;
+
+	*out = '\0';
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(line, pat);
+	if (!p)
+		return;
+	p += strlen(pat);
+	if (!strncmp(p, "null", 4))
+		return;
+	if (*p == '"') {
+		for (e = ++p; *e && *e != '"'; e++)
+			if (*e == '\\' && e[1])
+				e++;
+	} else {
+		e = p + strcspn(p, ",}");
+	}
+	n = (size_t)(e - p) < len - 1 ? (size_t)(e - p) : len - 1;
+	memcpy(out, p, n);
+	out[n] = '\0';
 }

@@ -32,7 +32,7 @@
 
 #define AFWCTL_TOP_FLOWS	4096	/* flows kept; the oldest ended go first */
 #define AFWCTL_TOP_PROMPTS	64
-#define AFWCTL_TOP_KEEP_MS	10000	/* an ended flow stays this long */
+#define AFWCTL_TOP_KEEP_MS	30000	/* an ended flow stays this long */
 #define AFWCTL_TOP_LINE		16384
 
 struct top_flow {
@@ -53,8 +53,14 @@ struct top_flow {
 
 struct top_prompt {
 	unsigned long long id;
-	char text[512];
+	char text[700];
 	uint64_t due_ms;
+};
+
+struct top_group {
+	const char *key;
+	unsigned int flows, live, refused;
+	uint64_t bytes;
 };
 
 enum { TOP_FLOWS, TOP_PROGRAMS, TOP_HOSTS };
@@ -77,6 +83,8 @@ struct top {
 	char filter[64];
 	bool editing, paused, dirty, lost;
 	char status[256];
+	struct top_flow **shown;	/* the flows drawn, AFWCTL_TOP_FLOWS */
+	struct top_group *groups;	/* the programs or hosts drawn, as many */
 };
 
 static uint64_t top_now_ms(void)
@@ -156,7 +164,10 @@ static void top_kernel_flow(struct top *t, const struct afw_flow_spec *s, bool e
 		f->bytes = s->bytes;
 	if (s->packets > f->packets)
 		f->packets = s->packets;
-	if (end && !f->ended) {
+	/* A verdict replaced comes as an end, then the flow again: live. */
+	if (!end)
+		f->ended = false;
+	else if (!f->ended) {
 		f->ended = true;
 		f->end_ms = top_now_ms();
 	}
@@ -177,7 +188,7 @@ static int top_event_cb(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*g))
 		return MNL_CB_OK;
 	if ((g->cmd == AFW_CMD_FLOW_NEW || g->cmd == AFW_CMD_FLOW_DEL) &&
-	    afw_flow_parse_msg(nlh, &f) == 0)
+	    afw_flow_parse_msg(nlh, &f) == MNL_CB_OK)
 		top_kernel_flow(data, &f, g->cmd == AFW_CMD_FLOW_DEL);
 	return MNL_CB_OK;
 }
@@ -191,33 +202,6 @@ static void top_kernel_read(struct top *t)
 		t->lost = true;
 	if (n > 0)
 		mnl_cb_run(t->ev.buf, (size_t)n, 0, 0, top_event_cb, t);
-}
-
-/* The value of @key in @line as written (a string without its quotes); "" if none. */
-static void top_field(const char *line, const char *key, char *out, size_t len)
-{
-	const char *p, *e;
-	char pat[32];
-	size_t n;
-
-	*out = '\0';
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(line, pat);
-	if (!p)
-		return;
-	p += strlen(pat);
-	if (!strncmp(p, "null", 4))
-		return;
-	if (*p == '"') {
-		for (e = ++p; *e && *e != '"'; e++)
-			if (*e == '\\' && e[1])
-				e++;
-	} else {
-		e = p + strcspn(p, ",}");
-	}
-	n = (size_t)(e - p) < len - 1 ? (size_t)(e - p) : len - 1;
-	memcpy(out, p, n);
-	out[n] = '\0';
 }
 
 static const char *top_word_verdict(const char *afwd)
@@ -237,33 +221,33 @@ static void top_decision(struct top *t, const char *line)
 	struct top_flow *f;
 	uint8_t fam;
 
-	top_field(line, "src", src, sizeof(src));
-	top_field(line, "dst", dst, sizeof(dst));
-	top_field(line, "sport", sport, sizeof(sport));
-	top_field(line, "dport", dport, sizeof(dport));
-	top_field(line, "l4", l4, sizeof(l4));
+	afwctl_json_field(line, "src", src, sizeof(src));
+	afwctl_json_field(line, "dst", dst, sizeof(dst));
+	afwctl_json_field(line, "sport", sport, sizeof(sport));
+	afwctl_json_field(line, "dport", dport, sizeof(dport));
+	afwctl_json_field(line, "l4", l4, sizeof(l4));
 	fam = strchr(src, ':') ? AF_INET6 : AF_INET;
 	if (inet_pton(fam, src, a) != 1 || inet_pton(fam, dst, b) != 1)
 		return;
 	f = top_flow_get(t, fam, !strcmp(l4, "tcp") ? IPPROTO_TCP : !strcmp(l4, "udp") ?
 			 IPPROTO_UDP : 0, a, (uint16_t)atoi(sport), b, (uint16_t)atoi(dport));
 	/* The record keys the flow by l4 name only for tcp and udp. */
-	top_field(line, "verdict", v, sizeof(v));
+	afwctl_json_field(line, "verdict", v, sizeof(v));
 	snprintf(f->verdict, sizeof(f->verdict), "%s", top_word_verdict(v));
-	top_field(line, "proto", f->l7, sizeof(f->l7));
-	top_field(line, "sni", f->host, sizeof(f->host));
+	afwctl_json_field(line, "proto", f->l7, sizeof(f->l7));
+	afwctl_json_field(line, "sni", f->host, sizeof(f->host));
 	if (!f->host[0])
-		top_field(line, "http_host", f->host, sizeof(f->host));
+		afwctl_json_field(line, "http_host", f->host, sizeof(f->host));
 	if (!f->host[0])
-		top_field(line, "dns_name", f->host, sizeof(f->host));
-	top_field(line, "reason", f->by, sizeof(f->by));
-	top_field(line, "exe", tmp, sizeof(tmp));
+		afwctl_json_field(line, "dns_name", f->host, sizeof(f->host));
+	afwctl_json_field(line, "reason", f->by, sizeof(f->by));
+	afwctl_json_field(line, "exe", tmp, sizeof(tmp));
 	if (tmp[0])
 		snprintf(f->exe, sizeof(f->exe), "%s", tmp);
-	top_field(line, "pid", tmp, sizeof(tmp));
+	afwctl_json_field(line, "pid", tmp, sizeof(tmp));
 	if (tmp[0])
 		f->pid = (uint32_t)strtoul(tmp, NULL, 10);
-	top_field(line, "uid", tmp, sizeof(tmp));
+	afwctl_json_field(line, "uid", tmp, sizeof(tmp));
 	if (tmp[0]) {
 		f->has_uid = true;
 		f->uid = (uint32_t)strtoul(tmp, NULL, 10);
@@ -273,25 +257,17 @@ static void top_decision(struct top *t, const char *line)
 
 static void top_prompt_add(struct top *t, const char *line)
 {
-	char id[24], exe[256], pid[16], uid[16], dst[64], dport[8], host[128], left[16];
 	struct top_prompt *p;
+	char id[24], left[16];
 
 	if (t->nprompts == AFWCTL_TOP_PROMPTS)
 		return;
-	top_field(line, "id", id, sizeof(id));
-	top_field(line, "exe", exe, sizeof(exe));
-	top_field(line, "pid", pid, sizeof(pid));
-	top_field(line, "uid", uid, sizeof(uid));
-	top_field(line, "dst", dst, sizeof(dst));
-	top_field(line, "dport", dport, sizeof(dport));
-	top_field(line, "host", host, sizeof(host));
-	top_field(line, "left_s", left, sizeof(left));
+	afwctl_json_field(line, "id", id, sizeof(id));
+	afwctl_json_field(line, "left_s", left, sizeof(left));
 	p = &t->prompts[t->nprompts++];
 	p->id = strtoull(id, NULL, 10);
 	p->due_ms = top_now_ms() + strtoull(left, NULL, 10) * 1000u;
-	snprintf(p->text, sizeof(p->text), "%s%s%s%s%s -> %s:%s%s%s",
-		 exe[0] ? exe : "(no program)", pid[0] ? " pid " : "", pid, uid[0] ? " uid " : "",
-		 uid, dst, dport, host[0] ? " host " : "", host);
+	afwctl_ask_describe(line, p->text, sizeof(p->text));
 	t->dirty = true;
 }
 
@@ -301,9 +277,9 @@ static void top_prompt_done(struct top *t, const char *line)
 	unsigned long long n;
 	unsigned int i;
 
-	top_field(line, "id", id, sizeof(id));
-	top_field(line, "decision", dec, sizeof(dec));
-	top_field(line, "how", how, sizeof(how));
+	afwctl_json_field(line, "id", id, sizeof(id));
+	afwctl_json_field(line, "decision", dec, sizeof(dec));
+	afwctl_json_field(line, "how", how, sizeof(how));
 	n = strtoull(id, NULL, 10);
 	for (i = 0; i < t->nprompts; i++) {
 		if (t->prompts[i].id != n)
@@ -323,7 +299,7 @@ static void top_afwd_line(struct top *t, const char *line)
 {
 	char ev[16];
 
-	top_field(line, "event", ev, sizeof(ev));
+	afwctl_json_field(line, "event", ev, sizeof(ev));
 	if (!strcmp(ev, "decision"))
 		top_decision(t, line);
 	else if (!strcmp(ev, "ask"))
@@ -332,27 +308,6 @@ static void top_afwd_line(struct top *t, const char *line)
 		top_prompt_done(t, line);
 	else if (!strncmp(line, "error", 5))
 		snprintf(t->status, sizeof(t->status), "afwd: %.200s", line + 6);
-}
-
-static int top_afwd_connect(const char *path, const char *req)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char buf[256];
-	int fd, len;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -1;
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	len = snprintf(buf, sizeof(buf), "%s\n", req);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    send(fd, buf, (size_t)len, MSG_NOSIGNAL) != len) {
-		close(fd);
-		return -1;
-	}
-	return fd;
 }
 
 static void top_afwd_read(struct top *t)
@@ -397,7 +352,7 @@ static void top_answer(struct top *t, const char *verb, const char *scope)
 		return;
 	}
 	snprintf(req, sizeof(req), "ask answer %llu %s %s", t->prompts[t->sel].id, verb, scope);
-	fd = top_afwd_connect(t->afwd_path, req);
+	fd = afwctl_afwd_connect(t->afwd_path, req, false);
 	if (fd < 0) {
 		snprintf(t->status, sizeof(t->status), "afwd: %s", strerror(errno));
 		return;
@@ -442,15 +397,14 @@ static bool top_shown(const struct top *t, const struct top_flow *f)
 	       strstr(f->verdict, t->filter);
 }
 
-static const struct top *top_cmp_ctx;
-
-static int top_cmp(const void *a, const void *b)
+static int top_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct top_flow *x = *(const struct top_flow *const *)a;
 	const struct top_flow *y = *(const struct top_flow *const *)b;
+	const struct top *t = ctx;
 	int c;
 
-	switch (top_cmp_ctx->sort) {
+	switch (t->sort) {
 	case TOP_SORT_BYTES:
 		return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
 	case TOP_SORT_PROGRAM:
@@ -499,16 +453,11 @@ static void top_draw_flows(int rows, int cols, struct top_flow **v, unsigned int
 	}
 }
 
-struct top_group {
-	const char *key;
-	unsigned int flows, live, refused;
-	uint64_t bytes;
-};
-
 /* The top programs (@hosts false) or hosts of the flows shown, most flows first. */
-static void top_draw_groups(int rows, struct top_flow **v, unsigned int n, bool hosts)
+static void top_draw_groups(struct top *t, int rows, struct top_flow **v, unsigned int n,
+			    bool hosts)
 {
-	static struct top_group g[AFWCTL_TOP_FLOWS];
+	struct top_group *g = t->groups;
 	unsigned int ng = 0, i, j;
 	char bytes[16];
 	const char *k;
@@ -545,7 +494,7 @@ static void top_draw_groups(int rows, struct top_flow **v, unsigned int n, bool 
 
 static void top_draw(struct top *t)
 {
-	static struct top_flow *v[AFWCTL_TOP_FLOWS];
+	struct top_flow **v = t->shown;
 	unsigned int n = 0, live = 0, i;
 	uint64_t now = top_now_ms();
 	int rows, cols, prows, left;
@@ -562,8 +511,7 @@ static void top_draw(struct top *t)
 			live += !f->ended;
 		}
 	}
-	top_cmp_ctx = t;
-	qsort(v, n, sizeof(v[0]), top_cmp);
+	qsort_r(v, n, sizeof(v[0]), top_cmp, t);
 	attron(A_REVERSE);
 	mvprintw(0, 0, "afw top  %u flows (%u live)  questions %u  %s  %s  sort %s  verdict %s  "
 		 "filter %s%s", n, live, t->nprompts,
@@ -580,7 +528,7 @@ static void top_draw(struct top *t)
 	if (t->view == TOP_FLOWS)
 		top_draw_flows(left, cols, v, n);
 	else
-		top_draw_groups(left, v, n, t->view == TOP_HOSTS);
+		top_draw_groups(t, left, v, n, t->view == TOP_HOSTS);
 	if (prows) {
 		attron(A_BOLD);
 		mvprintw(left, 0, "questions waiting:");
@@ -706,8 +654,13 @@ int afwctl_top_run(struct afw_nl *nl, struct afwctl_req *rq)
 		return 1;
 	}
 	t.flows = calloc(AFWCTL_TOP_FLOWS, sizeof(*t.flows));
-	if (!t.flows) {
+	t.shown = calloc(AFWCTL_TOP_FLOWS, sizeof(*t.shown));
+	t.groups = calloc(AFWCTL_TOP_FLOWS, sizeof(*t.groups));
+	if (!t.flows || !t.shown || !t.groups) {
 		perror("afwctl");
+		free(t.flows);
+		free(t.shown);
+		free(t.groups);
 		return 1;
 	}
 	/* The module's events first, then the flows already there: none falls between. */
@@ -727,7 +680,7 @@ int afwctl_top_run(struct afw_nl *nl, struct afwctl_req *rq)
 			afw_nl_close(&t.ev);
 		}
 	}
-	t.afwd = top_afwd_connect(t.afwd_path, "ask watch");
+	t.afwd = afwctl_afwd_connect(t.afwd_path, "ask watch", false);
 	snprintf(t.status, sizeof(t.status), "%s%s", t.module ? "" :
 		 "no afw module here (or no right to its events): afwd's decisions only; ",
 		 t.afwd < 0 ? "afwd is not answering: looking again every 2 s" : "");
@@ -741,7 +694,7 @@ int afwctl_top_run(struct afw_nl *nl, struct afwctl_req *rq)
 	while (go) {
 		now = top_now_ms();
 		if (t.afwd < 0 && now >= t.afwd_retry_ms) {
-			t.afwd = top_afwd_connect(t.afwd_path, "ask watch");
+			t.afwd = afwctl_afwd_connect(t.afwd_path, "ask watch", false);
 			t.afwd_retry_ms = now + 2000;
 			t.dirty |= t.afwd >= 0;
 		}
@@ -785,5 +738,7 @@ int afwctl_top_run(struct afw_nl *nl, struct afwctl_req *rq)
 	if (t.module)
 		afw_nl_close(&t.ev);
 	free(t.flows);
+	free(t.shown);
+	free(t.groups);
 	return 0;
 }
