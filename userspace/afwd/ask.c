@@ -542,7 +542,9 @@ static void afw_ask_news(struct afw_ask *a, const char *text, size_t len)
 	pthread_mutex_unlock(&a->lock);
 }
 
-bool afw_ask_tell(struct afw_ask *a, const struct afw_ask_prompt *pr, bool done)
+/* A line for the watchers, as @write puts it; false when nobody listens. */
+static bool afw_ask_say(struct afw_ask *a, void (*write)(FILE *m, const void *arg, bool flag),
+			const void *arg, bool flag)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -553,33 +555,40 @@ bool afw_ask_tell(struct afw_ask *a, const struct afw_ask_prompt *pr, bool done)
 	m = open_memstream(&text, &len);
 	if (!m)
 		return false;
-	afw_ask_prompt_json(m, pr, done);
+	write(m, arg, flag);
 	if (!fclose(m))
 		afw_ask_news(a, text, len);
 	free(text);
 	return true;
 }
 
-bool afw_ask_tell_decision(struct afw_ask *a, const struct afw_result *res)
+static void afw_ask_write_prompt(FILE *m, const void *pr, bool done)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m;
+	afw_ask_prompt_json(m, pr, done);
+}
 
-	if (!atomic_load(&a->listeners))
-		return false;
-	m = open_memstream(&text, &len);
-	if (!m)
-		return false;
+/* The log's record, one line, inside an event: its newline goes. */
+static void afw_ask_write_decision(FILE *m, const void *res, bool unused)
+{
+	long at;
+
+	(void)unused;
 	fputs("{\"event\":\"decision\",\"record\":", m);
 	afw_report_json(m, res, NULL);
-	if (fflush(m) == 0 && len && text[len - 1] == '\n')
-		fseek(m, -1, SEEK_CUR);
+	at = ftell(m);
+	if (at > 0)
+		fseek(m, at - 1, SEEK_SET);
 	fputs("}\n", m);
-	if (!fclose(m))
-		afw_ask_news(a, text, len);
-	free(text);
-	return true;
+}
+
+bool afw_ask_tell(struct afw_ask *a, const struct afw_ask_prompt *pr, bool done)
+{
+	return afw_ask_say(a, afw_ask_write_prompt, pr, done);
+}
+
+bool afw_ask_tell_decision(struct afw_ask *a, const struct afw_result *res)
+{
+	return afw_ask_say(a, afw_ask_write_decision, res, false);
 }
 
 void afw_ask_kick(struct afw_ask *a)
