@@ -51,7 +51,7 @@ check "the decision appears: accept, its host, tls, the policy line" \
 fetch b.ask.test > $work/b.out 2>&1 &
 bpid=$!
 check "afwd's question appears in the panel, selected" \
-	wait_until 5 shows "^> question 1: \(no program\).* -> $SA:443 host b\.ask\.test \([0-9]+ s\)"
+	wait_until 5 shows "^> question 1: \(no program\).* wants tcp $SA:443 host b\.ask\.test \([0-9]+ s\)"
 key a
 check "'a' answers allow once: the status line says so" \
 	wait_until 5 shows "question 1: (allow \\()?answered allow once"

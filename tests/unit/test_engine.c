@@ -841,23 +841,26 @@ static void test_settled(int *failed)
 	rig_free(&r);
 }
 
-/* What the rig's person answers at once: ASK holds, anything else decides. */
-static enum afw_decision ask_now;
-static unsigned int ask_calls;
+/* The rig's person: what it answers at once (ASK holds), and how often it was asked. */
+struct asker {
+	enum afw_decision now;
+	unsigned int calls;
+};
 
 static enum afw_decision ask_cb(void *ctx, const struct afw_policy *pol, struct afw_result *res)
 {
-	(void)ctx;
+	struct asker *a = ctx;
+
 	(void)pol;
 	(void)res;
-	ask_calls++;
-	return ask_now;
+	a->calls++;
+	return a->now;
 }
 
-static bool rig_init_ask(struct rig *r, const char *policy)
+static bool rig_init_ask(struct rig *r, const char *policy, struct asker *a)
 {
 	struct afw_engine_opts o = { .max_flows = 64, .max_bytes = 16384, .max_packets = 32,
-				     .max_ns = 2 * NS, .ask = ask_cb };
+				     .max_ns = 2 * NS, .ask = ask_cb, .ask_ctx = a };
 
 	if (!rig_init(r, policy))
 		return false;
@@ -884,21 +887,21 @@ static void test_ask(int *failed)
 {
 	static const char req[] = REQ("ask.test");
 	const uint32_t end = 1001 + sizeof(req) - 1;
+	struct asker a = { .now = AFW_DECIDE_ASK };
 	struct afw_result held;
 	enum afw_pass pass;
 	struct rig r;
 
-	if (!rig_init_ask(&r, "default allow\nask-default reject\nhost ask.test ask\n"))
+	if (!rig_init_ask(&r, "default allow\nask-default reject\nhost ask.test ask\n", &a))
 		return;
-	ask_now = AFW_DECIDE_ASK;
 	pass = ask_request(&r, 7100, req);
 	CHECK(*failed, "an asked request is decided ask, and its packet held back (dropped here)",
 	      pass == AFW_PASS_DROP && r.decided && r.res.decision == AFW_DECIDE_ASK &&
-	      ask_calls == 1 && !strcmp(r.res.host, "ask.test"));
+	      a.calls == 1 && !strcmp(r.res.host, "ask.test"));
 	held = r.res;
 	pass = seg(&r, 7100, 0, req);
 	CHECK(*failed, "the request sent again is dropped, with no second question",
-	      pass == AFW_PASS_DROP && !r.decided && ask_calls == 1);
+	      pass == AFW_PASS_DROP && !r.decided && a.calls == 1);
 	CHECK(*failed, "an allow answered waits for the server's acknowledgement",
 	      afw_engine_answer(r.e, &held, AFW_DECIDE_ALLOW) == 0);
 	CHECK(*failed, "a second answer finds nothing to answer",
@@ -920,7 +923,7 @@ static void test_ask(int *failed)
 	CHECK(*failed, "and the flow's packets are dropped after it",
 	      seg(&r, 7101, 0, req) == AFW_PASS_DROP && !r.decided);
 
-	ask_now = AFW_DECIDE_ALLOW;
+	a.now = AFW_DECIDE_ALLOW;
 	pass = ask_request(&r, 7102, req);
 	CHECK(*failed, "an answer given before decides at once: allowed, not installed yet",
 	      pass == AFW_PASS_ACCEPT && r.decided && r.res.decision == AFW_DECIDE_ALLOW &&
@@ -945,13 +948,13 @@ static void test_ask_quic(int *failed, struct afw_quic_ctx *q)
 {
 	uint8_t h[2100], dg[1400];
 	size_t hl = hello("ask.test", 0, h);
+	struct asker a = { .now = AFW_DECIDE_ASK };
 	struct afw_result held;
 	enum afw_pass pass;
 	struct rig r;
 
-	if (!rig_init_ask(&r, "default deny\nhost ask.test ask\n"))
+	if (!rig_init_ask(&r, "default deny\nhost ask.test ask\n", &a))
 		return;
-	ask_now = AFW_DECIDE_ASK;
 	pass = udp(&r, 6100, dg, initial(q, dcid1, dcid1, 0, h, 0, hl, dg));
 	held = r.res;
 	CHECK(*failed, "a QUIC Initial asked about is held (dropped here)",

@@ -107,6 +107,15 @@ wait_listen() {
 
 # echo_server NS ADDR PORT: tests/tools/tcpecho.py serving ADDR:PORT in NS
 # while the scenario runs, bound when this returns.
+# afwd_work: $AFWD, and $work, a folder removed on exit that afwd reads
+# its policy from as the user afw once it runs.
+afwd_work() {
+	AFWD=$AFW_SRC/build/afwd
+	work=$(mktemp -d)
+	chmod 755 "$work"
+	on_exit rm -rf "$work"
+}
+
 echo_server() {
 	nsx "$1" python3 "$AFW_SRC/tests/tools/tcpecho.py" server "$2" "$3" &
 	on_exit "kill $!"

@@ -7,11 +7,7 @@
 # looked; afwd's log names it; a reload judges installed flows by their
 # programs again.
 . "$AFW_SRC/tests/vm/lib.sh"
-AFWD=$AFW_SRC/build/afwd
-work=$(mktemp -d)
-# afwd reads the policy as the user afw once it runs.
-chmod 755 $work
-on_exit rm -rf "$work"
+afwd_work
 apid=
 on_exit 'kill $apid'
 

@@ -7,11 +7,7 @@
 # for a while, or for good decides that program's later flows without a
 # question, and the flows answered are installed in the module.
 . "$AFW_SRC/tests/vm/lib.sh"
-AFWD=$AFW_SRC/build/afwd
-work=$(mktemp -d)
-# afwd reads the policy as the user afw once it runs.
-chmod 755 $work
-on_exit rm -rf "$work"
+afwd_work
 apid=
 wpid=
 on_exit 'kill $apid $wpid'
@@ -116,3 +112,39 @@ check_fails "prog-b gets the ask-default again" talk prog-b
 st=$("$AFWD" --stats --ctl $work/afwd.sock)
 check_eq "the restarted afwd asked nobody and counts one unheard" "0 1" \
 	"$(jq -r '"\(.ask.asked) \(.ask.unheard)"' <<< "$st")"
+
+# afwctl top, in tmux: the module's flow events give each flow's program,
+# its end and its bytes; a question answered there with a key.
+tm=afw-top-$$
+on_exit "tmux kill-session -t $tm"
+screen() { tmux capture-pane -p -t $tm; }
+shows() { screen | grep -Eq -- "$1"; }
+nsenter --net=/run/netns/$NS_C "$AFWCTL" -j flow watch > $work/fw.out 2>&1 &
+on_exit "kill $!"
+TERM=xterm tmux new-session -d -s $tm -x 220 -y 40 \
+	"nsenter --net=/run/netns/$NS_C $AFWCTL --afwd $work/afwd.sock top"
+check "afwctl top shows the module's events and watches afwd" \
+	wait_until 10 shows "module: events +afwd: watching"
+talk prog-b &
+tpid=$!
+check "prog-b's question appears, naming it" \
+	wait_until 20 shows "^> question [0-9]+: $work/prog-b pid [0-9]+ uid 0 wants tcp $S4:5201"
+tmux send-keys -t $tm A
+check "'A' allows it always: prog-b goes through" wait $tpid
+check_grep "and the answers file holds prog-b's rule" "^exe $work/prog-b to $S4 proto 6 dport 5201 allow" \
+	"$(cat $work/answers/answers.conf)"
+check "the flow is listed as prog-b's, accepted, to the echo server" \
+	wait_until 10 shows "^accept +(live|ended) +$work/prog-b +0 +$S4:5201 .*answered allow always"
+tmux send-keys -t $tm 2
+check "'2' shows the top programs: prog-b among them" wait_until 5 shows "^$work/prog-b +[1-9]"
+tmux send-keys -t $tm 1
+# A closed flow lingers 10 s in the module, then its end comes with its counts.
+check "and as ended, with the bytes it carried" \
+	wait_until 60 shows "^accept +ended +$work/prog-b +0 +$S4:5201 +- +unknown +[1-9][0-9]* "
+if ! shows "^accept +ended +$work/prog-b"; then
+	screen | sed 's/^/# /'
+	"$AFWCTL" -n $NS_C -j flow list | jq -c '.[] | select(.dport == 5201)' | sed 's/^/# /'
+	grep prog-b $work/afwd.log | tail -3 | sed 's/^/# /'
+	sed 's/^/# flow watch: /' $work/fw.out
+fi
+tmux send-keys -t $tm q

@@ -8,11 +8,7 @@
 # module uses it once it appears. Long-lived TLS connections (tlsping.py)
 # say, every 0.2 s, whether they still pass.
 . "$AFW_SRC/tests/vm/lib.sh"
-AFWD=$AFW_SRC/build/afwd
-work=$(mktemp -d)
-# afwd reads the policy here as the user afw once it runs.
-chmod 755 $work
-on_exit rm -rf "$work"
+afwd_work
 apid=
 on_exit 'kill $apid'
 
