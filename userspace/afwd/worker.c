@@ -247,6 +247,7 @@ static enum afw_decision afw_worker_ask(void *ctx, const struct afw_policy *pol,
 		memset(&info, 0, sizeof(info));
 		if (!afw_worker_owner(w, &facts, &info)) {
 			res->has_owner = true;
+			res->owner_listener = info.listener;
 			res->owner_pid = info.pid;
 			res->owner_gid = info.gid;
 			if (!res->has_uid) {
@@ -996,6 +997,7 @@ static int afw_worker_owner(void *ctx, const struct afw_facts *f, struct afw_own
 		out->uid = spec.owner.uid;
 		out->gid = spec.owner.gid;
 		out->pid = spec.owner.pid;
+		out->listener = spec.owner.listener;
 		snprintf(out->comm, sizeof(out->comm), "%s", spec.owner.comm);
 		snprintf(out->exe, sizeof(out->exe), "%s", spec.owner.exe ? spec.owner.exe : "");
 		snprintf(out->cgroup, sizeof(out->cgroup), "%s",
