@@ -665,14 +665,34 @@ void afw_flows_prune_rules(struct afw_net *an, bool (*rule_keeps)(u32 rule_id, c
 }
 
 /*
+ * While someone listens for flow events, a flow that carried packets
+ * since the walk before this one is told again with its counts, as the
+ * collector passes it: a live view's rates, every walk (about 5 s), and
+ * never more than AFW_FLOW_COUNTS_PER_WALK a walk, whatever the table
+ * holds. Its last packet is its expiry less its idle time, to the second
+ * (afw_flow_touch()).
+ */
+static void afw_flow_tell_counts(struct afw_flows *fl, const struct afw_flow *f)
+{
+	unsigned long seen = READ_ONCE(f->expires) - afw_flow_idle(f);
+
+	if (fl->gc_told >= AFW_FLOW_COUNTS_PER_WALK || !time_after(seen, fl->gc_prev_start))
+		return;
+	fl->gc_told++;
+	afw_genl_flow_event(container_of(fl, struct afw_net, flows), f, AFW_CMD_FLOW_GET);
+}
+
+/*
  * The collector frees expired flows. Lookups already take them for gone,
- * so it only gives memory back, and it keeps to a budget per run: it runs
+ * so it only gives memory back (and tells listeners of the live flows'
+ * counts on the way), and it keeps to a budget per run: it runs
  * again soon while it finds many expired flows or has not finished its
  * walk, and rests between walks otherwise.
  */
 static void afw_flows_gc(struct work_struct *work)
 {
 	struct afw_flows *fl = container_of(to_delayed_work(work), struct afw_flows, gc);
+	bool heard = afw_genl_flow_heard(container_of(fl, struct afw_net, flows));
 	unsigned int scanned = 0, expired = 0;
 	unsigned long next;
 	struct afw_flow *f;
@@ -681,6 +701,9 @@ static void afw_flows_gc(struct work_struct *work)
 	if (!fl->gc_walking) {
 		rhashtable_walk_enter(&fl->ht, &fl->gc_iter);
 		fl->gc_walking = true;
+		fl->gc_prev_start = fl->gc_start;
+		fl->gc_start = jiffies;
+		fl->gc_told = 0;
 	}
 	afw_flows_walk_start(&fl->gc_iter);
 	while (scanned < AFW_FLOW_GC_BUDGET) {
@@ -692,8 +715,11 @@ static void afw_flows_gc(struct work_struct *work)
 		if (IS_ERR(f))
 			continue;
 		scanned++;
-		if (!afw_flow_expired(f))
+		if (!afw_flow_expired(f)) {
+			if (heard)
+				afw_flow_tell_counts(fl, f);
 			continue;
+		}
 		expired++;
 		if (!rhashtable_remove_fast(&fl->ht, &f->node, afw_flow_params)) {
 			afw_flow_count_end(fl, f);

@@ -113,6 +113,13 @@ struct afw_flows {
 	struct delayed_work gc;
 	struct rhashtable_iter gc_iter;
 	bool gc_walking;
+	/*
+	 * When this walk and the one before began, and how many flows this
+	 * one told with their counts (afw_flow_tell_counts()). The
+	 * collector's alone.
+	 */
+	unsigned long gc_start, gc_prev_start;
+	unsigned int gc_told;
 	bool ready;
 	/*
 	 * The tick in which eviction last found nothing: inserts in the same

@@ -1310,6 +1310,13 @@ static int afw_put_flow(struct sk_buff *skb, struct netlink_callback *cb,
 /* Cleared, and waited for, before the family and its groups go. */
 static bool afw_genl_events_on __read_mostly;
 
+bool afw_genl_flow_heard(struct afw_net *an)
+{
+	struct net *net = read_pnet(&an->net);
+
+	return check_net(net) && genl_has_listeners(&afw_genl_family, net, AFW_GENL_MCGRP_FLOWS);
+}
+
 void afw_genl_flow_event(struct afw_net *an, const struct afw_flow *f, u8 cmd)
 {
 	struct net *net = read_pnet(&an->net);

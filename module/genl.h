@@ -14,10 +14,13 @@ enum {
 
 /*
  * Tells the flows group of @an's namespace that flow @f was installed
- * (AFW_CMD_FLOW_NEW) or is gone (AFW_CMD_FLOW_DEL), while someone listens.
- * Any context; a message that cannot be made in GFP_ATOMIC is not sent.
+ * (AFW_CMD_FLOW_NEW), is gone (AFW_CMD_FLOW_DEL), or has these counts
+ * (AFW_CMD_FLOW_GET), while someone listens. Any context; a message that
+ * cannot be made in GFP_ATOMIC is not sent.
  */
 void afw_genl_flow_event(struct afw_net *an, const struct afw_flow *f, u8 cmd);
+/* Whether anyone listens to @an's flow events now. */
+bool afw_genl_flow_heard(struct afw_net *an);
 
 int afw_genl_init(void);
 void afw_genl_exit(void);

@@ -161,8 +161,12 @@
  *	afwd or afwctl; again when its verdict is replaced), a FLOW_DEL one
  *	when it is gone (ended, expired, evicted, deleted, flushed), each with
  *	AFW_A_FLOW as FLOW_GET dumps it: OWNER while the record lasts, and at
- *	the end its last PACKETS and BYTES. Sent only while someone listens;
- *	a listener that falls behind loses messages (ENOBUFS on its socket).
+ *	the end its last PACKETS and BYTES. And, for a live view's rates, a
+ *	FLOW_GET message, the same, for a flow that carried packets since the
+ *	collector's walk before, as the collector passes it: about every 5 s,
+ *	at most AFW_FLOW_COUNTS_PER_WALK flows a walk. Sent only while someone
+ *	listens; a listener that falls behind loses messages (ENOBUFS on its
+ *	socket).
  *
  * AFW_CMD_QUEUE_SERVE (doit, admin): the sender's socket serves NFQUEUE
  *	queues AFW_A_SERVE_FIRST to AFW_A_SERVE_FIRST + AFW_A_SERVE_COUNT - 1
@@ -200,6 +204,8 @@
 #define AFW_GENL_VERSION	2
 /* The multicast group of flow events. */
 #define AFW_MCGRP_FLOWS		"flows"
+/* Flows a collector's walk tells again with their counts, at most. */
+#define AFW_FLOW_COUNTS_PER_WALK	512
 
 enum afw_cmd {
 	AFW_CMD_UNSPEC,
