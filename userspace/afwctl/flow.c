@@ -382,7 +382,7 @@ struct afwctl_watch {
 	struct afw_cgroups cg;
 };
 
-/* One event: "new" or "end", then the flow as flow list shows it. */
+/* One event: "new", "live" or "end", then the flow as flow list shows it. */
 static int afwctl_watch_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
@@ -396,6 +396,8 @@ static int afwctl_watch_cb(const struct nlmsghdr *nlh, void *data)
 		what = "new";
 	else if (g->cmd == AFW_CMD_FLOW_DEL)
 		what = "end";
+	else if (g->cmd == AFW_CMD_FLOW_GET)
+		what = "live";	/* a live flow's counts, about every 5 s */
 	else
 		return MNL_CB_OK;
 	/* A message this afwctl cannot read is said, and the rest go on. */

@@ -49,6 +49,9 @@ struct top_flow {
 	uint32_t uid, pid;
 	uint64_t bytes, packets;
 	uint64_t born_ms, end_ms;
+	uint64_t rate;			/* bytes a second, between the module's last two counts */
+	uint64_t counted_ms;		/* when the module last gave its counts */
+	bool has_rate;
 };
 
 struct top_prompt {
@@ -149,6 +152,7 @@ static void top_kernel_flow(struct top *t, const struct afw_flow_spec *s, bool e
 {
 	uint8_t fam = s->family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
 	struct top_flow *f = top_flow_get(t, fam, s->proto, s->src, s->sport, s->dst, s->dport);
+	uint64_t now;
 
 	snprintf(f->verdict, sizeof(f->verdict), "%s", top_kverdict(s->verdict));
 	if (s->owner.known) {
@@ -160,6 +164,13 @@ static void top_kernel_flow(struct top *t, const struct afw_flow_spec *s, bool e
 		else if (s->owner.listener)
 			snprintf(f->exe, sizeof(f->exe), "(listener)");
 	}
+	/* Between two counts of the module's, the rate; for an ended flow, over its life. */
+	now = top_now_ms();
+	if (s->bytes >= f->bytes && f->counted_ms && now > f->counted_ms) {
+		f->rate = (s->bytes - f->bytes) * 1000u / (now - f->counted_ms);
+		f->has_rate = true;
+	}
+	f->counted_ms = now;
 	if (s->bytes > f->bytes)
 		f->bytes = s->bytes;
 	if (s->packets > f->packets)
@@ -187,7 +198,9 @@ static int top_event_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*g))
 		return MNL_CB_OK;
-	if ((g->cmd == AFW_CMD_FLOW_NEW || g->cmd == AFW_CMD_FLOW_DEL) &&
+	/* FLOW_GET: a live flow's counts, about every 5 s. */
+	if ((g->cmd == AFW_CMD_FLOW_NEW || g->cmd == AFW_CMD_FLOW_DEL ||
+	     g->cmd == AFW_CMD_FLOW_GET) &&
 	    afw_flow_parse_msg(nlh, &f) == MNL_CB_OK)
 		top_kernel_flow(data, &f, g->cmd == AFW_CMD_FLOW_DEL);
 	return MNL_CB_OK;
@@ -438,6 +451,8 @@ static void top_draw_flows(int rows, int cols, struct top_flow **v, unsigned int
 		ms = (f->ended ? f->end_ms : now) - f->born_ms;
 		if (f->ended && ms)
 			top_human(f->bytes * 1000u / ms, rate, sizeof(rate));
+		else if (f->has_rate)
+			top_human(f->rate, rate, sizeof(rate));
 		else
 			snprintf(rate, sizeof(rate), "-");
 		if (f->has_uid)

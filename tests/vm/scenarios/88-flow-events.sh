@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Flow events: afwctl flow watch hears each flow as it is installed (by an
-# accept rule, with its owner; by flow add) and as it ends (deleted,
-# flushed), the end with its last counts; JSON and text alike. Joining the
-# group takes CAP_NET_ADMIN over the namespace.
+# accept rule, with its owner; by flow add), as it carries packets (its
+# counts, about every 5 s) and as it ends (deleted, flushed), the end with
+# its last counts; JSON and text alike. Joining the group takes
+# CAP_NET_ADMIN over the namespace.
 . "$AFW_SRC/tests/vm/lib.sh"
 work=$(mktemp -d)
 on_exit rm -rf "$work"
@@ -57,6 +58,20 @@ check_ge "with its last counts: the whole connection's packets" 6 \
 check_grep "the text form says the same, a line each" \
 	"^end  tcp +$C4 +[0-9]+ +$S4 +5201 accept " "$(cat $work/ev.txt)"
 check_eq "and nothing was lost" "" "$(cat $work/ev.err)"
+
+# A flow that carries packets is told again with its counts ("live") as
+# the collector passes it, about every 5 s, while it lasts.
+nsenter --net=/run/netns/$NS_C timeout 40 bash -c "exec 3<>/dev/tcp/$S4/5201 &&
+	for i in \$(seq 30); do echo x >&3; read -t 5 r <&3; sleep 0.5; done" &
+long=$!
+live_seen() { jq -e 'select(.event == "live" and .flow.dport == 5201 and .flow.packets >= 4)' \
+	$work/ev.json > /dev/null; }
+check "a long connection is heard live, with its counts growing" wait_until 30 live_seen
+check "and its counts grow from one telling to the next" wait_until 30 bash -c \
+	"jq -s '[.[] | select(.event == \"live\" and .flow.dport == 5201) | .flow.packets] |
+		length >= 2 and .[-1] > .[0]' $work/ev.json | grep -q true"
+check_grep "the text form says live" "^live tcp +$C4 +[0-9]+ +$S4 +5201 accept " "$(cat $work/ev.txt)"
+kill $long 2> /dev/null
 
 out=$(nsx $NS_C setpriv --reuid=1001 --regid=1001 --clear-groups "$AFWCTL" flow watch 2>&1)
 check_grep "a user without CAP_NET_ADMIN may not listen" "flow watch: permission denied" "$out"

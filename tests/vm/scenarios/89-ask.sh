@@ -138,6 +138,13 @@ check "the flow is listed as prog-b's, accepted, to the echo server" \
 tmux send-keys -t $tm 2
 check "'2' shows the top programs: prog-b among them" wait_until 5 shows "^$work/prog-b +[1-9]"
 tmux send-keys -t $tm 1
+# A flow that goes on: its rate, from the module's counts about every 5 s.
+nsenter --net=/run/netns/$NS_C timeout 40 $work/prog-c -c "exec 3<>/dev/tcp/$S4/5201 &&
+	for i in \$(seq 40); do echo x >&3; read -t 5 r <&3; sleep 0.5; done" &
+long=$!
+check "a live flow of prog-c's shows its rate" \
+	wait_until 30 shows "^accept +live +$work/prog-c .* [0-9]+k? +[0-9]+k?/s"
+kill $long 2> /dev/null
 # A closed flow lingers 10 s in the module, then its end comes with its counts.
 check "and as ended, with the bytes it carried" \
 	wait_until 60 shows "^accept +ended +$work/prog-b +0 +$S4:5201 +- +unknown +[1-9][0-9]* "
