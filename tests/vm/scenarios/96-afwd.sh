@@ -111,7 +111,9 @@ got=$(fetch allowed.test "bytes/$bytes" 600 /dev/null '%{size_download}')
 p1=$(afwd_stat packets)
 check_eq "a $bytes-byte transfer over an allowed TLS flow completes" "$bytes" "$got"
 check "and afwd saw at most 20 of its packets (saw $((p1 - p0)))" test $((p1 - p0)) -le 20
-check_ge "the module counted the flow's packets itself" 1000 \
+# At least what the bytes take in 64 KiB GSO packets: how many more, GRO
+# and the host's load decide (936 for 8 MB on a busy debug kernel).
+check_ge "the module counted the flow's packets itself" $((bytes / 65536)) \
 	"$("$AFWCTL" -n $NS_R -j flow list | jq '[.[] | .packets] | max')"
 stats=$("$AFWD" --stats --ctl $work/afwd.sock)
 check_eq "no flow was refused by the module" 0 "$(jq '[.queues[].install_failed] | add' <<< "$stats")"
