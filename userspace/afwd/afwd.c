@@ -23,6 +23,7 @@
 #include "afwnl.h"
 #include "flow.h"
 #include "ctl.h"
+#include "pace.h"
 #include "daemon.h"
 #include "eventdb.h"
 #include "events.h"
@@ -512,14 +513,6 @@ static int afw_daemon_answer(struct afw_daemon *d, const char *args, char *msg, 
 	return 0;
 }
 
-static uint64_t afw_daemon_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * The answers file's folder, made now, as root, for afwd's user: it writes
  * the file beside itself and renames it, so it needs the folder.
@@ -768,7 +761,7 @@ static int afw_daemon_run(struct afw_daemon_config *cfg)
 		/* Answers kept for a while end on time: looked at once a second. */
 		if (poll(pfd, 3 + wt.n, afw_ask_has_kept(&d.ask) ? 1000 : -1) < 0 && errno != EINTR)
 			break;
-		afw_ask_expire(&d.ask, afw_daemon_now_ns());
+		afw_ask_expire(&d.ask, afw_now_ns());
 		/* A watcher says nothing: anything readable is its end. */
 		for (i = wt.n; i-- > 0;)
 			if (pfd[3 + i].revents)

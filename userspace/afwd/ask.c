@@ -20,6 +20,7 @@
 
 #include "ask.h"
 #include "escape.h"
+#include "pace.h"
 #include "report.h"
 
 int afw_ask_init(struct afw_ask *a, char *err, size_t errlen)
@@ -232,14 +233,6 @@ void afw_ask_count(struct afw_ask *a, uint64_t *field, uint64_t n)
 	pthread_mutex_unlock(&a->lock);
 }
 
-static uint64_t afw_ask_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* A word of a path or name that the policy file reads back as it is. */
 static bool afw_ask_plain(const char *s, bool path)
 {
@@ -309,7 +302,7 @@ static int afw_ask_parse_scope(char **pos, struct afw_ask_kept *k, bool *any, ch
 				return -1;
 			}
 			k->scope = AFW_ASK_MINUTES;
-			k->until_ns = afw_ask_now() + (uint64_t)n * 60u * 1000000000u;
+			k->until_ns = afw_now_ns() + (uint64_t)n * 60u * 1000000000u;
 		} else if (!strcmp(w, "any")) {
 			*any = true;
 		} else if (!strcmp(w, "host")) {
@@ -479,7 +472,7 @@ void afw_ask_prompt_json(FILE *out, const struct afw_ask_prompt *pr, bool done)
 {
 	const struct afw_result *r = &pr->res;
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
-	uint64_t now = afw_ask_now();
+	uint64_t now = afw_now_ns();
 
 	if (done) {
 		fprintf(out, "{\"event\":\"done\",\"id\":%" PRIu64 ",\"decision\":\"%s\",\"how\":",

@@ -17,12 +17,22 @@
  * waiting, as packets and time in 1/8 steps.
  */
 
+#include <time.h>
+
 #include "pace.h"
 
 #define AFW_PACE_ONE 256u
 /* Back-off after a wait that did not pay: 16 windows, doubling up to 512. */
 #define AFW_PACE_BACKOFF_MIN 16u
 #define AFW_PACE_BACKOFF_MAX 512u
+
+uint64_t afw_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 void afw_pace_init(struct afw_pace *p, uint64_t window_ns, unsigned int batch)
 {

@@ -26,6 +26,9 @@ struct afw_pace {
 	bool busy;
 };
 
+/* CLOCK_MONOTONIC in ns: the clock of afwd's rounds, deadlines and timers. */
+uint64_t afw_now_ns(void);
+
 void afw_pace_init(struct afw_pace *p, uint64_t window_ns, unsigned int batch);
 
 /*

@@ -38,14 +38,6 @@
 #include "pace.h"
 #include "pkt.h"
 
-static uint64_t afw_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The mark of a decided flow for the firewall's chain; 0 for none (inspect). */
 static uint32_t afw_worker_mark(const struct afw_worker *w, enum afw_decision d)
 {
@@ -276,12 +268,6 @@ static void afw_worker_verdict(struct afw_worker *w, const struct afw_qpkt *qp,
 			       enum afw_pass pass, bool decided, bool res_per_packet,
 			       enum afw_decision d);
 
-static enum afw_pass afw_worker_pass(enum afw_decision d)
-{
-	return d == AFW_DECIDE_ALLOW ? AFW_PASS_ACCEPT :
-	       d == AFW_DECIDE_REJECT ? AFW_PASS_REJECT : AFW_PASS_DROP;
-}
-
 /*
  * A question's end: a person's answer, or the ask-default once its time
  * ran out. Logged as the flow's decision, installed (unless an allowed
@@ -303,7 +289,7 @@ static void afw_worker_ask_apply(struct afw_worker *w, struct afw_ask_prompt *pr
 	if (how != 0)
 		afw_worker_install(w, &res, pr->established, false);
 	if (pr->has_held) {
-		afw_worker_verdict(w, &pr->held, afw_worker_pass(res.decision), how != 0, false,
+		afw_worker_verdict(w, &pr->held, afw_decision_pass(res.decision), how != 0, false,
 				   res.decision);
 		afw_queue_release(w->q);
 	}
@@ -770,7 +756,6 @@ static uint64_t afw_worker_next_deadline(const struct afw_worker *w)
 	uint64_t e = afw_engine_next_deadline(w->engine);
 	uint64_t l = w->kern && afw_kern_up(w->kern) ? afw_ledger_next_due(w->ledger) : UINT64_MAX;
 	uint64_t g = afw_log_due(w->log);
-
 	uint64_t a = w->asking ? afw_ask_next_due(&w->d->ask, afw_worker_index(w)) : UINT64_MAX;
 
 	e = e < l ? e : l;
@@ -931,7 +916,7 @@ static void *afw_worker_main(void *arg)
 			if (decided && res.decision == AFW_DECIDE_ASK && !res.per_packet) {
 				if (afw_worker_hold(w, &res, &pkts[i], afw_worker_established(&p)))
 					continue;
-				pass = afw_worker_pass(res.decision);
+				pass = afw_decision_pass(res.decision);
 			}
 			if (decided)
 				afw_worker_decided(w, &res, &p);

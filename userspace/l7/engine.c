@@ -519,7 +519,7 @@ static void afw_engine_describe(struct afw_engine *e, const struct afw_eflow *f,
 	res->packets = f->packets;
 }
 
-static enum afw_pass afw_decision_pass(enum afw_decision d)
+enum afw_pass afw_decision_pass(enum afw_decision d)
 {
 	switch (d) {
 	case AFW_DECIDE_DENY:
