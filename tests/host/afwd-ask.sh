@@ -35,7 +35,7 @@ waiting() { ip netns exec $S awk '$1 == 0 { print $3 }' /proc/net/netfilter/nfne
 cat > $work/policy.conf << 'POLICY'
 default deny
 ask-default reject
-ask-timeout 4
+ask-timeout 60
 prio 10 host allowed.test allow
 prio 15 host inspect.test inspect
 prio 20 host *.ask.test ask
@@ -67,7 +67,7 @@ bpid=$!
 check "a question about b.ask.test reaches the watcher" wait_until 5 has_q b.ask.test
 id=$(qid b.ask.test)
 check_eq "its ClientHello is held in the queue, not answered" 1 "$(waiting)"
-check_grep "afwctl ask list shows it" "^question $id: \\(no program\\)( uid 0)? wants tcp $SA:443 host b.ask.test; [0-9] s left\$" \
+check_grep "afwctl ask list shows it" "^question $id: \\(no program\\)( uid 0)? wants tcp $SA:443 host b.ask.test; [0-9]+ s left\$" \
 	"$(ask list)"
 check_eq "ask list -j is JSON" "$id" "$(ask_j list | jq -r .id)"
 # Meanwhile other flows go on, many packets of them through afwd in batches:
@@ -95,7 +95,11 @@ wait $cpid
 check_grep "curl to c.ask.test is refused by a reset" "reset" "$(cat $work/c.out)"
 check_eq "the server never completed that handshake" 0 "$(handshakes c.ask.test)"
 
-# Nobody answers: the ask-default once the ask-timeout (4 s) is up.
+# Nobody answers: the ask-default once the ask-timeout is up. It was 60 s
+# until here, so that a question outlives a download on a loaded machine;
+# a reload makes it 4 s for the questions asked from now on.
+sed -i 's/^ask-timeout 60$/ask-timeout 4/' $work/policy.conf
+check "a reload sets ask-timeout 4" "$afwd" --reload --ctl $work/afwd.sock
 t0=${EPOCHREALTIME/./}
 out=$(fetch d.ask.test 2>&1)
 t1=${EPOCHREALTIME/./}
