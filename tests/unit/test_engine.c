@@ -890,6 +890,8 @@ static void test_ask(int *failed)
 	struct asker a = { .now = AFW_DECIDE_ASK };
 	struct afw_result held;
 	enum afw_pass pass;
+	uint8_t bad[20];
+	struct afw_pkt p;
 	struct rig r;
 
 	if (!rig_init_ask(&r, "default allow\nask-default reject\nhost ask.test ask\n", &a))
@@ -932,6 +934,29 @@ static void test_ask(int *failed)
 	send_pkt(&r, IPPROTO_TCP, 1, 7102, 80, 0x10, 5001, NULL, 0);
 	CHECK(*failed, "then installed on the server's acknowledgement",
 	      r.decided && r.res.quiet && r.res.decision == AFW_DECIDE_ALLOW);
+	rig_free(&r);
+
+	/*
+	 * A packet that does not decode has no flow to hold it by or to
+	 * answer later: the ask-default, even with someone to ask, and its
+	 * next copy gets what a refused flow's later packets get.
+	 */
+	if (!rig_init_ask(&r, "default ask\nask-default reject\n", &a))
+		return;
+	memset(bad, 0, sizeof(bad));
+	bad[0] = 0x4f;	/* a header longer than the packet */
+	bad[3] = sizeof(bad);
+	bad[9] = IPPROTO_TCP;
+	a.calls = 0;
+	CHECK(*failed, "(a header longer than its packet does not decode)",
+	      afw_pkt_decode(&p, AFW_LINK_RAW, bad, sizeof(bad)) != AFW_PKT_OK);
+	pass = afw_engine_undecodable(r.e, r.pol, &p, false, 0, r.now, &r.res, &r.decided);
+	CHECK(*failed, "an undecodable packet a policy asks about gets the ask-default, unasked",
+	      pass == AFW_PASS_REJECT && r.decided && r.res.decision == AFW_DECIDE_REJECT &&
+	      a.calls == 0 && strstr(r.res.reason, "nobody to ask"));
+	pass = afw_engine_undecodable(r.e, r.pol, &p, false, 0, r.now, &r.res, &r.decided);
+	CHECK(*failed, "and the same again is dropped, from what was remembered",
+	      pass == AFW_PASS_DROP && !r.decided && a.calls == 0);
 	rig_free(&r);
 
 	if (!rig_init(&r, "default allow\nask-default reject\nhost ask.test ask\n"))

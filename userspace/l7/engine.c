@@ -532,6 +532,16 @@ enum afw_pass afw_decision_pass(enum afw_decision d)
 	}
 }
 
+/*
+ * What a decided flow's later packets get: a refused flow's are dropped,
+ * whatever refused it, since only the deciding packet is rejected (the
+ * module answers that one).
+ */
+static enum afw_pass afw_decision_later(enum afw_decision d)
+{
+	return afw_decision_pass(d) == AFW_PASS_ACCEPT ? AFW_PASS_ACCEPT : AFW_PASS_DROP;
+}
+
 /* @src into @dst of @size: a path too long for the log is cut, and says so. */
 static void afw_result_path(char *dst, size_t size, const char *src, size_t max)
 {
@@ -820,8 +830,7 @@ static enum afw_pass afw_engine_follow(struct afw_engine *e, const struct afw_po
 	*decided = true;
 	f->following = false;
 	res->packets = ++f->packets;
-	f->pass = afw_decision_pass(res->decision) == AFW_PASS_ACCEPT ? AFW_PASS_ACCEPT :
-		  AFW_PASS_DROP;
+	f->pass = afw_decision_later(res->decision);
 	return afw_decision_pass(res->decision);
 }
 
@@ -1047,8 +1056,7 @@ static void afw_rec_from_flow(const struct afw_eflow *f, enum afw_decision d,
 	 * packets are dropped, which also ends the loop should the flow not
 	 * have reached the module.
 	 */
-	rec->pass = d == AFW_DECIDE_ALLOW || d == AFW_DECIDE_INSPECT ? AFW_PASS_ACCEPT :
-									AFW_PASS_DROP;
+	rec->pass = afw_decision_later(d);
 	/*
 	 * An asked connection keeps what an answered allow must still guard
 	 * until the server acknowledges it: the judged bytes (afw_engine_decide()).
@@ -1082,7 +1090,7 @@ static void afw_engine_unkeep(struct afw_engine *e, struct afw_eflow *f);
 static enum afw_pass afw_engine_settle(struct afw_engine *e, struct afw_eflow *f,
 				       struct afw_result *res, bool timer)
 {
-	bool accept = res->decision == AFW_DECIDE_ALLOW || res->decision == AFW_DECIDE_INSPECT;
+	bool accept = afw_decision_later(res->decision) == AFW_PASS_ACCEPT;
 	struct afw_drec rec;
 
 	res->packets = f->packets;
@@ -2008,8 +2016,7 @@ static bool afw_engine_quic_more(struct afw_engine *e, const struct afw_policy *
 	afw_engine_giveup(pol, &facts, res, reason, AFW_L7_QUIC, why);
 	e->stats.decided[res->decision]++;
 	f->decision = (uint8_t)res->decision;
-	f->pass = afw_decision_pass(res->decision) == AFW_PASS_ACCEPT ? AFW_PASS_ACCEPT :
-		  AFW_PASS_DROP;
+	f->pass = afw_decision_later(res->decision);
 	f->install = false;
 	return true;
 }
@@ -2264,8 +2271,7 @@ static void afw_engine_remember(struct afw_engine *e, const struct afw_pkt_key *
 	rec.hash = hash;
 	rec.client = (uint8_t)client;
 	rec.decision = (uint8_t)d;
-	rec.pass = d == AFW_DECIDE_ALLOW || d == AFW_DECIDE_INSPECT ? AFW_PASS_ACCEPT :
-								      AFW_PASS_DROP;
+	rec.pass = afw_decision_later(d);
 	rec.flags = flags;
 	if (p->proto == IPPROTO_TCP && p->has_l4) {
 		rec.c_isn = p->tcp_seq;
@@ -2521,7 +2527,7 @@ static bool afw_engine_kept_answer(struct afw_engine *e, const struct afw_result
 	if (!f || f->state != AFW_EF_KEPT || f->decision != AFW_DECIDE_ASK)
 		return false;
 	f->decision = (uint8_t)v;
-	f->pass = v == AFW_DECIDE_ALLOW || v == AFW_DECIDE_INSPECT ? AFW_PASS_ACCEPT : AFW_PASS_DROP;
+	f->pass = afw_decision_later(v);
 	e->stats.decided[v]++;
 	return true;
 }
@@ -2534,7 +2540,7 @@ static bool afw_engine_kept_answer(struct afw_engine *e, const struct afw_result
  */
 static bool afw_engine_rec_answer(struct afw_engine *e, struct afw_drec *d, enum afw_decision v)
 {
-	bool accept = v == AFW_DECIDE_ALLOW || v == AFW_DECIDE_INSPECT;
+	bool accept = afw_decision_later(v) == AFW_PASS_ACCEPT;
 
 	d->decision = (uint8_t)v;
 	d->pass = accept ? AFW_PASS_ACCEPT : AFW_PASS_DROP;
@@ -2556,6 +2562,16 @@ int afw_engine_answer(struct afw_engine *e, const struct afw_result *res, enum a
 	return afw_engine_rec_answer(e, rec, d) ? 0 : 1;
 }
 
+/* An ask with nobody to ask: the policy's ask-default, and the reason says so. */
+static enum afw_decision afw_engine_nobody_asked(const struct afw_policy *pol,
+						 struct afw_result *res)
+{
+	size_t n = strlen(res->reason);
+
+	snprintf(res->reason + n, sizeof(res->reason) - n, "; nobody to ask: ask-default");
+	return afw_policy_ask_default(pol);
+}
+
 /*
  * @res, just decided, says ask: an earlier answer may decide it, or
  * nobody is there to ask, and the ask-default decides. Otherwise it stays
@@ -2567,15 +2583,11 @@ static enum afw_pass afw_engine_resolve(struct afw_engine *e, const struct afw_p
 {
 	enum afw_decision d = AFW_DECIDE_ASK;
 	struct afw_drec *rec;
-	size_t n;
 
-	if (e->o.ask && !res->per_packet)
+	if (e->o.ask)
 		d = e->o.ask(e->o.ask_ctx, pol, res);
-	if (d == AFW_DECIDE_ASK && (!e->o.ask || res->per_packet)) {
-		d = afw_policy_ask_default(pol);
-		n = strlen(res->reason);
-		snprintf(res->reason + n, sizeof(res->reason) - n, "; nobody to ask: ask-default");
-	}
+	else
+		d = afw_engine_nobody_asked(pol, res);
 	rec = afw_engine_res_rec(e, res);
 	if (d == AFW_DECIDE_ASK) {
 		if (rec)
@@ -2608,6 +2620,7 @@ enum afw_pass afw_engine_undecodable(struct afw_engine *e, const struct afw_poli
 				     uint64_t now, struct afw_result *res, bool *decided)
 {
 	struct afw_pkt copy = *p;
+	struct afw_facts facts;
 	struct afw_pkt_key k;
 	struct afw_drec *d;
 	uint32_t hash;
@@ -2638,20 +2651,15 @@ enum afw_pass afw_engine_undecodable(struct afw_engine *e, const struct afw_poli
 		afw_rec_lru_add(e, d);
 		return (enum afw_pass)d->pass;
 	}
-	afw_engine_at_once(e, pol, &k, hash, side, &copy, true, has_uid, uid,
-			   AFW_REASON_UNDECODABLE,
-			   p->reason ? p->reason : "undecodable", AFW_DR_PER_PACKET, res, decided);
+	afw_engine_first(e, &k, side, &copy, true, has_uid, uid, res, &facts);
+	afw_engine_giveup(pol, &facts, res, AFW_REASON_UNDECODABLE, AFW_L7_UNKNOWN,
+			  p->reason ? p->reason : "undecodable");
+	/* Nothing to hold a packet by, nor to answer later: the ask-default now. */
+	if (res->decision == AFW_DECIDE_ASK)
+		res->decision = afw_engine_nobody_asked(pol, res);
+	afw_engine_remember(e, &k, hash, side, &copy, res->decision, AFW_DR_PER_PACKET);
 	res->per_packet = true;
-	/* Nothing to hold a packet by: the ask-default, remembered. */
-	if (res->decision == AFW_DECIDE_ASK) {
-		afw_engine_resolve(e, pol, res, false);
-		d = afw_rec_find(e, &k, hash);
-		if (d) {
-			d->decision = (uint8_t)res->decision;
-			d->pass = (uint8_t)(res->decision == AFW_DECIDE_ALLOW ? AFW_PASS_ACCEPT :
-					    AFW_PASS_DROP);
-		}
-	}
+	*decided = true;
 	return afw_decision_pass(res->decision);
 }
 
@@ -2688,9 +2696,7 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 			if (res.decision == AFW_DECIDE_ASK)
 				res.decision = afw_policy_ask_default(pol);
 			f->prev_rec.decision = (uint8_t)res.decision;
-			f->prev_rec.pass = res.decision == AFW_DECIDE_ALLOW ||
-					   res.decision == AFW_DECIDE_INSPECT ? AFW_PASS_ACCEPT :
-										AFW_PASS_DROP;
+			f->prev_rec.pass = afw_decision_later(res.decision);
 			e->stats.decided[res.decision]++;
 			e->stats.evasions++;
 			afw_engine_restore(e, f);
