@@ -16,6 +16,9 @@ topo_routed || not_ok "routed topology comes up" "ping across the router failed"
 echo_server $NS_S $S4 5201
 
 c() { "$AFWCTL" -n $NS_C "$@"; }
+# ev_has COND: whether any event the JSON watcher wrote meets COND. (jq -e
+# over many inputs says only whether the last one gave a result.)
+ev_has() { jq -n -e "[inputs | select($1)] | length > 0" $work/ev.json > /dev/null; }
 check "unknown drop, and a rule that installs the client's flows" \
 	c rule add dir out proto tcp dport 5201 accept
 c config set unknown drop
@@ -27,7 +30,7 @@ on_exit "kill $!"
 # A flow added until both watchers have heard one: then they have joined.
 heard() {
 	c flow add proto udp from $C4 to $S4 sport 1 dport 2 accept
-	jq -e 'select(.event == "new" and .flow.sport == 1)' $work/ev.json > /dev/null &&
+	ev_has '.event == "new" and .flow.sport == 1' &&
 		grep -q '^new  udp' $work/ev.txt
 }
 check "the watchers hear a flow add" wait_until 20 heard
@@ -40,7 +43,7 @@ check_eq "as a new flow of origin control (flow add)" "new control accept" \
 check "a connection the rule passes" \
 	nsenter --net=/run/netns/$NS_C timeout 10 bash -c \
 	"exec 3<>/dev/tcp/$S4/5201 && echo x >&3 && read -t 5 r <&3"
-tcp_new() { jq -e 'select(.event == "new" and .flow.dport == 5201)' $work/ev.json > /dev/null; }
+tcp_new() { ev_has '.event == "new" and .flow.dport == 5201'; }
 check "its flow is heard as it is installed" wait_until 10 tcp_new
 check_eq "by the rule, with the process that made it" "rule bash /usr/bin/bash" \
 	"$(jq -r 'select(.event == "new" and .flow.dport == 5201) |
@@ -53,7 +56,7 @@ check "flow del" c flow del proto udp from $C4 to $S4 sport 1 dport 2
 udp_end() { [ "$(udp_ends)" -gt "$before" ]; }
 check "a deleted flow is heard as it ends" wait_until 10 udp_end
 check "flow flush" c flow flush
-tcp_end() { jq -e 'select(.event == "end" and .flow.dport == 5201)' $work/ev.json > /dev/null; }
+tcp_end() { ev_has '.event == "end" and .flow.dport == 5201'; }
 check "a flushed flow is heard as it ends" wait_until 10 tcp_end
 check_ge "with its last counts: the whole connection's packets" 6 \
 	"$(jq 'select(.event == "end" and .flow.dport == 5201) | .flow.packets' $work/ev.json |
@@ -67,8 +70,7 @@ check_eq "and nothing was lost" "" "$(cat $work/ev.err)"
 nsenter --net=/run/netns/$NS_C timeout 40 bash -c "exec 3<>/dev/tcp/$S4/5201 &&
 	for i in \$(seq 30); do echo x >&3; read -t 5 r <&3; sleep 0.5; done" &
 long=$!
-live_seen() { jq -e 'select(.event == "live" and .flow.dport == 5201 and .flow.packets >= 4)' \
-	$work/ev.json > /dev/null; }
+live_seen() { ev_has '.event == "live" and .flow.dport == 5201 and .flow.packets >= 4'; }
 check "a long connection is heard live, with its counts growing" wait_until 30 live_seen
 check "and its counts grow from one telling to the next" wait_until 30 bash -c \
 	"jq -s '[.[] | select(.event == \"live\" and .flow.dport == 5201) | .flow.packets] |
