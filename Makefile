@@ -154,6 +154,12 @@ $(B)/tests/test_log: $(B)/tests/unit/test_log.o $(B)/userspace/afwd/log.o \
 	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(MNL_LIBS) $(CRYPTO_LIBS) $(NGHTTP2_LIBS) \
 		$(SQLITE_LIBS)
 
+# afwd's board of questions.
+$(B)/tests/test_ask: $(B)/tests/unit/test_ask.o $(B)/userspace/afwd/ask.o $(B)/libafwd.a \
+		$(B)/libafwl7.a $(B)/libafw.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(MNL_LIBS) $(CRYPTO_LIBS) $(NGHTTP2_LIBS)
+
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libafwd.a $(B)/libafwl7.a $(B)/libafw.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS) $(CRYPTO_LIBS) $(NGHTTP2_LIBS)

@@ -60,6 +60,17 @@ void afw_ask_destroy(struct afw_ask *a)
 	pthread_mutex_destroy(&a->lock);
 }
 
+/*
+ * Whether @k's process has exited. Asked at the match, not only when the
+ * timer drops the answer: a process that took the pid meanwhile is another.
+ */
+static bool afw_ask_exited(const struct afw_ask_kept *k)
+{
+	struct pollfd pfd = { .fd = k->pidfd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) != 0;
+}
+
 /* Whether kept answer @k covers @res. Lock held. */
 static bool afw_ask_covers(const struct afw_ask_kept *k, const struct afw_result *res, uint64_t now)
 {
@@ -67,7 +78,8 @@ static bool afw_ask_covers(const struct afw_ask_kept *k, const struct afw_result
 		return false;
 	if (k->exe[0] && (!res->has_owner || strcmp(res->owner_exe, k->exe)))
 		return false;
-	if (k->scope == AFW_ASK_EXIT && (!res->has_owner || res->owner_pid != k->pid))
+	if (k->scope == AFW_ASK_EXIT && (!res->has_owner || res->owner_pid != k->pid ||
+					 afw_ask_exited(k)))
 		return false;
 	if (k->host[0] && strcasecmp(res->host, k->host))
 		return false;
@@ -368,6 +380,17 @@ int afw_ask_answer(struct afw_ask *a, const char *args, char *rule, size_t rulel
 		snprintf(msg, msglen, "no question %llu waits (answered, or its time ran out)", id);
 		return -1;
 	}
+	/*
+	 * A program whose path was cut is not one an answer may be kept by:
+	 * another path with the same beginning would share it.
+	 */
+	if (k.scope != AFW_ASK_ONCE && pr->res.has_owner && pr->res.owner_exe_cut) {
+		pthread_mutex_unlock(&a->lock);
+		snprintf(msg, msglen, "question %llu: its program's path is longer than afwd keeps "
+			 "answers by (%zu bytes); answer once, or write a policy rule", id,
+			 sizeof(k.exe) - 1);
+		return -1;
+	}
 	k.id = pr->id;
 	if (pr->res.has_owner)
 		snprintf(k.exe, sizeof(k.exe), "%s", pr->res.owner_exe);
@@ -422,17 +445,14 @@ int afw_ask_answer(struct afw_ask *a, const char *args, char *rule, size_t rulel
 
 void afw_ask_expire(struct afw_ask *a, uint64_t now)
 {
-	struct pollfd pfd;
 	unsigned int i, j;
 	bool over;
 
 	pthread_mutex_lock(&a->lock);
 	for (i = j = 0; i < a->nkept; i++) {
 		over = a->kept[i].scope == AFW_ASK_MINUTES && now >= a->kept[i].until_ns;
-		if (a->kept[i].scope == AFW_ASK_EXIT) {
-			pfd = (struct pollfd){ .fd = a->kept[i].pidfd, .events = POLLIN };
-			over = poll(&pfd, 1, 0) != 0;
-		}
+		if (a->kept[i].scope == AFW_ASK_EXIT)
+			over = afw_ask_exited(&a->kept[i]);
 		if (over) {
 			if (a->kept[i].pidfd >= 0)
 				close(a->kept[i].pidfd);

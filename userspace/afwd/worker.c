@@ -201,19 +201,10 @@ static unsigned int afw_worker_index(const struct afw_worker *w)
 
 static int afw_worker_owner(void *ctx, const struct afw_facts *f, struct afw_owner_info *out);
 
-/* @src into @dst of @size, cut to fit: a path that long matches no kept answer. */
-static void afw_worker_cut(char *dst, size_t size, const char *src)
-{
-	size_t len = strnlen(src, size - 1);
-
-	memcpy(dst, src, len);
-	dst[len] = '\0';
-}
-
 /*
  * The engine's question (afw_engine_opts.ask): the policy says ask about
- * the flow of @res. Who started it is looked up now if no rule did: the
- * person asked sees the program, and answers are kept by it. An answer
+ * the flow of @res, whose owner the engine looked up (the person asked
+ * sees the program, and answers are kept by it). An answer
  * kept for a while may decide; else, with nobody listening, the
  * ask-default does; else the flow is held (afw_worker_hold()).
  */
@@ -222,35 +213,9 @@ static enum afw_decision afw_worker_ask(void *ctx, const struct afw_policy *pol,
 {
 	struct afw_worker *w = ctx;
 	struct afw_ask *a = &w->d->ask;
-	struct afw_owner_info info;
-	struct afw_facts facts;
 	enum afw_decision d;
 	size_t n;
 
-	if (!res->has_owner) {
-		memset(&facts, 0, sizeof(facts));
-		facts.family = res->family;
-		memcpy(facts.saddr, res->src, 16);
-		memcpy(facts.daddr, res->dst, 16);
-		facts.sport = res->sport;
-		facts.dport = res->dport;
-		facts.l4proto = res->l4proto;
-		facts.dir = res->dir;
-		memset(&info, 0, sizeof(info));
-		if (!afw_worker_owner(w, &facts, &info)) {
-			res->has_owner = true;
-			res->owner_listener = info.listener;
-			res->owner_pid = info.pid;
-			res->owner_gid = info.gid;
-			if (!res->has_uid) {
-				res->has_uid = true;
-				res->uid = info.uid;
-			}
-			afw_worker_cut(res->owner_comm, sizeof(res->owner_comm), info.comm);
-			afw_worker_cut(res->owner_exe, sizeof(res->owner_exe), info.exe);
-			afw_worker_cut(res->owner_cgroup, sizeof(res->owner_cgroup), info.cgroup);
-		}
-	}
 	d = afw_ask_kept_match(a, res, afw_now_ns());
 	if (d != AFW_DECIDE_ASK)
 		return d;

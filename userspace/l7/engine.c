@@ -570,6 +570,7 @@ static void afw_result_owner(struct afw_result *res, const struct afw_facts *fac
 	snprintf(res->owner_comm, sizeof(res->owner_comm), "%s", s->info.comm);
 	afw_result_path(res->owner_exe, sizeof(res->owner_exe), s->info.exe,
 			sizeof(s->info.exe));
+	res->owner_exe_cut = strnlen(s->info.exe, sizeof(s->info.exe)) >= sizeof(res->owner_exe);
 	afw_result_path(res->owner_cgroup, sizeof(res->owner_cgroup), s->info.cgroup,
 			sizeof(s->info.cgroup));
 }
@@ -588,6 +589,12 @@ static void afw_engine_judge(const struct afw_policy *pol, const struct afw_fact
 	res->decision = afw_policy_match(pol, facts, &m);
 	res->rule_line = m.line;
 	res->is_default = m.is_default;
+	/*
+	 * Asked about: who started the flow, also where no rule asked, for
+	 * the person to see and for an answer kept by program to match.
+	 */
+	if (res->decision == AFW_DECIDE_ASK)
+		afw_facts_owner(facts);
 	afw_result_owner(res, facts);
 	if (m.unnamed)
 		snprintf(res->reason, sizeof(res->reason), "%s%sno rule names reason %s", why,

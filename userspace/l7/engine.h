@@ -111,6 +111,7 @@ struct afw_result {
 	uint32_t owner_pid, owner_gid;
 	char owner_comm[16];
 	char owner_exe[256];
+	bool owner_exe_cut;		/* longer than owner_exe: "..." ends it */
 	char owner_cgroup[192];
 	uint8_t dir;			/* enum afw_dir, as the policy saw it */
 	uint32_t iif, oif;

@@ -124,4 +124,11 @@ struct afw_facts {
 	struct afw_owner_slot *owner;
 };
 
+/*
+ * The flow's owner, asked for through facts->owner the first time in a
+ * decision and kept for the rest of it; NULL when it has none, or there is
+ * none to ask (policy_match.c).
+ */
+const struct afw_owner_info *afw_facts_owner(const struct afw_facts *f);
+
 #endif /* AFW_FACTS_H */

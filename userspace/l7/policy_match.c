@@ -333,8 +333,7 @@ static bool afw_rule_uid(const struct afw_policy *p, const struct afw_prule *r,
 	return false;
 }
 
-/* The flow's owner, asked for once per decision; NULL when it has none. */
-static const struct afw_owner_info *afw_owner_of(const struct afw_facts *f)
+const struct afw_owner_info *afw_facts_owner(const struct afw_facts *f)
 {
 	struct afw_owner_slot *s = f->owner;
 
@@ -422,7 +421,7 @@ static bool afw_rule_owner(const struct afw_policy *p, const struct afw_prule *r
 
 	if (!afw_rule_tests_owner(r))
 		return true;
-	o = afw_owner_of(f);
+	o = afw_facts_owner(f);
 	if (!o)
 		return false;
 	if (r->exes.n && (!o->exe[0] || !afw_globs_have(p, r->exes, o->exe, FNM_PATHNAME)))
