@@ -148,6 +148,24 @@ check_eq "afwd counts the questions asked and answered" "5 4 1" \
 	"$(echo "$stats" | jq -r '"\(.ask.asked) \(.ask.answered) \(.ask.timed_out)"')"
 check_ge "and the later packets of held flows it dropped" 1 "$(echo "$stats" | jq .ask.dropped)"
 
+# Always, with a policy that no longer loads: the answer decides the flow,
+# and the answers file is put back as it was (by rename: nothing left beside).
+cp $work/answers/answers.conf $work/answers.before
+cp $work/policy.conf $work/policy.good
+echo "host y.test alow" >> $work/policy.conf
+fetch g.ask.test > $work/g.out 2>&1 &
+gpid=$!
+check "a question about g.ask.test" wait_until 5 has_q g.ask.test
+out=$(ask allow "$(qid g.ask.test)" always 2>&1)
+check_eq "always, while the policy does not load, fails" 1 $?
+check_grep "naming the policy's line" "policy.conf:[0-9]+:" "$out"
+wait $gpid
+check_eq "curl to g.ask.test gets the page: answered once" "ok" "$(cat $work/g.out)"
+check_eq "the answers file is as it was" "" \
+	"$(cmp $work/answers.before $work/answers/answers.conf 2>&1)"
+check_eq "and nothing is left beside it" "answers.conf" "$(ls $work/answers)"
+mv $work/policy.good $work/policy.conf
+
 kill $wpid
 wait $wpid 2> /dev/null
 unheard() { "$afwd" --stats --ctl $work/afwd.sock | grep -q '"listeners":0'; }

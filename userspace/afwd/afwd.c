@@ -399,21 +399,61 @@ static int afw_daemon_reload(struct afw_daemon *d, char *msg, size_t len)
 }
 
 /*
+ * Writes @tmp whole and flushed to disk: @old (@oldlen bytes, may be
+ * NULL), then, if @rule, the line that adds it (with the file's header
+ * first when there was no file). 0, or -1 with errno.
+ */
+static int afw_answers_write(const char *tmp, const char *old, size_t oldlen, const char *rule)
+{
+	time_t now = time(NULL);
+	char when[32];
+	struct tm tm;
+	FILE *out;
+	int ok, err;
+
+	out = fopen(tmp, "w");
+	if (!out)
+		return -1;
+	if (old) {
+		fwrite(old, 1, oldlen, out);
+		if (rule && oldlen && old[oldlen - 1] != '\n')
+			fputc('\n', out);
+	} else if (rule) {
+		fputs("# afwd's answers given 'always' (afwctl ask): read with the policy, they\n"
+		      "# decide the flows it says ask about. Edit, then reload afwd.\n"
+		      "default ask\n", out);
+	}
+	if (rule) {
+		gmtime_r(&now, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		fprintf(out, "%s  # %s\n", rule, when);
+	}
+	ok = !fflush(out) && !fsync(fileno(out));
+	err = errno;
+	ok = !fclose(out) && ok;
+	if (!ok) {
+		errno = err ? err : EIO;
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Adds @rule to the answers file and reloads: the file is written whole
  * beside the old one and renamed over it, so a crash leaves one or the
- * other. If the reload refuses the result, the old file is put back.
+ * other. If the reload refuses the result, the old file is put back the
+ * same way.
  */
 static int afw_daemon_save_answer(struct afw_daemon *d, const char *rule, char *msg, size_t len)
 {
 	const char *path = d->cfg->answers_path;
-	char tmp[4096], when[32];
 	struct afw_policy_error err;
 	struct afw_policy *check;
+	char tmp[4096];
 	char *old = NULL;
 	size_t oldlen = 0;
-	FILE *in, *out;
-	time_t now = time(NULL);
-	struct tm tm;
+	FILE *in;
 	int ok;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp)) {
@@ -435,55 +475,38 @@ static int afw_daemon_save_answer(struct afw_daemon *d, const char *rule, char *
 		snprintf(msg, len, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	gmtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	out = fopen(tmp, "w");
-	if (!out) {
+	if (afw_answers_write(tmp, old, oldlen, rule)) {
 		snprintf(msg, len, "%s.new: %s", path, strerror(errno));
-		free(old);
-		return -1;
+		goto err;
 	}
-	if (old) {
-		fwrite(old, 1, oldlen, out);
-		if (oldlen && old[oldlen - 1] != '\n')
-			fputc('\n', out);
-	} else {
-		fputs("# afwd's answers given 'always' (afwctl ask): read with the policy, they\n"
-		      "# decide the flows it says ask about. Edit, then reload afwd.\n"
-		      "default ask\n", out);
-	}
-	fprintf(out, "%s  # %s\n", rule, when);
-	ok = !fflush(out) && !fsync(fileno(out));
-	ok = !fclose(out) && ok;
 	/* The new file must load with the policy before it replaces the old. */
-	check = ok ? afw_policy_load(tmp, &err) : NULL;
-	if (!ok || !check) {
-		snprintf(msg, len, "%s", ok ? err.msg : strerror(errno));
+	check = afw_policy_load(tmp, &err);
+	if (!check) {
+		snprintf(msg, len, "%s", err.msg);
 		unlink(tmp);
-		free(old);
-		return -1;
+		goto err;
 	}
 	afw_policy_free(check);
 	if (rename(tmp, path) < 0) {
 		snprintf(msg, len, "%s: %s", path, strerror(errno));
 		unlink(tmp);
-		free(old);
-		return -1;
+		goto err;
 	}
 	if (afw_daemon_reload(d, msg, len)) {
 		/* Put back what was there: the answer holds for this flow only. */
-		out = old ? fopen(path, "w") : NULL;
-		if (out) {
-			fwrite(old, 1, oldlen, out);
-			fclose(out);
-		} else if (!old) {
+		if (!old)
 			unlink(path);
-		}
-		free(old);
-		return -1;
+		else if (afw_answers_write(tmp, old, oldlen, NULL) || rename(tmp, path) < 0)
+			afw_daemon_say(d, "afwd: ask: %s: the file before this answer could not be "
+				       "put back: %s\n", path, strerror(errno));
+		goto err;
 	}
 	free(old);
 	return 0;
+
+err:
+	free(old);
+	return -1;
 }
 
 /* "ask answer ARGS" from the control socket. */
