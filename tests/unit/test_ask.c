@@ -17,22 +17,14 @@
 
 #include "ask.h"
 #include "check.h"
+#include "result.h"
 
 #define S 1000000000ull
 
 static struct afw_result flow(const char *exe, const char *host)
 {
-	struct afw_result r;
+	struct afw_result r = t_result(host, 40000, AFW_DECIDE_ASK);
 
-	memset(&r, 0, sizeof(r));
-	r.family = AF_INET;
-	r.l4proto = IPPROTO_TCP;
-	inet_pton(AF_INET, "10.0.0.1", r.src);
-	inet_pton(AF_INET, "10.0.0.2", r.dst);
-	r.sport = 40000;
-	r.dport = 443;
-	r.decision = AFW_DECIDE_ASK;
-	snprintf(r.host, sizeof(r.host), "%s", host);
 	if (exe) {
 		r.has_owner = true;
 		r.owner_pid = 4242;

@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "ledger.h"
+#include "result.h"
 
 #define MS 1000000ull
 #define S 1000000000ull
@@ -27,17 +28,8 @@ static const struct afw_ledger_opts opts = {
 
 static struct afw_result result(const char *host, uint16_t sport, enum afw_decision d)
 {
-	struct afw_result r;
+	struct afw_result r = t_result(host, sport, d);
 
-	memset(&r, 0, sizeof(r));
-	r.family = AF_INET;
-	r.l4proto = IPPROTO_TCP;
-	inet_pton(AF_INET, "10.0.0.1", r.src);
-	inet_pton(AF_INET, "10.0.0.2", r.dst);
-	r.sport = sport;
-	r.dport = 443;
-	r.l7 = AFW_L7_TLS;
-	snprintf(r.host, sizeof(r.host), "%s", host);
 	/* As on the wire: a length byte, then the id. */
 	memcpy(r.alpn, "\x02h2\x08http/1.1", 12);
 	r.alpn_len = 12;
