@@ -164,7 +164,8 @@
  *	the end its last PACKETS and BYTES. And, for a live view's rates, a
  *	FLOW_GET message, the same, for a flow that carried packets since the
  *	collector's walk before, as the collector passes it: about every 5 s,
- *	at most AFW_FLOW_COUNTS_PER_WALK flows a walk. Sent only while someone
+ *	at most AFW_FLOW_COUNTS_PER_WALK flows a walk, each walk beginning
+ *	where the one before stopped. Sent only while someone
  *	listens; a listener that falls behind loses messages (ENOBUFS on its
  *	socket).
  *

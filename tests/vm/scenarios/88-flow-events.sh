@@ -78,5 +78,26 @@ check "and its counts grow from one telling to the next" wait_until 30 bash -c \
 check_grep "the text form says live" "^live tcp +$C4 +[0-9]+ +$S4 +5201 accept " "$(cat $work/ev.txt)"
 kill $long 2> /dev/null
 
+# More live flows than a walk tells (512): the walks take turns, and each
+# flow is heard live within a few of them, not only the first 512 in the
+# table's order. 800 UDP flows, a datagram each every second.
+check "a rule for 800 UDP flows" c rule add dir out proto udp dport 20000-20799 accept
+nsx $NS_C timeout 60 python3 -c "
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(50):
+    for p in range(20000, 20800):
+        s.sendto(b'x', ('$S4', p))
+    time.sleep(1)" &
+many=$!
+on_exit "kill $many"
+many_told() {
+	[ "$(jq -n '[inputs | select(.event == "live" and .flow.proto == "udp" and
+		.flow.dport >= 20000 and .flow.dport < 20800) | .flow.dport] | unique | length' \
+		$work/ev.json)" = 800 ]
+}
+check "each of 800 live flows is heard live within 6 walks" wait_until 35 many_told
+kill $many 2> /dev/null
+
 out=$(nsx $NS_C setpriv --reuid=1001 --regid=1001 --clear-groups "$AFWCTL" flow watch 2>&1)
 check_grep "a user without CAP_NET_ADMIN may not listen" "flow watch: permission denied" "$out"
