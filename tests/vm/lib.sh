@@ -122,6 +122,33 @@ echo_server() {
 	wait_listen "$1" tcp ":$3"
 }
 
+# bytes_up NS_C NS_S ADDR PORT N: N bytes on one connection from NS_C to a
+# sink at ADDR:PORT in NS_S; prints how many the sink counted (tests/tools/
+# bytecount.py), "0" when none came. bytes_down NS_C NS_S ADDR PORT N: N
+# bytes the other way, from a source there; prints how many NS_C read.
+# Exact, where iperf3 -n reports what its server had read when the client
+# stopped writing.
+bytes_up() {
+	local out pid
+	out=$(mktemp -u)
+	nsx "$2" timeout 120 python3 "$AFW_SRC/tests/tools/bytecount.py" sink "$3" "$4" "$out" &
+	pid=$!
+	wait_listen "$2" tcp ":$4" || return 1
+	nsx "$1" timeout 60 bash -c "head -c $5 /dev/zero > /dev/tcp/$3/$4" 2> /dev/null
+	wait $pid
+	cat "$out" 2> /dev/null || echo 0
+	rm -f "$out"
+}
+bytes_down() {
+	local pid
+	nsx "$2" timeout 120 python3 "$AFW_SRC/tests/tools/bytecount.py" source "$3" "$4" "$5" &
+	pid=$!
+	wait_listen "$2" tcp ":$4" || return 1
+	nsx "$1" timeout 60 bash -c "cat < /dev/tcp/$3/$4 | wc -c" 2> /dev/null || echo 0
+	kill $pid 2> /dev/null
+	wait $pid 2> /dev/null
+}
+
 # cgroup2_here: cgroup v2 at /sys/fs/cgroup, mounted for the scenario when
 # the guest has none there (a plain init mounts none).
 cgroup2_here() {

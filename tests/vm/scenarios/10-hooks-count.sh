@@ -62,25 +62,10 @@ check_ge "router ipv6 forward counts both ways" $((r6_fwd + 40)) "$(counter $NS_
 check_ge "server ipv6 in counts the requests" $((s6_in + 20)) "$(counter $NS_S ipv6 in packets)"
 
 # TCP through the router, counted like any other packet: 1 MiB to a sink
-# that reads to the end and writes how much it got.
-nsx $NS_S timeout 120 python3 -c "
-import socket
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(('$S4', 5202)); s.listen(1); c, _ = s.accept(); n = 0
-while True:
-    b = c.recv(65536)
-    if not b: break
-    n += len(b)
-open('/tmp/afw-sink.count', 'w').write('%d\\n' % n)" &
-sink=$!
-on_exit "kill $sink"
-wait_listen $NS_S tcp $S4:5202
+# that counts what it got.
 r_fwd=$(counter $NS_R ipv4 forward bytes)
-check "1 MiB of TCP through the router is sent" \
-	nsx $NS_C timeout 60 bash -c "head -c 1048576 /dev/zero > /dev/tcp/$S4/5202"
-wait $sink
-got=$(cat /tmp/afw-sink.count 2> /dev/null)
-check_eq "and the server received all of it" 1048576 "$got"
+got=$(bytes_up $NS_C $NS_S $S4 5202 1048576)
+check_eq "1 MiB of TCP through the router: the server received all of it" 1048576 "$got"
 check_ge "router forward bytes count every byte the server received" $((r_fwd + got)) \
 	"$(counter $NS_R ipv4 forward bytes)"
 

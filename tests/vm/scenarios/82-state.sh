@@ -33,28 +33,24 @@ flow_of() { flows | jq -r --argjson p "$1" "[.[] | select(.sport == \$p or .dpor
 craft_start $NS_C
 tcp_seg() { craft --proto tcp "$@" c0 $RMAC $C4 $S4; }
 
-iperf_server $NS_S
 nsx $NS_S python3 $ECHO server $S4 5202 &
 on_exit "kill $!"
 wait_listen $NS_S tcp :5202
 # tcp_from SPORT [SECONDS [PROGRESS]]: one echo client (tcpecho.py).
 tcp_from() { nsx $NS_C timeout 150 python3 $ECHO client $S4 5202 "$1" "${2:-0}" ${3:+"$3"}; }
-# iperf_bytes ARGS...: what the receiving end got from one iperf3 run.
-iperf_bytes() { nsx $NS_C timeout 120 iperf3 -J "$@" | jq '.end.sum_received.bytes // 0'; }
+# up/down ADDR N: N bytes to (from) the server's port 5201, counted exactly
+# where they arrive (lib.sh). A flow whose replies are dropped stalls in its
+# first window and arrives short.
+up() { bytes_up $NS_C $NS_S "$1" 5201 "$2"; }
+down() { bytes_down $NS_C $NS_S "$1" 5201 "$2"; }
 
 # Replies: the client's connections to 5201 are accepted, nothing else is.
 check "unknown drop, and a rule for the client's connections to 5201" sh -c "
 	$AFWCTL -n $NS_R config set unknown drop &&
 	$AFWCTL -n $NS_R rule add id 1 dir forward proto tcp dport 5201 accept"
-# The bounds of what the receiving end reports: a flow whose replies are
-# dropped stalls within its first window (64 KiB at most, the failure this
-# guards against), while iperf3 -n stops once the sender has written its
-# last byte, so the receiver may leave its socket buffer unread: on the
-# debug kernel in CI it had read 1,186,664 bytes of a 2 MiB upload. Half a
-# megabyte is eight such windows, and leaves room for the lag.
-check_ge "2 MB upload: the replies pass by the rule's flow" 500000 "$(iperf_bytes -c $S4 -n 2M)"
-check_ge "2 MB download (iperf3 -R), 64 KiB and far beyond" 500000 "$(iperf_bytes -c $S4 -n 2M -R)"
-check_ge "IPv6 too" 500000 "$(iperf_bytes -c $S6 -n 2M -R)"
+check_eq "2 MiB upload: the replies pass by the rule's flow" 2097152 "$(up $S4 2097152)"
+check_eq "2 MiB download, 64 KiB and far beyond" 2097152 "$(down $S4 2097152)"
+check_eq "IPv6 too" 2097152 "$(down $S6 2097152)"
 check_ge "the flows are rule 1's, and assured" 1 \
 	"$(flows | jq '[.[] | select(.origin == "rule" and .rule == 1 and .dport == 5201 and .assured)] | length')"
 check_ge "stats count them" 2 "$(stat flow_events.by_rule)"
@@ -71,11 +67,10 @@ check_fails "a connection the other way has no rule: dropped" \
 nsx $NS_R ip link set rc mtu 1280
 nsx $NS_S ip route flush cache
 nsx $NS_S ip -6 route flush cache
-# Here a dropped error stalls the download at its first full-size segment,
-# whatever the receiver's lag (above).
-check_ge "a download through the 1280-byte link: frag-needed passes by its flow" 250000 \
-	"$(iperf_bytes -c $S4 -n 1M -R)"
-check_ge "IPv6: packet-too-big passes by its flow" 250000 "$(iperf_bytes -c $S6 -n 1M -R)"
+# Here a dropped error stalls the download at its first full-size segment.
+check_eq "a download through the 1280-byte link: frag-needed passes by its flow" 1048576 \
+	"$(down $S4 1048576)"
+check_eq "IPv6: packet-too-big passes by its flow" 1048576 "$(down $S6 1048576)"
 check_grep "the server learnt the path MTU" "mtu 1280" "$(nsx $NS_S ip route get $C4)"
 nsx $NS_R ip link set rc mtu 1500
 
@@ -99,7 +94,10 @@ r rule del 4
 check "deleting rule 1" r rule del 1
 check_eq "takes its flows with it" 0 \
 	"$(flows | jq '[.[] | select(.origin == "rule" and .rule == 1)] | length')"
-check_eq "and its connections are dropped again" 0 "$(iperf_bytes -c $S4 -n 100K --connect-timeout 5000)"
+iperf_server $NS_S
+check_eq "and its connections are dropped again" 0 \
+	"$(nsx $NS_C timeout 120 iperf3 -J -c $S4 -n 100K --connect-timeout 5000 |
+		jq '.end.sum_received.bytes // 0')"
 
 # A new connection on a decided 5-tuple: the installed flow carried one
 # connection; a new SYN from the same port, while that flow lingers after
