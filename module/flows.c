@@ -670,32 +670,25 @@ void afw_flows_prune_rules(struct afw_net *an, bool (*rule_keeps)(u32 rule_id, c
  * collector passes it: a live view's rates, every walk (about 5 s), and
  * never more than AFW_FLOW_COUNTS_PER_WALK a walk, whatever the table
  * holds. Its last packet is its expiry less its idle time, to the second
- * (afw_flow_touch()). With more live flows than that, each walk begins
- * telling where the one before stopped (afw_flows_gc_turn()), so that
- * none waits for ever behind the first ones in the table's order.
+ * (afw_flow_touch()). With more live flows than that, a walk that stops
+ * telling notes where (the first live flow it had to pass over), and the
+ * next walk begins telling there: none waits for ever behind the first
+ * ones in the table's order.
  */
 static void afw_flow_tell_counts(struct afw_flows *fl, const struct afw_flow *f)
 {
 	unsigned long seen = READ_ONCE(f->expires) - afw_flow_idle(f);
+	unsigned int pos = fl->gc_pos++;
 
-	if (!time_after(seen, fl->gc_prev_start))
+	if (pos < fl->gc_skip || !time_after(seen, fl->gc_prev_start))
 		return;
-	if (fl->gc_live++ < fl->gc_skip || fl->gc_told >= AFW_FLOW_COUNTS_PER_WALK)
+	if (fl->gc_told >= AFW_FLOW_COUNTS_PER_WALK) {
+		if (!fl->gc_stop)
+			fl->gc_stop = pos;
 		return;
+	}
 	fl->gc_told++;
 	afw_genl_flow_event(container_of(fl, struct afw_net, flows), f, AFW_CMD_FLOW_GET);
-}
-
-/*
- * A walk is over: the next one passes over the live flows this one told
- * and those before them, unless this one told all the rest.
- */
-static void afw_flows_gc_turn(struct afw_flows *fl)
-{
-	if (fl->gc_skip + fl->gc_told < fl->gc_live)
-		fl->gc_skip += fl->gc_told;
-	else
-		fl->gc_skip = 0;
 }
 
 /*
@@ -719,7 +712,8 @@ static void afw_flows_gc(struct work_struct *work)
 		fl->gc_walking = true;
 		fl->gc_prev_start = fl->gc_start;
 		fl->gc_start = jiffies;
-		fl->gc_live = 0;
+		fl->gc_pos = 0;
+		fl->gc_stop = 0;
 		fl->gc_told = 0;
 	}
 	afw_flows_walk_start(&fl->gc_iter);
@@ -747,7 +741,8 @@ static void afw_flows_gc(struct work_struct *work)
 	if (done) {
 		rhashtable_walk_exit(&fl->gc_iter);
 		fl->gc_walking = false;
-		afw_flows_gc_turn(fl);
+		/* Where this walk stopped telling, or from the start. */
+		fl->gc_skip = fl->gc_stop;
 	}
 	if (!atomic_read(&fl->count) && done)
 		return;

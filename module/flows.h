@@ -114,13 +114,13 @@ struct afw_flows {
 	struct rhashtable_iter gc_iter;
 	bool gc_walking;
 	/*
-	 * When this walk and the one before began; of the flows this walk
-	 * found live, how many it passed over first, how many it found and
-	 * how many it told with their counts (afw_flow_tell_counts()). The
-	 * collector's alone.
+	 * When this walk and the one before began; where in the walk's
+	 * order it begins telling flows their counts, where it is, where it
+	 * stopped telling (0: it did not), and how many it told
+	 * (afw_flow_tell_counts()). The collector's alone.
 	 */
 	unsigned long gc_start, gc_prev_start;
-	unsigned int gc_skip, gc_live, gc_told;
+	unsigned int gc_skip, gc_pos, gc_stop, gc_told;
 	bool ready;
 	/*
 	 * The tick in which eviction last found nothing: inserts in the same

