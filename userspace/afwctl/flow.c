@@ -425,7 +425,7 @@ static int afwctl_watch_cb(const struct nlmsghdr *nlh, void *data)
 static int afwctl_flow_watch(struct afw_nl *nl, const struct afwctl_req *rq)
 {
 	struct afwctl_watch w = { .rq = rq };
-	int rcvbuf = 4 << 20, ret;
+	int ret;
 	ssize_t n;
 
 	ret = afw_nl_join_flows(nl);
@@ -436,7 +436,6 @@ static int afwctl_flow_watch(struct afw_nl *nl, const struct afwctl_req *rq)
 	}
 	if (ret)
 		return afwctl_fail("flow watch", ret, nl);
-	setsockopt(mnl_socket_get_fd(nl->sock), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	/* A line as soon as it is known: a pipe would hold them back. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!rq->json) {

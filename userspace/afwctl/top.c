@@ -682,11 +682,8 @@ int afwctl_top_run(struct afw_nl *nl, struct afwctl_req *rq)
 	if (afw_nl_open(&t.ev) == 0) {
 		if (afw_nl_join_flows(&t.ev) == 0) {
 			struct afw_nl dump;
-			int rcvbuf = 4 << 20;
 
 			t.module = true;
-			setsockopt(mnl_socket_get_fd(t.ev.sock), SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-				   sizeof(rcvbuf));
 			if (afw_nl_open(&dump) == 0) {
 				afw_flow_dump(&dump, top_dump_one, &t);
 				afw_nl_close(&dump);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -251,12 +252,20 @@ err_close:
 
 int afw_nl_join_flows(struct afw_nl *nl)
 {
-	int grp = (int)nl->mcgrp_flows;
+	int grp = (int)nl->mcgrp_flows, rcvbuf = AFW_NL_FLOWS_RCVBUF;
+	int fd = mnl_socket_get_fd(nl->sock);
 
 	if (!grp)
 		return -EOPNOTSUPP;
 	if (mnl_socket_setsockopt(nl->sock, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp)) < 0)
 		return -errno;
+	/*
+	 * A collector's walk tells up to AFW_FLOW_COUNTS_PER_WALK flows at
+	 * once, each message a page or so of the socket's budget: past
+	 * net.core.rmem_max where the caller may (CAP_NET_ADMIN), else up to it.
+	 */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	return 0;
 }
 

@@ -36,10 +36,13 @@ struct afw_nl {
  * the module is not loaded, or another negative errno.
  */
 int afw_nl_open(struct afw_nl *nl);
+/* The receive buffer a listener of the flows group asks for. */
+#define AFW_NL_FLOWS_RCVBUF (8 << 20)
 /*
  * Joins the flows multicast group (AFW_MCGRP_FLOWS) of the namespace the
- * socket is in: 0, -EOPNOTSUPP for a module without it, or -errno (EPERM
- * without CAP_NET_ADMIN there).
+ * socket is in, with a receive buffer for a walk's burst of counts: 0,
+ * -EOPNOTSUPP for a module without it, or -errno (EPERM without
+ * CAP_NET_ADMIN there).
  */
 int afw_nl_join_flows(struct afw_nl *nl);
 /*

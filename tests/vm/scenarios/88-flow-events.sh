@@ -83,7 +83,7 @@ kill $long 2> /dev/null
 # table's order. 600 UDP flows, a datagram each every second, heard by a
 # watcher of their own (the first one's file is long by now, and jq reads
 # it slowly on the debug kernel).
-c -j flow watch > $work/many.json 2> /dev/null &
+c -j flow watch > $work/many.json 2> $work/many.err &
 on_exit "kill $!"
 check "a rule for 600 UDP flows" c rule add dir out proto udp dport 20000-20599 accept
 nsx $NS_C timeout 180 python3 -c "
@@ -104,6 +104,7 @@ many_told() {
 		$work/many.json)" = 600 ] || { sleep 3; false; }
 }
 check "each of 600 live flows is heard live, the walks taking turns" wait_until 150 many_told
+check_eq "and none of their events was lost" "" "$(cat $work/many.err)"
 kill $many 2> /dev/null
 
 out=$(nsx $NS_C setpriv --reuid=1001 --regid=1001 --clear-groups "$AFWCTL" flow watch 2>&1)
