@@ -199,8 +199,6 @@ static unsigned int afw_worker_index(const struct afw_worker *w)
 	return (unsigned int)(w - w->d->workers);
 }
 
-static int afw_worker_owner(void *ctx, const struct afw_facts *f, struct afw_owner_info *out);
-
 /*
  * The engine's question (afw_engine_opts.ask): the policy says ask about
  * the flow of @res, whose owner the engine looked up (the person asked

@@ -1120,7 +1120,7 @@ static enum afw_pass afw_engine_settle(struct afw_engine *e, struct afw_eflow *f
 			f->res = NULL;
 		}
 		f->decision = (uint8_t)res->decision;
-		f->pass = accept ? AFW_PASS_ACCEPT : AFW_PASS_DROP;
+		f->pass = afw_decision_later(res->decision);
 		f->install = timer;
 		afw_flow_arm(e, f, AFW_EF_KEPT, e->now + AFW_KEEP_NS);
 		/* As many kept as analyzed at most: the least recently seen give way. */
@@ -2547,13 +2547,11 @@ static bool afw_engine_kept_answer(struct afw_engine *e, const struct afw_result
  */
 static bool afw_engine_rec_answer(struct afw_engine *e, struct afw_drec *d, enum afw_decision v)
 {
-	bool accept = afw_decision_later(v) == AFW_PASS_ACCEPT;
-
 	d->decision = (uint8_t)v;
-	d->pass = accept ? AFW_PASS_ACCEPT : AFW_PASS_DROP;
+	d->pass = afw_decision_later(v);
 	d->flags &= (uint8_t)~AFW_DR_INSTALL;
 	e->stats.decided[v]++;
-	if (accept && d->key.proto == IPPROTO_TCP && d->guard_hi != d->guard_lo) {
+	if (d->pass == AFW_PASS_ACCEPT && d->key.proto == IPPROTO_TCP && d->guard_hi != d->guard_lo) {
 		d->flags |= AFW_DR_UNCONFIRMED;
 		return true;
 	}
