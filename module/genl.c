@@ -15,6 +15,7 @@
 
 #include <linux/cgroup.h>
 #include <linux/in.h>
+#include <linux/netfilter.h>
 #include <linux/nsproxy.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
@@ -82,14 +83,21 @@ static struct netlink_range_validation afw_max_flows_range __ro_after_init = {
 	[AFW_FLOW_A_ORIGIN] = AFW_REPLY_ONLY,				\
 	[AFW_FLOW_A_RULE_ID] = AFW_REPLY_ONLY,				\
 	[AFW_FLOW_A_STATE] = AFW_REPLY_ONLY,				\
-	[AFW_FLOW_A_OWNER] = AFW_REPLY_ONLY
+	[AFW_FLOW_A_OWNER] = AFW_REPLY_ONLY,				\
+	[AFW_FLOW_A_PACKET] = AFW_REPLY_ONLY,				\
+	[AFW_FLOW_A_IIF] = AFW_REPLY_ONLY,				\
+	[AFW_FLOW_A_OIF] = AFW_REPLY_ONLY,				\
+	[AFW_FLOW_A_HITS] = AFW_REPLY_ONLY,				\
+	[AFW_FLOW_A_PORTID] = AFW_REPLY_ONLY
 
 static const struct nla_policy afw_flow_policy[AFW_FLOW_A_MAX + 1] = {
 	AFW_FLOW_KEY_POLICY,
 	[AFW_FLOW_A_VERDICT] = NLA_POLICY_MAX(NLA_U8, AFW_VERDICT_MAX),
 	[AFW_FLOW_A_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &afw_timeout_range),
-	[AFW_FLOW_A_FLAGS] = NLA_POLICY_MASK(NLA_U32, AFW_FLOW_F_ESTABLISHED),
+	[AFW_FLOW_A_FLAGS] = NLA_POLICY_MASK(NLA_U32, AFW_FLOW_F_ESTABLISHED | AFW_FLOW_F_LEARN),
 	[AFW_FLOW_A_QUEUE] = { .type = NLA_U16 },
+	[AFW_FLOW_A_DIR] = NLA_POLICY_MAX(NLA_U8, AFW_DIR_MAX),
+	[AFW_FLOW_A_LINE] = { .type = NLA_U32 },
 };
 
 #define AFW_KEY_ONLY {					\
@@ -103,6 +111,8 @@ static const struct nla_policy afw_flow_key_policy[AFW_FLOW_A_MAX + 1] = {
 	[AFW_FLOW_A_TIMEOUT] = AFW_KEY_ONLY,
 	[AFW_FLOW_A_FLAGS] = AFW_KEY_ONLY,
 	[AFW_FLOW_A_QUEUE] = AFW_KEY_ONLY,
+	[AFW_FLOW_A_DIR] = AFW_KEY_ONLY,
+	[AFW_FLOW_A_LINE] = AFW_KEY_ONLY,
 };
 
 static const struct nla_policy afw_cfg_policy[AFW_CFG_A_MAX + 1] = {
@@ -300,6 +310,10 @@ struct afw_stats_view {
 	u32 owners;
 	u64 owners_noted;
 	u64 owners_lost;
+	u32 learned;
+	u64 learned_flows;
+	u64 learned_untold;
+	u64 learned_full;
 };
 
 static int afw_put_stats(struct sk_buff *skb, const struct afw_stats_view *v)
@@ -341,7 +355,12 @@ static int afw_put_stats(struct sk_buff *skb, const struct afw_stats_view *v)
 			      AFW_STATS_A_PAD) ||
 	    nla_put_u32(skb, AFW_STATS_A_OWNERS, v->owners) ||
 	    nla_put_u64_64bit(skb, AFW_STATS_A_OWNERS_NOTED, v->owners_noted, AFW_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, AFW_STATS_A_OWNERS_LOST, v->owners_lost, AFW_STATS_A_PAD))
+	    nla_put_u64_64bit(skb, AFW_STATS_A_OWNERS_LOST, v->owners_lost, AFW_STATS_A_PAD) ||
+	    nla_put_u32(skb, AFW_STATS_A_LEARNED, v->learned) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_LEARNED_FLOWS, v->learned_flows, AFW_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_LEARNED_UNTOLD, v->learned_untold,
+			      AFW_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_LEARNED_FULL, v->learned_full, AFW_STATS_A_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -378,6 +397,10 @@ static int afw_stats_get(struct sk_buff *skb, struct genl_info *info)
 	v.owners = atomic_read(&an->owners.count);
 	v.owners_noted = atomic64_read(&an->owners.noted);
 	v.owners_lost = atomic64_read(&an->owners.lost);
+	v.learned = atomic_read(&an->learn.count);
+	v.learned_flows = atomic64_read(&an->learn.flows);
+	v.learned_untold = atomic64_read(&an->learn.untold);
+	v.learned_full = atomic64_read(&an->learn.full);
 	mutex_unlock(&an->lock);
 
 	ret = afw_put_stats(msg, &v);
@@ -1065,11 +1088,13 @@ static int afw_genl_notify(struct notifier_block *nb, unsigned long event, void 
 	 * only after its last sendmsg() dropped its file reference, a fully
 	 * ordered atomic, so a BEGIN or QUEUE_SERVE of its own is seen here.
 	 */
-	if (!READ_ONCE(an->stage) && !rcu_access_pointer(an->serve))
+	if (!READ_ONCE(an->stage) && !rcu_access_pointer(an->serve) && !afw_learn_any(&an->learn))
 		return NOTIFY_DONE;
 	mutex_lock(&an->lock);
 	afw_stage_drop(an, n->portid);
 	afw_serve_release(an, n->portid);
+	/* What afwd learned is afwd's: it goes with the socket that taught it. */
+	afw_learn_forget(an, n->portid);
 	mutex_unlock(&an->lock);
 	return NOTIFY_DONE;
 }
@@ -1117,6 +1142,48 @@ static int afw_flow_key_from_attrs(struct nlattr **tb, struct afw_flow_key *k,
 	return afw_flow_key_from_tuple(&t, k);
 }
 
+/* What a decision must be for the module to take it for others (learn.c). */
+static int afw_flow_learn_check(struct nlattr **tb, const struct afw_flow_new *req,
+				struct netlink_ext_ack *extack)
+{
+	if (!tb[AFW_FLOW_A_DIR]) {
+		NL_SET_ERR_MSG_MOD(extack, "a learned decision needs the flow's direction");
+		return -EINVAL;
+	}
+	if (req->key.proto != IPPROTO_TCP) {
+		NL_SET_ERR_MSG_MOD(extack, "only TCP decisions are learned");
+		return -EINVAL;
+	}
+	if (req->verdict == AFW_VERDICT_INSPECT || tb[AFW_FLOW_A_QUEUE]) {
+		NL_SET_ERR_MSG_MOD(extack, "an inspected flow's decision is not learned");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Keeps @req's decision for the flows that share its destination. Not
+ * learning is no error: the flow is installed, and the next one of its
+ * kind goes to afwd as any other (a full table is counted).
+ */
+static void afw_flow_learn(struct afw_net *an, struct nlattr **tb,
+			   const struct afw_flow_new *req, u32 portid)
+{
+	struct afw_learn_key k = { };
+	unsigned int alen = req->key.family == AFW_FAMILY_IPV6 ? 16 : 4;
+	bool b = req->initiator;
+
+	memcpy(k.daddr, b ? req->key.a : req->key.b, alen);
+	k.dport = b ? req->key.pa : req->key.pb;
+	k.family = req->key.family;
+	k.proto = req->key.proto;
+	k.dir = nla_get_u8(tb[AFW_FLOW_A_DIR]);
+	mutex_lock(&an->lock);
+	afw_learn_add(an, &k, portid, tb[AFW_FLOW_A_LINE] ? nla_get_u32(tb[AFW_FLOW_A_LINE]) : 0,
+		      req->verdict, NULL);
+	mutex_unlock(&an->lock);
+}
+
 static int afw_flow_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct afw_net *an = afw_net(genl_info_net(info));
@@ -1145,6 +1212,11 @@ static int afw_flow_new(struct sk_buff *skb, struct genl_info *info)
 		req.timeout_s = nla_get_u32(tb[AFW_FLOW_A_TIMEOUT]);
 	if (tb[AFW_FLOW_A_FLAGS])
 		req.flags = nla_get_u32(tb[AFW_FLOW_A_FLAGS]);
+	if (req.flags & AFW_FLOW_F_LEARN) {
+		ret = afw_flow_learn_check(tb, &req, info->extack);
+		if (ret)
+			return ret;
+	}
 	if (tb[AFW_FLOW_A_QUEUE]) {
 		/* Other verdicts never queue the flow's packets as its own. */
 		if (req.verdict != AFW_VERDICT_INSPECT) {
@@ -1163,7 +1235,10 @@ static int afw_flow_new(struct sk_buff *skb, struct genl_info *info)
 		if (ret)
 			return ret;
 	}
-	return afw_flow_insert(an, &req, GFP_KERNEL_ACCOUNT, info->extack);
+	ret = afw_flow_insert(an, &req, GFP_KERNEL_ACCOUNT, info->extack);
+	if (req.flags & AFW_FLOW_F_LEARN)
+		afw_flow_learn(an, tb, &req, info->snd_portid);
+	return ret;
 }
 
 /* A request that names a flow by its key alone (FLOW_DEL, OWNER_GET): @tb and @k. */
@@ -1277,6 +1352,8 @@ static void *afw_fill_flow(struct sk_buff *skb, struct net *net, const struct af
 	    nla_put_u8(skb, AFW_FLOW_A_ORIGIN, f->origin) ||
 	    (f->origin == AFW_FLOW_ORIGIN_RULE &&
 	     nla_put_u32(skb, AFW_FLOW_A_RULE_ID, f->rule_id)) ||
+	    (f->origin == AFW_FLOW_ORIGIN_LEARNED &&
+	     nla_put_u32(skb, AFW_FLOW_A_LINE, f->rule_id)) ||
 	    nla_put_u32(skb, AFW_FLOW_A_STATE, afw_flow_state(f)) ||
 	    (f->own_queue && nla_put_u16(skb, AFW_FLOW_A_QUEUE, f->queue)) ||
 	    nla_put_u64_64bit(skb, AFW_FLOW_A_PACKETS, atomic64_read(&f->packets),
@@ -1346,6 +1423,124 @@ void afw_genl_flow_event(struct afw_net *an, const struct afw_flow *f, u8 cmd)
 static int afw_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	return afw_flows_dump(skb, cb, afw_put_flow);
+}
+
+/* What AFW_CMD_LEARNED takes, an owner's program aside. */
+#define AFW_LEARNED_SIZE						\
+	(nla_total_size(0) + 2 * nla_total_size(sizeof(u8)) +		\
+	 2 * nla_total_size(16) + 2 * nla_total_size(sizeof(u16)) +	\
+	 2 * nla_total_size(sizeof(u8)) + 3 * nla_total_size(sizeof(u32)) + \
+	 nla_total_size(AFW_LEARN_PACKET_MAX) +				\
+	 /* the owner: uid, gid, pid, comm, cgroup, age, listener */	\
+	 nla_total_size(0) + 4 * nla_total_size(sizeof(u32)) +		\
+	 nla_total_size(TASK_COMM_LEN) + nla_total_size_64bit(sizeof(u64)) + \
+	 nla_total_size(0))
+
+void afw_genl_tell_learned(struct afw_net *an, const struct nf_hook_state *state,
+			   const struct sk_buff *skb, const struct afw_tuple *t,
+			   const struct afw_flow_key *k, const struct afw_learned *e)
+{
+	unsigned int alen = t->family == AFW_FAMILY_IPV6 ? 16 : 4;
+	int off = skb_network_offset(skb);
+	const struct afw_owner *o;
+	u8 buf[AFW_LEARN_PACKET_MAX];
+	unsigned int len, size;
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	const void *data;
+	const char *exe;
+	void *hdr;
+
+	/* The family is going (afw_genl_exit()): its id may not be used. */
+	if (!READ_ONCE(afw_genl_events_on))
+		goto err_untold;
+	len = min_t(unsigned int, skb->len - off, AFW_LEARN_PACKET_MAX);
+	data = skb_header_pointer(skb, off, len, buf);
+	/* Sized to the message: a burst of them shares afwd's receive buffer. */
+	size = AFW_LEARNED_SIZE;
+	o = afw_owner_lookup(&an->owners, k);
+	exe = o ? afw_owner_exe(o) : NULL;
+	if (exe)
+		size += nla_total_size(strlen(exe) + 1);
+	msg = genlmsg_new(size, GFP_ATOMIC | __GFP_NOWARN);
+	if (!msg || !data)
+		goto err;
+	hdr = genlmsg_put(msg, 0, 0, &afw_genl_family, 0, AFW_CMD_LEARNED);
+	if (!hdr)
+		goto err;
+	nest = nla_nest_start(msg, AFW_A_FLOW);
+	if (!nest ||
+	    nla_put_u8(msg, AFW_FLOW_A_FAMILY, t->family) ||
+	    nla_put_u8(msg, AFW_FLOW_A_PROTO, t->proto) ||
+	    nla_put(msg, AFW_FLOW_A_SRC, alen, t->saddr) ||
+	    nla_put(msg, AFW_FLOW_A_DST, alen, t->daddr) ||
+	    nla_put_u16(msg, AFW_FLOW_A_SPORT, t->sport) ||
+	    nla_put_u16(msg, AFW_FLOW_A_DPORT, t->dport) ||
+	    nla_put_u8(msg, AFW_FLOW_A_DIR, t->dir) ||
+	    nla_put_u8(msg, AFW_FLOW_A_VERDICT, e->verdict) ||
+	    nla_put_u32(msg, AFW_FLOW_A_LINE, e->line) ||
+	    nla_put_u32(msg, AFW_FLOW_A_IIF, state->in ? state->in->ifindex : 0) ||
+	    nla_put_u32(msg, AFW_FLOW_A_OIF, state->out ? state->out->ifindex : 0) ||
+	    nla_put(msg, AFW_FLOW_A_PACKET, len, data))
+		goto err;
+	/* The program's path may have changed meanwhile: told without it then. */
+	afw_put_owner(msg, state->net, k, 0, NULL);
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	/* Never waits: a socket with no room is not told (ENOBUFS there). */
+	if (genlmsg_unicast(state->net, msg, e->portid))
+		goto err_untold;
+	return;
+
+err:
+	nlmsg_free(msg);
+err_untold:
+	atomic64_inc(&an->learn.untold);
+}
+
+static int afw_learn_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	struct afw_net *an = afw_net(genl_info_net(info));
+
+	mutex_lock(&an->lock);
+	afw_learn_forget(an, 0);
+	mutex_unlock(&an->lock);
+	return 0;
+}
+
+static int afw_put_learned(struct sk_buff *skb, struct netlink_callback *cb,
+			   const struct afw_learned *e)
+{
+	unsigned int alen = e->key.family == AFW_FAMILY_IPV6 ? 16 : 4;
+	struct nlattr *nest;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &afw_genl_family, NLM_F_MULTI, AFW_CMD_LEARN_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, AFW_A_FLOW);
+	if (!nest ||
+	    nla_put_u8(skb, AFW_FLOW_A_FAMILY, e->key.family) ||
+	    nla_put_u8(skb, AFW_FLOW_A_PROTO, e->key.proto) ||
+	    nla_put_u8(skb, AFW_FLOW_A_DIR, e->key.dir) ||
+	    nla_put(skb, AFW_FLOW_A_DST, alen, e->key.daddr) ||
+	    nla_put_u16(skb, AFW_FLOW_A_DPORT, e->key.dport) ||
+	    nla_put_u8(skb, AFW_FLOW_A_VERDICT, e->verdict) ||
+	    nla_put_u32(skb, AFW_FLOW_A_LINE, e->line) ||
+	    nla_put_u64_64bit(skb, AFW_FLOW_A_HITS, atomic64_read(&e->hits), AFW_FLOW_A_PAD) ||
+	    nla_put_u32(skb, AFW_FLOW_A_PORTID, e->portid)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int afw_learn_dump_all(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return afw_learn_dump(skb, cb, afw_put_learned);
 }
 
 /*
@@ -1634,6 +1829,17 @@ static const struct genl_ops afw_genl_ops[] = {
 		/* Who runs what: like the flows, the admin's to read. */
 		AFW_OP(AFW_CMD_OWNER_GET, afw_flow_del_policy),
 		.doit = afw_owner_get,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		AFW_OP(AFW_CMD_LEARN_FLUSH, afw_none_policy),
+		.doit = afw_learn_flush,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		/* Like the flows: what afwd lets through, the admin's to read. */
+		AFW_OP(AFW_CMD_LEARN_GET, afw_none_policy),
+		.dumpit = afw_learn_dump_all,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };

@@ -6,6 +6,11 @@
 
 struct afw_net;
 struct afw_flow;
+struct afw_flow_key;
+struct afw_learned;
+struct afw_tuple;
+struct nf_hook_state;
+struct sk_buff;
 
 /* The family's multicast groups, by index. */
 enum {
@@ -21,6 +26,16 @@ enum {
 void afw_genl_flow_event(struct afw_net *an, const struct afw_flow *f, u8 cmd);
 /* Whether anyone listens to @an's flow events now. */
 bool afw_genl_flow_heard(struct afw_net *an);
+
+/*
+ * Tells the socket that taught @e of the flow @k it decided, started by the
+ * packet @skb (@t) in the hook @state (AFW_CMD_LEARNED). Packet path, under
+ * rcu_read_lock(); a message that cannot be made or has no room is counted
+ * as untold.
+ */
+void afw_genl_tell_learned(struct afw_net *an, const struct nf_hook_state *state,
+			   const struct sk_buff *skb, const struct afw_tuple *t,
+			   const struct afw_flow_key *k, const struct afw_learned *e);
 
 int afw_genl_init(void);
 void afw_genl_exit(void);

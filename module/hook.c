@@ -10,6 +10,8 @@
  * - the best matching rule; an accept rule that sees a flow start installs
  *   it, so that the replies pass too;
  * - ICMPv6 neighbour discovery and MLD pass at LOCAL_IN and LOCAL_OUT;
+ * - a decision afwd taught for connections like this one (learn.c), where
+ *   the unknown-flow policy would queue it to afwd;
  * - the namespace's unknown-flow policy.
  */
 
@@ -23,6 +25,7 @@
 #include <linux/slab.h>
 #include <net/tcp.h>
 
+#include "genl.h"
 #include "hook.h"
 #include "ident.h"
 #include "netns.h"
@@ -250,6 +253,43 @@ static void afw_hook_rule_flow(struct afw_hook_ctx *c, const struct afw_ruleset 
 	afw_flow_insert(c->an, &req, GFP_ATOMIC | __GFP_NOWARN, NULL);
 }
 
+/*
+ * A new connection of a kind afwd has decided already (learn.c): its flow
+ * installed as afwd would have, afwd told afterwards. -1: none learned.
+ */
+static int afw_hook_learned(struct afw_hook_ctx *c)
+{
+	struct afw_flow_new req = {
+		.origin = AFW_FLOW_ORIGIN_LEARNED,
+		.first_t = &c->t,
+		.first = &c->p,
+	};
+	struct afw_learned *e;
+	struct afw_learn_key lk;
+
+	if (!afw_learn_any(&c->an->learn) || c->t.proto != IPPROTO_TCP || !afw_hook_syn(c) ||
+	    !(c->t.flags & AFW_TUPLE_PORTS))
+		return -1;
+	afw_learn_key_from_tuple(&c->t, &lk);
+	e = afw_learn_lookup(&c->an->learn, &lk);
+	if (!e)
+		return -1;
+	atomic64_inc(&e->hits);
+	atomic64_inc(&c->an->learn.flows);
+	req.key = *afw_hook_key(c);
+	req.initiator = c->side;
+	req.verdict = e->verdict;
+	req.rule_id = e->line;
+	/* A refused connection tries again from new ports, each a flow of its own. */
+	if (e->verdict != AFW_VERDICT_ACCEPT)
+		req.timeout_s = AFW_REFUSE_TIMEOUT;
+	afw_hook_note_owner(c, &req.key);
+	/* Full or out of memory: afwd's decision still holds for this packet. */
+	afw_flow_insert(c->an, &req, GFP_ATOMIC | __GFP_NOWARN, NULL);
+	afw_genl_tell_learned(c->an, c->state, c->skb, &c->t, &req.key, e);
+	return e->verdict;
+}
+
 static u64 afw_hook_cgroup(const void *arg, u8 level)
 {
 	const struct afw_hook_ctx *c = arg;
@@ -333,6 +373,9 @@ static unsigned int afw_hook_run(struct afw_hook_ctx *c, struct sk_buff *skb,
 	}
 	switch (c->cfg->unknown) {
 	case AFW_UNKNOWN_QUEUE:
+		v = afw_hook_learned(c);
+		if (v >= 0)
+			return afw_act(c, AFW_STATS_FLOW, v);
 		return afw_act(c, AFW_STATS_UNKNOWN, AFW_ACTION_QUEUE);
 	case AFW_UNKNOWN_DROP:
 		return afw_act(c, AFW_STATS_UNKNOWN, AFW_ACTION_DROP);

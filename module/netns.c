@@ -118,8 +118,13 @@ static int __net_init afw_net_init(struct net *net)
 	ret = afw_owners_init(an);
 	if (ret)
 		goto err_owners;
+	ret = afw_learn_init(&an->learn);
+	if (ret)
+		goto err_learn;
 	return 0;
 
+err_learn:
+	afw_owners_exit(an);
 err_owners:
 	afw_flows_exit(an);
 err_flows:
@@ -184,6 +189,7 @@ static void __net_exit afw_net_exit(struct net *net)
 	struct afw_net *an = afw_net(net);
 	struct afw_ruleset *rs;
 
+	afw_learn_exit(&an->learn);
 	/* Owners first: their collector looks their flows up. */
 	afw_owners_exit(an);
 	afw_flows_exit(an);

@@ -9,6 +9,7 @@
 
 #include "classify.h"
 #include "flows.h"
+#include "learn.h"
 #include "owner.h"
 #include "stats.h"
 
@@ -93,6 +94,8 @@ struct afw_net {
 	hsiphash_key_t queue_key;
 	/* The queues analyzers serve (serve.h); NULL for none. */
 	struct afw_serve __rcu *serve;
+	/* afwd's learned decisions (learn.c); written under @lock. */
+	struct afw_learn learn;
 };
 
 /* Defaults of new namespaces, and the bounds requests may set. */

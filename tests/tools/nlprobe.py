@@ -181,6 +181,14 @@ def main():
     F = {f: e["AFW_MATCH_F_" + f] for f in ("SRC", "DST", "SPORT", "DPORT")}
     v4f = e["AFW_FAMILY_IPV4"]
 
+    def learn_flow(proto, verdict):
+        """A FLOW_NEW's attributes, teaching its decision (AFW_FLOW_F_LEARN)."""
+        return (u8("AFW_FLOW_A_FAMILY", 2) + u8("AFW_FLOW_A_PROTO", proto) +
+                attr(e["AFW_FLOW_A_SRC"], bytes([192, 0, 2, 1])) +
+                attr(e["AFW_FLOW_A_DST"], bytes([198, 51, 100, 9])) +
+                u16("AFW_FLOW_A_SPORT", 40000) + u16("AFW_FLOW_A_DPORT", 9) +
+                u8("AFW_FLOW_A_VERDICT", verdict) + u32("AFW_FLOW_A_FLAGS", e["AFW_FLOW_F_LEARN"]))
+
     def match(prio, action, dirs, family, proto, flags, sp=0, dp=0, sport=(0, 0), dport=(0, 0),
               reserved=0, addrs=b""):
         # struct afw_rule_match, then the addresses its flags name.
@@ -262,6 +270,22 @@ def main():
         "flow-no-verdict": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
             u8("AFW_FLOW_A_FAMILY", 2) + u8("AFW_FLOW_A_PROTO", 1) +
             attr(e["AFW_FLOW_A_SRC"], bytes(4)) + attr(e["AFW_FLOW_A_DST"], bytes(4)))),
+        # Decisions afwd teaches: only TCP, a verdict the module gives, a direction.
+        "flow-learn-no-dir": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            learn_flow(6, 0))),
+        "flow-learn-udp": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            learn_flow(17, 0) + u8("AFW_FLOW_A_DIR", e["AFW_DIR_OUT"]))),
+        "flow-learn-inspect": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            learn_flow(6, e["AFW_VERDICT_INSPECT"]) + u8("AFW_FLOW_A_DIR", e["AFW_DIR_OUT"]))),
+        "flow-learn-bad-dir": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            learn_flow(6, 0) + u8("AFW_FLOW_A_DIR", 3))),
+        "flow-del-with-dir": lambda: g.send(fam, e["AFW_CMD_FLOW_DEL"], attr(e["AFW_A_FLOW"] | 0x8000,
+            u8("AFW_FLOW_A_FAMILY", 2) + u8("AFW_FLOW_A_PROTO", 1) +
+            attr(e["AFW_FLOW_A_SRC"], bytes(4)) + attr(e["AFW_FLOW_A_DST"], bytes(4)) +
+            u8("AFW_FLOW_A_DIR", 0))),
+        "flow-new-with-hits": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            learn_flow(6, 0) + attr(e["AFW_FLOW_A_HITS"], bytes(8)))),
+        "learn-flush-with-attr": lambda: g.send(fam, e["AFW_CMD_LEARN_FLUSH"], version),
         "config-queue-overflow": lambda: g.send(fam, e["AFW_CMD_CONFIG_SET"], attr(e["AFW_A_CONFIG"] | 0x8000,
             u16("AFW_CFG_A_QUEUE_NUM", 65535) + u16("AFW_CFG_A_QUEUE_COUNT", 2))),
     })

@@ -156,6 +156,26 @@
  *	record is gone: 30 s after the last of its flow).
  * AFW_CMD_FLOW_FLUSH (doit, admin).
  *
+ * Learned decisions. A FLOW_NEW with AFW_FLOW_F_LEARN (and AFW_FLOW_A_DIR,
+ *	AFW_FLOW_A_LINE) says its verdict is decided by the flow's family,
+ *	protocol, direction, destination and destination port alone: the
+ *	module keeps that key, and decides the first packet of each new flow
+ *	that shares it (a TCP SYN that matched no flow and no rule, where the
+ *	unknown-flow policy is queue) itself, installing the flow (origin
+ *	LEARNED, LINE) and telling the socket that taught it with an
+ *	AFW_CMD_LEARNED message: AFW_A_FLOW with the key (SRC first), DIR,
+ *	LINE, VERDICT, IIF, OIF, OWNER if recorded, and PACKET, the packet's
+ *	first bytes (up to AFW_LEARN_PACKET_MAX, its IP and TCP headers). A
+ *	message its socket has no room for is not sent (LEARNED_UNTOLD, and
+ *	ENOBUFS on that socket). An entry lasts until that socket closes or
+ *	any LEARN_FLUSH; at most AFW_LEARN_MAX per namespace (ENOSPC; the
+ *	flow itself is installed all the same).
+ * AFW_CMD_LEARN_FLUSH (doit, admin): forgets every learned decision of the
+ *	namespace; the flows they installed stay.
+ * AFW_CMD_LEARN_GET (dump, admin): one message per learned decision with
+ *	AFW_A_FLOW: FAMILY, PROTO, DIR, DST, DPORT, VERDICT, LINE, HITS,
+ *	PORTID.
+ *
  * Multicast group AFW_MCGRP_FLOWS (joining needs CAP_NET_ADMIN over the
  *	namespace): a FLOW_NEW message when a flow is installed (by a rule,
  *	afwd or afwctl; again when its verdict is replaced), a FLOW_DEL one
@@ -188,7 +208,9 @@
  * verdict if the flow is known (an ICMP error takes the verdict of the
  * flow it quotes); else the best matching rule (an accept rule installs a
  * flow for what it passed when replies might not pass otherwise); else
- * ICMPv6 ND and MLD pass at LOCAL_IN/OUT; else the namespace's
+ * ICMPv6 ND and MLD pass at LOCAL_IN/OUT; else, under the unknown-flow
+ * policy queue, a TCP SYN to a place afwd taught a decision for gets that
+ * decision (see Learned decisions above); else the namespace's
  * unknown-flow policy.
  *
  * Every command has a policy of its own: a request carrying an attribute
@@ -201,8 +223,8 @@
 #include <linux/types.h>
 
 #define AFW_GENL_NAME		"afw"
-/* 2: AFW_RULE_A_MATCH. */
-#define AFW_GENL_VERSION	2
+/* 2: AFW_RULE_A_MATCH. 3: learned decisions. */
+#define AFW_GENL_VERSION	3
 /* The multicast group of flow events. */
 #define AFW_MCGRP_FLOWS		"flows"
 /* Flows a collector's walk tells again with their counts, at most. */
@@ -226,6 +248,9 @@ enum afw_cmd {
 	AFW_CMD_STATS_GET,
 	AFW_CMD_QUEUE_SERVE,
 	AFW_CMD_OWNER_GET,
+	AFW_CMD_LEARN_FLUSH,
+	AFW_CMD_LEARN_GET,
+	AFW_CMD_LEARNED,
 	__AFW_CMD_MAX
 };
 
@@ -399,6 +424,11 @@ struct afw_rule_match {
 /* The longest program or cgroup path a rule names, without its NUL. */
 #define AFW_RULE_PATH_MAX 255
 
+/* Learned decisions a namespace keeps, at most (AFW_FLOW_F_LEARN). */
+#define AFW_LEARN_MAX		16384
+/* A learned flow's packet bytes told to afwd, at most. */
+#define AFW_LEARN_PACKET_MAX	128
+
 /* What a flow's packets get. */
 enum afw_verdict {
 	AFW_VERDICT_ACCEPT,
@@ -430,6 +460,13 @@ enum afw_flow_attr {
 	AFW_FLOW_A_FLAGS,	/* NLA_U32, AFW_FLOW_F_* */
 	AFW_FLOW_A_QUEUE,	/* NLA_U16, an inspect flow's own queue */
 	AFW_FLOW_A_OWNER,	/* nest, AFW_OWNER_A_*, reply only: who started it */
+	AFW_FLOW_A_DIR,		/* NLA_U8, AFW_DIR_*: with AFW_FLOW_F_LEARN */
+	AFW_FLOW_A_LINE,	/* NLA_U32, afwd's policy line, with AFW_FLOW_F_LEARN */
+	AFW_FLOW_A_PACKET,	/* NLA_BINARY, LEARNED only: the first packet's headers */
+	AFW_FLOW_A_IIF,		/* NLA_U32, LEARNED only: its input interface, or 0 */
+	AFW_FLOW_A_OIF,		/* NLA_U32, LEARNED only: its output interface, or 0 */
+	AFW_FLOW_A_HITS,	/* NLA_U64, LEARN_GET only: flows the entry decided */
+	AFW_FLOW_A_PORTID,	/* NLA_U32, LEARN_GET only: the socket that taught it */
 	__AFW_FLOW_A_MAX
 };
 
@@ -467,11 +504,18 @@ enum afw_owner_attr {
 enum afw_flow_origin {
 	AFW_FLOW_ORIGIN_CONTROL,	/* AFW_CMD_FLOW_NEW: afwd or an admin */
 	AFW_FLOW_ORIGIN_RULE,		/* an accept rule that saw it start */
+	AFW_FLOW_ORIGIN_LEARNED,	/* a decision afwd taught (AFW_FLOW_F_LEARN) */
 };
 
 /* AFW_FLOW_A_FLAGS bits. */
 /* TCP: the connection exists already, so any SYN starts a new one. */
 #define AFW_FLOW_F_ESTABLISHED	0x1
+/*
+ * TCP, verdict accept, drop or reject, with AFW_FLOW_A_DIR: the decision
+ * holds for every new connection of the family and protocol, in that
+ * direction, to that destination address and port (see AFW_CMD_LEARNED).
+ */
+#define AFW_FLOW_F_LEARN	0x2
 
 /* AFW_FLOW_A_STATE bits. */
 #define AFW_FLOW_S_ASSURED	0x1	/* has passed packets both ways */
@@ -549,6 +593,10 @@ enum afw_stats_attr {
 	AFW_STATS_A_OWNERS,		/* NLA_U32 */
 	AFW_STATS_A_OWNERS_NOTED,	/* NLA_U64 */
 	AFW_STATS_A_OWNERS_LOST,	/* NLA_U64 */
+	AFW_STATS_A_LEARNED,		/* NLA_U32, learned decisions kept */
+	AFW_STATS_A_LEARNED_FLOWS,	/* NLA_U64, flows they decided */
+	AFW_STATS_A_LEARNED_UNTOLD,	/* NLA_U64, of those, not told (LEARNED) */
+	AFW_STATS_A_LEARNED_FULL,	/* NLA_U64, not learned for want of room */
 	__AFW_STATS_A_MAX
 };
 

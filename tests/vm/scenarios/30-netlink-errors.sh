@@ -51,6 +51,16 @@ probe_is "a cgroup rule on inbound packets only" rule-cgroup-inbound \
 probe_is "a rule not marked nested" rule-not-nested '^error 22'
 probe_is "RULE_NEW without a rule" rule-missing '^error 22'
 probe_is "a flow without a verdict" flow-no-verdict '^error 22 afw: a flow needs a verdict'
+probe_is "a decision to learn without its direction" flow-learn-no-dir \
+	"^error 22 afw: a learned decision needs the flow's direction"
+probe_is "a UDP decision to learn" flow-learn-udp '^error 22 afw: only TCP decisions are learned'
+probe_is "an inspect decision to learn" flow-learn-inspect \
+	"^error 22 afw: an inspected flow's decision is not learned"
+probe_is "a direction out of range" flow-learn-bad-dir '^error 34 integer out of range'
+probe_is "FLOW_DEL with a direction: the key only" flow-del-with-dir \
+	'^error 22 this request takes the flow.s key only'
+probe_is "FLOW_NEW with a dump's count" flow-new-with-hits '^error 22 reply-only attribute'
+probe_is "LEARN_FLUSH with an attribute" learn-flush-with-attr '^error 22 reply-only attribute'
 probe_is "RULE_NEW carrying a flow: each command takes its own attributes" \
 	rule-new-with-flow '^error 22 Unsupported attribute'
 probe_is "FLOW_DEL carrying a verdict says it takes the key only" \
