@@ -93,16 +93,23 @@ static void put_owner_flow(struct msg *m, unsigned int damage)
 	mnl_attr_nest_end(m->nlh, nest);
 }
 
-/* AFW_FLOW_A_FLAGS in the flow nest of @m, or -1 when it has none. */
-static long sent_flags(const struct msg *m)
+/* Attribute @type (a u8, u32 or flag) in the flow nest of @m, or -1 when it has none. */
+static long sent_attr(const struct msg *m, uint16_t type)
 {
 	const struct nlattr *top, *a;
 
 	top = mnl_nlmsg_get_payload_offset(m->nlh, sizeof(struct genlmsghdr));
 	mnl_attr_for_each_nested(a, top)
-		if (mnl_attr_get_type(a) == AFW_FLOW_A_FLAGS)
-			return mnl_attr_get_u32(a);
+		if (mnl_attr_get_type(a) == type)
+			return mnl_attr_get_payload_len(a) == 1 ? mnl_attr_get_u8(a) :
+			       mnl_attr_get_u32(a);
 	return -1;
+}
+
+/* AFW_FLOW_A_FLAGS in the flow nest of @m, or -1 when it has none. */
+static long sent_flags(const struct msg *m)
+{
+	return sent_attr(m, AFW_FLOW_A_FLAGS);
 }
 
 /* flow add's words of @line into @f; the error's text into @why. */
@@ -141,6 +148,7 @@ int main(void)
 	      f.expires == 86399);
 	CHECK(failed, "origin names", !strcmp(afw_flow_origin_name(AFW_FLOW_ORIGIN_CONTROL), "control") &&
 	      !strcmp(afw_flow_origin_name(AFW_FLOW_ORIGIN_RULE), "rule") &&
+	      !strcmp(afw_flow_origin_name(AFW_FLOW_ORIGIN_LEARNED), "learned") &&
 	      !strcmp(afw_flow_origin_name(7), "unknown"));
 
 	msg_start(&m, AFW_CMD_FLOW_GET);
@@ -191,6 +199,17 @@ int main(void)
 	msg_start(&m, AFW_CMD_FLOW_NEW);
 	afw_flow_put(m.nlh, &f, 1);
 	CHECK(failed, "nor FLOW_NEW without flags", sent_flags(&m) == -1);
+	CHECK(failed, "nor a direction or line without AFW_FLOW_F_LEARN",
+	      sent_attr(&m, AFW_FLOW_A_DIR) == -1 && sent_attr(&m, AFW_FLOW_A_LINE) == -1);
+	f.flags = AFW_FLOW_F_LEARN;
+	f.dir = AFW_DIR_FORWARD;
+	f.line = 17;
+	msg_start(&m, AFW_CMD_FLOW_NEW);
+	afw_flow_put(m.nlh, &f, 1);
+	CHECK(failed, "a decision to learn carries its direction and policy line",
+	      sent_flags(&m) == AFW_FLOW_F_LEARN && sent_attr(&m, AFW_FLOW_A_DIR) == AFW_DIR_FORWARD &&
+	      sent_attr(&m, AFW_FLOW_A_LINE) == 17);
+	f.flags = 0;
 
 	/* What afwd reads back from a refused request the kernel echoes. */
 	memset(&f, 0, sizeof(f));

@@ -1320,6 +1320,124 @@ static void test_settled_budget(int *failed)
 	afw_policy_free(p);
 }
 
+/* The owner test_keyed's flows have: the program its slot's context names. */
+static int keyed_owner(void *ctx, const struct afw_facts *f, struct afw_owner_info *out)
+{
+	const char *exe = ctx;
+
+	(void)f;
+	memset(out, 0, sizeof(*out));
+	out->pid = 100;
+	snprintf(out->exe, sizeof(out->exe), "%s", exe);
+	snprintf(out->comm, sizeof(out->comm), "%s", strrchr(exe, '/') + 1);
+	return 0;
+}
+
+/* A random TCP flow to @key's destination (or a new one), all else random. */
+static void keyed_flow(unsigned int *seed, struct afw_facts *f, struct afw_owner_slot *slot,
+		       const struct afw_facts *key)
+{
+	static const char *const daddrs[] = { "192.0.2.1", "203.0.113.5", "2001:db8::1",
+					       "2001:db9::2" };
+	static const char *const saddrs[] = { "198.51.100.7", "10.0.0.1", "2001:db8:1::1",
+					       "fd00::1" };
+	static const char *const exes[] = { "/usr/bin/curl", "/usr/bin/wget" };
+	static const uint16_t dports[] = { 80, 443, 8080 };
+	unsigned int d = rnd(seed, 4);
+
+	memset(f, 0, sizeof(*f));
+	f->family = d < 2 ? AF_INET : AF_INET6;
+	inet_pton(f->family, daddrs[d], f->daddr);
+	f->dport = dports[rnd(seed, 3)];
+	f->dir = (uint8_t)(AFW_FDIR_IN + rnd(seed, 3));
+	f->l4proto = IPPROTO_TCP;
+	if (key) {
+		f->family = key->family;
+		memcpy(f->daddr, key->daddr, sizeof(f->daddr));
+		f->dport = key->dport;
+		f->dir = key->dir;
+	}
+	inet_pton(f->family, saddrs[(f->family == AF_INET6) * 2 + rnd(seed, 2)], f->saddr);
+	f->sport = (uint16_t)(40000 + rnd(seed, 200));
+	f->iif = rnd(seed, 2);
+	f->oif = rnd(seed, 2);
+	f->has_uid = rnd(seed, 2);
+	f->uid = 1000 + rnd(seed, 2);
+	memset(slot, 0, sizeof(*slot));
+	slot->fetch = keyed_owner;
+	slot->ctx = (void *)exes[rnd(seed, 2)];
+	f->owner = slot;
+}
+
+/*
+ * A decision afw_policy_settled() calls keyed (afwd then lets the module
+ * keep it for every connection to the same place) is the one every flow
+ * with the same family, protocol, direction, destination and port gets,
+ * whatever its source, interfaces, user or program: random policies whose
+ * rules test any of those, and random flows.
+ */
+static void test_keyed(int *failed)
+{
+	static const char *const parts[] = {
+		"proto tcp", "dport 80", "dport 443,8080", "to 192.0.2.0/24", "to 2001:db8::/32",
+		"dir out", "dir in,forward", "sport 40000-40099", "from 198.51.100.0/24",
+		"from 2001:db8:1::/48", "iif lo", "oif lo", "uid 1000", "group 0",
+		"exe /usr/bin/curl", "comm wget", "host example.com", "l7 tls",
+	};
+	static const char *const verdicts[] = { "allow", "deny", "reject", "inspect" };
+	unsigned int seed = 11, round, i, j, k, n, keyed = 0, unkeyed = 0, broken = 0, parsed = 0;
+	struct afw_owner_slot fs, gs;
+	struct afw_policy_match m, mg;
+	struct afw_policy_error err;
+	struct afw_facts f, g;
+	struct afw_policy *p;
+	char text[2048];
+
+	for (round = 0; round < 3000; round++) {
+		snprintf(text, sizeof(text), "default %s\n", rnd(&seed, 2) ? "deny" : "allow");
+		n = 1 + rnd(&seed, 6);
+		for (i = 0; i < n; i++) {
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), "prio %u",
+				 rnd(&seed, 4));
+			for (k = 1 + rnd(&seed, 3), j = 0; j < k; j++)
+				snprintf(text + strlen(text), sizeof(text) - strlen(text), " %s",
+					 parts[rnd(&seed, sizeof(parts) / sizeof(parts[0]))]);
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), " %s\n",
+				 verdicts[rnd(&seed, 4)]);
+		}
+		p = afw_policy_parse(text, strlen(text), "keyed", &err);
+		if (!p)
+			continue;
+		parsed++;
+		for (i = 0; i < 40; i++) {
+			keyed_flow(&seed, &f, &fs, NULL);
+			if (!afw_policy_settled(p, &f, SIZE_MAX, &m))
+				continue;
+			if (!m.keyed) {
+				unkeyed++;
+				continue;
+			}
+			keyed++;
+			for (j = 0; j < 16; j++) {
+				keyed_flow(&seed, &g, &gs, &f);
+				if (afw_policy_settled(p, &g, SIZE_MAX, &mg) && mg.keyed &&
+				    mg.verdict == m.verdict && mg.line == m.line)
+					continue;
+				if (broken++ < 5)
+					printf("# keyed at line %u, a flow to the same place gets "
+					       "line %u\n%s", m.line, mg.line, text);
+			}
+		}
+		afw_policy_free(p);
+	}
+	printf("# %u policies; %u keyed decisions, %u settled but not keyed\n", parsed, keyed,
+	       unkeyed);
+	CHECK(*failed, "keyed: a keyed decision is every flow's to the same place",
+	      broken == 0);
+	CHECK(*failed, "keyed: the random policies parse, and give both kinds",
+	      parsed > 1500 && keyed > 1000 && unkeyed > 1000);
+}
+
 static void test_dist(int *failed)
 {
 	static const struct {
@@ -1968,6 +2086,7 @@ int main(void)
 	test_terms(&failed);
 	test_unreachable(&failed);
 	test_settled_budget(&failed);
+	test_keyed(&failed);
 	test_direction(&failed);
 	test_dist(&failed);
 	test_dist_baseline(&failed);

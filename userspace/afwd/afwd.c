@@ -77,6 +77,10 @@ static void afw_usage(FILE *out)
 		"                         for reloads and retried installs (default 65536;\n"
 		"                         0: none)\n"
 		"      --queue-maxlen N   packets the kernel holds per queue (default 4096)\n"
+		"      --no-learn         with the module: queue every new connection to afwd,\n"
+		"                         even where the policy decides it by its\n"
+		"                         destination alone (by default the module keeps\n"
+		"                         such a decision and takes the next ones itself)\n"
 		"      --gather US        under load, let packets gather for up to US\n"
 		"                         microseconds before reading them (default 0:\n"
 		"                         read each packet as it arrives)\n"
@@ -861,7 +865,7 @@ enum {
 	AFW_OPT_MAX_TIME, AFW_OPT_QUEUE_MAXLEN, AFW_OPT_GATHER, AFW_OPT_IO, AFW_OPT_CTL,
 	AFW_OPT_STATS, AFW_OPT_RELOAD, AFW_OPT_FLOWS, AFW_OPT_MAX_MEMORY, AFW_OPT_MAX_DECIDED,
 	AFW_OPT_USER, AFW_OPT_MAX_RECORDS, AFW_OPT_HEAD_QUEUE, AFW_OPT_EVENTS, AFW_OPT_EVENTS_DAYS,
-	AFW_OPT_EVENTS_MB, AFW_OPT_ANSWERS,
+	AFW_OPT_EVENTS_MB, AFW_OPT_ANSWERS, AFW_OPT_NO_LEARN,
 	AFW_OPT_VERSION,
 };
 
@@ -898,6 +902,7 @@ int main(int argc, char **argv)
 		{ "events-days", required_argument, NULL, AFW_OPT_EVENTS_DAYS },
 		{ "events-mb", required_argument, NULL, AFW_OPT_EVENTS_MB },
 		{ "answers", required_argument, NULL, AFW_OPT_ANSWERS },
+		{ "no-learn", no_argument, NULL, AFW_OPT_NO_LEARN },
 		{ "version", no_argument, NULL, AFW_OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1021,6 +1026,9 @@ int main(int argc, char **argv)
 			if (afw_opt_num("--queue-maxlen", optarg, 1, 1u << 20, &v))
 				return 2;
 			cfg.queue.maxlen = (uint32_t)v;
+			break;
+		case AFW_OPT_NO_LEARN:
+			cfg.no_learn = true;
 			break;
 		case AFW_OPT_GATHER:
 			/* pace.h's sums stay in 64 bits up to 100 ms. */

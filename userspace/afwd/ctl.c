@@ -140,6 +140,11 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 		/* Who started a flow, asked of the module for rules on programs. */
 		fprintf(out, ",\"owners_asked\":%llu,\"owners_found\":%llu",
 			(unsigned long long)s.owners_asked, (unsigned long long)s.owners_found);
+		/* Decisions the module was taught, and the connections it took by them. */
+		fprintf(out, ",\"learned\":%llu,\"told\":%llu,\"told_unreadable\":%llu,"
+			"\"module_overruns\":%llu",
+			(unsigned long long)s.kern.learned, (unsigned long long)s.kern.told,
+			(unsigned long long)s.told_bad, (unsigned long long)s.kern.overruns);
 		fprintf(out, ",\"install_retries\":%llu,\"answered\":%llu,\"records\":%u,"
 			"\"records_given_up\":%llu,\"records_evicted\":%llu,\"rejudged\":%llu,"
 			"\"reload_changed\":%llu,\"ct_updated\":%llu,\"ct_missing\":%llu,"

@@ -45,6 +45,7 @@ struct afw_daemon_config {
 	uint32_t mark_base;		/* without the module: marks BASE+1..3 */
 	unsigned int max_records;	/* ledger records per queue */
 	uint64_t gather_ns;		/* under load, the longest a packet waits */
+	bool no_learn;			/* --no-learn: never let the module keep a decision */
 	bool log_json;
 	bool fail_open_given;		/* --fail-open: else the module's "fail" */
 	const char *events_path;	/* the event log's database, or NULL */
@@ -85,6 +86,7 @@ struct afw_worker_snapshot {
 	uint64_t head_packets;		/* from the headers queue */
 	uint64_t head_back;		/* flows it gave back to whole packets */
 	uint64_t owners_asked, owners_found, owner_syscalls;
+	uint64_t told_bad;
 };
 
 struct afw_daemon;
@@ -104,6 +106,7 @@ struct afw_worker {
 	struct afw_nl *owner_nl;
 	struct afw_owner_buf *owner_buf;	/* its answers' strings */
 	uint64_t owners_asked, owners_found;
+	uint64_t told_bad;		/* learned flows told with packets afwd cannot read */
 	unsigned int asking;		/* its questions on the ask board */
 	bool told;			/* lines for the watchers this round */
 	bool owner_warned;		/* a failed question was said, once */

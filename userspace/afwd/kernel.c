@@ -8,6 +8,11 @@
  * about is read from the refusal itself, however many batches have gone
  * since.
  *
+ * A decision afwd made by a flow's destination alone is taught to the module
+ * with its FLOW_NEW (AFW_FLOW_F_LEARN): the module then decides the next
+ * connections like it itself, and tells this socket of each one after the
+ * fact (AFW_CMD_LEARNED), which afw_kern_read() hands to the worker.
+ *
  * The same socket hears the generic netlink controller's "notify" group,
  * which announces every family that comes and goes: that is how a worker
  * learns that the module was unloaded, and that it is back (with a new
@@ -206,7 +211,7 @@ int afw_kern_resolve(struct afw_kern *k)
 int afw_kern_open(struct afw_kern *k, bool news)
 {
 	struct afw_kern_family ctrl;
-	int one = 1, ret;
+	int one = 1, rcvbuf = 4 << 20, ret;
 
 	memset(k, 0, offsetof(struct afw_kern, batch));
 	k->sock = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -218,6 +223,15 @@ int afw_kern_open(struct afw_kern *k, bool news)
 	}
 	/* The module's reason in each refusal; best effort on old kernels. */
 	mnl_socket_setsockopt(k->sock, NETLINK_EXT_ACK, &one, sizeof(one));
+	/*
+	 * Learned flows are told here one message each, and read a round at a
+	 * time: room for a burst of them (past rmem_max, as root may; best
+	 * effort, a lost one is counted).
+	 */
+	if (setsockopt(mnl_socket_get_fd(k->sock), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)) < 0)
+		(void)setsockopt(mnl_socket_get_fd(k->sock), SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				 sizeof(rcvbuf));
 	k->portid = mnl_socket_get_portid(k->sock);
 	k->seq = (unsigned int)time(NULL);
 	ret = afw_kern_getfamily(k, "nlctrl", &ctrl);
@@ -295,6 +309,90 @@ bool afw_kern_add(struct afw_kern *k, const struct afw_flow_spec *f)
 bool afw_kern_del(struct afw_kern *k, const struct afw_flow_spec *f)
 {
 	return afw_kern_queue(k, f, AFW_CMD_FLOW_DEL);
+}
+
+bool afw_kern_learn(struct afw_kern *k, const struct afw_flow_spec *f, uint8_t dir,
+		    uint32_t line)
+{
+	struct afw_flow_spec l = *f;
+
+	l.flags |= AFW_FLOW_F_LEARN;
+	l.dir = dir;
+	l.line = line;
+	if (!afw_kern_queue(k, &l, AFW_CMD_FLOW_NEW))
+		return false;
+	k->stats.learned++;
+	return true;
+}
+
+bool afw_kern_forget(struct afw_kern *k)
+{
+	struct nlmsghdr *nlh = afw_kern_slot(k, AFW_CMD_LEARN_FLUSH);
+
+	if (!nlh)
+		return false;
+	afw_kern_queued(k, nlh);
+	return true;
+}
+
+static int afw_kern_told_attr(const struct nlattr *a, void *data)
+{
+	const struct nlattr **tb = data;
+	unsigned int type = mnl_attr_get_type(a);
+
+	if (type <= AFW_FLOW_A_MAX)
+		tb[type] = a;
+	return MNL_CB_OK;
+}
+
+static int afw_kern_owner_attr(const struct nlattr *a, void *data)
+{
+	const struct nlattr **tb = data;
+	unsigned int type = mnl_attr_get_type(a);
+
+	if (type <= AFW_OWNER_A_MAX)
+		tb[type] = a;
+	return MNL_CB_OK;
+}
+
+/* A LEARNED message's flow; -1 when it lacks what the worker needs. */
+static int afw_kern_parse_told(const struct nlmsghdr *nlh, struct afw_kern_told *t)
+{
+	const struct nlattr *tb[AFW_FLOW_A_MAX + 1] = { NULL };
+	const struct nlattr *ob[AFW_OWNER_A_MAX + 1] = { NULL };
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == AFW_A_FLOW)
+			break;
+	if (!mnl_attr_ok(a, (int)((const char *)mnl_nlmsg_get_payload_tail(nlh) - (const char *)a)) ||
+	    mnl_attr_get_type(a) != AFW_A_FLOW ||
+	    mnl_attr_parse_nested(a, afw_kern_told_attr, tb) != MNL_CB_OK)
+		return -1;
+	if (!tb[AFW_FLOW_A_PACKET] || !tb[AFW_FLOW_A_DIR] || !tb[AFW_FLOW_A_VERDICT] ||
+	    mnl_attr_validate(tb[AFW_FLOW_A_DIR], MNL_TYPE_U8) < 0 ||
+	    mnl_attr_validate(tb[AFW_FLOW_A_VERDICT], MNL_TYPE_U8) < 0)
+		return -1;
+	memset(t, 0, sizeof(*t));
+	t->dir = mnl_attr_get_u8(tb[AFW_FLOW_A_DIR]);
+	t->verdict = mnl_attr_get_u8(tb[AFW_FLOW_A_VERDICT]);
+	if (tb[AFW_FLOW_A_LINE] && mnl_attr_validate(tb[AFW_FLOW_A_LINE], MNL_TYPE_U32) == 0)
+		t->line = mnl_attr_get_u32(tb[AFW_FLOW_A_LINE]);
+	if (tb[AFW_FLOW_A_IIF] && mnl_attr_validate(tb[AFW_FLOW_A_IIF], MNL_TYPE_U32) == 0)
+		t->iif = mnl_attr_get_u32(tb[AFW_FLOW_A_IIF]);
+	if (tb[AFW_FLOW_A_OIF] && mnl_attr_validate(tb[AFW_FLOW_A_OIF], MNL_TYPE_U32) == 0)
+		t->oif = mnl_attr_get_u32(tb[AFW_FLOW_A_OIF]);
+	t->packet = mnl_attr_get_payload(tb[AFW_FLOW_A_PACKET]);
+	t->len = mnl_attr_get_payload_len(tb[AFW_FLOW_A_PACKET]);
+	/* The owner's uid, as NFQUEUE gives a local socket's. */
+	if (tb[AFW_FLOW_A_OWNER] &&
+	    mnl_attr_parse_nested(tb[AFW_FLOW_A_OWNER], afw_kern_owner_attr, ob) == MNL_CB_OK &&
+	    ob[AFW_OWNER_A_UID] && !ob[AFW_OWNER_A_LISTENER] &&
+	    mnl_attr_validate(ob[AFW_OWNER_A_UID], MNL_TYPE_U32) == 0) {
+		t->has_uid = true;
+		t->uid = mnl_attr_get_u32(ob[AFW_OWNER_A_UID]);
+	}
+	return 0;
 }
 
 bool afw_kern_serve(struct afw_kern *k, uint16_t num)
@@ -378,12 +476,13 @@ static const char *afw_kern_ext_msg(const struct nlmsghdr *nlh, const struct nlm
 	return NULL;
 }
 
-int afw_kern_read(struct afw_kern *k, void (*refused)(const struct afw_kern_refusal *r,
-						      void *data), void *data)
+int afw_kern_read(struct afw_kern *k, const struct afw_kern_calls *c)
 {
+	const struct genlmsghdr *genl;
 	const struct nlmsghdr *nlh;
 	const struct nlmsgerr *e;
 	struct afw_kern_refusal r;
+	struct afw_kern_told t;
 	bool ask = false;
 	int n, news = 0;
 	uint16_t before;
@@ -393,6 +492,7 @@ int afw_kern_read(struct afw_kern *k, void (*refused)(const struct afw_kern_refu
 		n = (int)recv(afw_kern_fd(k), k->buf, sizeof(k->buf), MSG_DONTWAIT);
 		if (n < 0 && errno == ENOBUFS) {
 			/* News may have been lost: ask once the socket is dry. */
+			k->stats.overruns++;
 			ask = true;
 			continue;
 		}
@@ -400,6 +500,17 @@ int afw_kern_read(struct afw_kern *k, void (*refused)(const struct afw_kern_refu
 			break;
 		for (nlh = (const struct nlmsghdr *)k->buf; mnl_nlmsg_ok(nlh, n);
 		     nlh = mnl_nlmsg_next(nlh, &n)) {
+			genl = mnl_nlmsg_get_payload(nlh);
+			if (k->family_id && nlh->nlmsg_type == k->family_id &&
+			    mnl_nlmsg_get_payload_len(nlh) >= sizeof(*genl) &&
+			    genl->cmd == AFW_CMD_LEARNED) {
+				if (afw_kern_parse_told(nlh, &t) < 0)
+					continue;
+				k->stats.told++;
+				if (c->told)
+					c->told(&t, c->data);
+				continue;
+			}
 			if (nlh->nlmsg_type != NLMSG_ERROR) {
 				news |= afw_kern_news(k, nlh);
 				continue;
@@ -423,8 +534,8 @@ int afw_kern_read(struct afw_kern *k, void (*refused)(const struct afw_kern_refu
 				continue;
 			if (r.cmd == AFW_CMD_FLOW_NEW)
 				k->stats.failed++;
-			if (refused)
-				refused(&r, data);
+			if (c->refused)
+				c->refused(&r, c->data);
 		}
 	}
 	if (ask) {

@@ -30,7 +30,26 @@ struct afw_kern_stats {
 	uint64_t syscalls;
 	uint64_t gone;			/* times the module went away */
 	uint64_t back;			/* times it came (back) */
+	uint64_t learned;		/* of FLOW_NEW, those that taught their decision */
+	uint64_t told;			/* flows a learned decision decided, told */
+	uint64_t overruns;		/* times the socket lost messages (ENOBUFS) */
 };
+
+/*
+ * A flow the module decided by a decision this socket taught it
+ * (AFW_CMD_LEARNED): its first packet's headers and where it was seen.
+ */
+struct afw_kern_told {
+	uint8_t dir;			/* AFW_DIR_* */
+	uint8_t verdict;		/* AFW_VERDICT_* it was given */
+	uint32_t line;
+	uint32_t iif, oif;
+	bool has_uid;			/* its owner's, when a local process started it */
+	uint32_t uid;
+	const uint8_t *packet;		/* from the IP header */
+	uint16_t len;
+};
+
 
 /* What afw_kern_read() found, besides refusals. */
 enum {
@@ -44,6 +63,13 @@ struct afw_kern_refusal {
 	struct afw_flow_spec flow;	/* the request's flow, verdict included */
 	int error;			/* a positive errno */
 	const char *msg;		/* the module's reason, or strerror() */
+};
+
+/* What afw_kern_read() hands on: refusals, and flows the module was taught to decide. */
+struct afw_kern_calls {
+	void (*refused)(const struct afw_kern_refusal *r, void *data);
+	void (*told)(const struct afw_kern_told *t, void *data);
+	void *data;
 };
 
 struct afw_kern {
@@ -84,6 +110,15 @@ int afw_kern_resolve(struct afw_kern *k);
  * Nothing is queued while the module is not there: they return false.
  */
 bool afw_kern_add(struct afw_kern *k, const struct afw_flow_spec *f);
+/*
+ * FLOW_NEW with AFW_FLOW_F_LEARN: the module keeps the decision for every
+ * new connection in direction @dir (AFW_DIR_*) to @f's destination, and
+ * tells this socket of each (afw_kern_read()). @line is the policy's.
+ */
+bool afw_kern_learn(struct afw_kern *k, const struct afw_flow_spec *f, uint8_t dir,
+		    uint32_t line);
+/* LEARN_FLUSH with the batch: the module forgets every decision it was taught. */
+bool afw_kern_forget(struct afw_kern *k);
 bool afw_kern_del(struct afw_kern *k, const struct afw_flow_spec *f);
 
 /*
@@ -101,13 +136,12 @@ int afw_kern_flush(struct afw_kern *k, void (*refused)(const struct afw_kern_ref
 						       void *data), void *data);
 
 /*
- * Reads what the kernel sent, without blocking: @refused is called for each
- * refused request; news of the module's family is acted on. Returns
- * AFW_KERN_WENT and AFW_KERN_CAME bits (both when it went and came back
- * between two reads).
+ * Reads what the kernel sent, without blocking: @c->refused is called for
+ * each refused request, @c->told for each flow a learned decision decided;
+ * news of the module's family is acted on. Returns AFW_KERN_WENT and
+ * AFW_KERN_CAME bits (both when it went and came back between two reads).
  */
-int afw_kern_read(struct afw_kern *k, void (*refused)(const struct afw_kern_refusal *r,
-						      void *data), void *data);
+int afw_kern_read(struct afw_kern *k, const struct afw_kern_calls *c);
 
 /* FLOW_FLUSH, waiting for the module's answer. 0 or a negative errno. */
 int afw_kern_flow_flush(struct afw_kern *k);

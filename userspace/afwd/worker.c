@@ -152,12 +152,39 @@ static bool afw_worker_established(const struct afw_pkt *p)
 }
 
 /*
+ * Whether the module may keep @r's decision for every new connection to
+ * the same place (afw_kern_learn()): the policy decided it by the flow's
+ * key alone, at a TCP client's SYN, with a verdict the module gives.
+ */
+static bool afw_worker_learns(const struct afw_worker *w, const struct afw_result *r)
+{
+	return !w->d->cfg->no_learn && r->keyed && r->l4proto == IPPROTO_TCP &&
+	       r->dir >= AFW_FDIR_IN && r->dir <= AFW_FDIR_FORWARD &&
+	       (r->decision == AFW_DECIDE_ALLOW || r->decision == AFW_DECIDE_DENY ||
+		r->decision == AFW_DECIDE_REJECT);
+}
+
+/* The first send of @rec, decided as @r says: taught to the module when it may keep it. */
+static bool afw_worker_send_new(struct afw_worker *w, const struct afw_result *r,
+				struct afw_lrec *rec)
+{
+	struct afw_flow_spec f;
+
+	if (!afw_worker_learns(w, r))
+		return afw_worker_send(rec, w);
+	afw_worker_flow(w, rec, &f);
+	return afw_kern_learn(w->kern, &f, (uint8_t)(r->dir - AFW_FDIR_IN), r->rule_line);
+}
+
+/*
  * Records a decided flow and hands it on: to the module (one FLOW_NEW in
  * the round's batch), or, without it, to the mark the verdict gets. The
- * ledger remembers it for reloads, refusals and the module's return.
+ * ledger remembers it for reloads, refusals and the module's return. A
+ * flow the module @installed itself (a learned decision's) is recorded
+ * only.
  */
 static void afw_worker_install(struct afw_worker *w, const struct afw_result *r,
-			       bool established, bool head)
+			       bool established, bool head, bool installed)
 {
 	uint64_t now = afw_now_ns();
 	enum afw_lrec_state state;
@@ -180,8 +207,13 @@ static void afw_worker_install(struct afw_worker *w, const struct afw_result *r,
 	}
 	if (state != AFW_LREC_SENT)
 		return;
+	if (installed) {
+		if (rec)
+			afw_ledger_sent(w->ledger, rec, now);
+		return;
+	}
 	if (rec) {
-		if (!afw_worker_send(rec, w))
+		if (!afw_worker_send_new(w, r, rec))
 			afw_ledger_wait(w->ledger, rec, now);
 	} else {
 		/* No record (no memory): installed all the same, just not remembered. */
@@ -250,7 +282,7 @@ static void afw_worker_ask_apply(struct afw_worker *w, struct afw_ask_prompt *pr
 	afw_log_result(w->log, &res);
 	w->told |= afw_ask_tell_decision(&w->d->ask, &res);
 	if (how != 0)
-		afw_worker_install(w, &res, pr->established, false);
+		afw_worker_install(w, &res, pr->established, false, false);
 	if (pr->has_held) {
 		afw_worker_verdict(w, &pr->held, afw_decision_pass(res.decision), how != 0, false,
 				   res.decision);
@@ -339,9 +371,12 @@ static bool afw_worker_asked(struct afw_worker *w, const struct afw_pkt *p,
 	return true;
 }
 
-/* Logs a decision, made on packet @p, and hands the flow on. */
+/*
+ * Logs a decision, made on packet @p, and hands the flow on; one the module
+ * @installed already (a learned decision's) is recorded only.
+ */
 static void afw_worker_decided(struct afw_worker *w, const struct afw_result *r,
-			       const struct afw_pkt *p)
+			       const struct afw_pkt *p, bool installed)
 {
 	if (!r->quiet) {
 		afw_log_result(w->log, r);
@@ -360,7 +395,68 @@ static void afw_worker_decided(struct afw_worker *w, const struct afw_result *r,
 	 */
 	afw_worker_install(w, r, afw_worker_established(p),
 			   w->head >= 0 && r->decision == AFW_DECIDE_INSPECT &&
-			   afw_engine_headers_enough(w->engine, p));
+			   afw_engine_headers_enough(w->engine, p), installed);
+}
+
+static enum afw_decision afw_worker_verdict_decision(uint8_t verdict)
+{
+	switch (verdict) {
+	case AFW_VERDICT_ACCEPT:
+		return AFW_DECIDE_ALLOW;
+	case AFW_VERDICT_REJECT:
+		return AFW_DECIDE_REJECT;
+	case AFW_VERDICT_INSPECT:
+		return AFW_DECIDE_INSPECT;
+	default:
+		return AFW_DECIDE_DENY;
+	}
+}
+
+/*
+ * A connection the module decided by a decision this worker taught it
+ * (afw_kern_learn()), told after the fact: judged here as its SYN would
+ * have been, so that it is logged, watched and recorded as any other.
+ * The same decision: nothing to send. Another one (a reload came between):
+ * installed in its place. Not decided at its SYN any more (a rule of the
+ * new policy reads it): the module's entry goes, so that the rest of its
+ * handshake comes here, where its SYN was read.
+ */
+static void afw_worker_told(const struct afw_kern_told *t, void *data)
+{
+	struct afw_worker *w = data;
+	const struct afw_policy *pol = atomic_load(&w->d->policy);
+	uint8_t head_buf[AFW_PKT_HEAD_MAX];
+	size_t orig = t->len;
+	struct afw_flow_spec f;
+	struct afw_result res;
+	struct afw_pkt p;
+	bool decided;
+
+	/* The module sends the first bytes: the IP header says how many there were. */
+	if (t->len >= 20 && t->packet[0] >> 4 == 4)
+		orig = (size_t)t->packet[2] << 8 | t->packet[3];
+	else if (t->len >= 40 && t->packet[0] >> 4 == 6)
+		orig = 40 + ((size_t)t->packet[4] << 8 | t->packet[5]);
+	if (orig < t->len)
+		orig = t->len;
+	if (afw_pkt_decode_head(&p, head_buf, t->packet, t->len, orig) != AFW_PKT_OK ||
+	    t->dir > AFW_DIR_FORWARD) {
+		w->told_bad++;
+		return;
+	}
+	p.csum = AFW_CSUM_TRUSTED;
+	p.indev = t->iif;
+	p.outdev = t->oif;
+	p.dir = (uint8_t)(AFW_FDIR_IN + t->dir);
+	afw_engine_packet(w->engine, pol, &p, t->has_uid, t->uid, afw_now_ns(), &res, &decided);
+	if (decided && res.decision != AFW_DECIDE_ASK && !res.per_packet) {
+		afw_worker_decided(w, &res, &p,
+				   res.decision == afw_worker_verdict_decision(t->verdict));
+		return;
+	}
+	afw_ledger_spec(&f, p.ipver, p.proto, p.src, p.sport, p.dst, p.dport,
+			AFW_DECIDE_DENY, false);
+	afw_kern_del(w->kern, &f);
 }
 
 /*
@@ -597,6 +693,13 @@ static void afw_worker_rejudge(struct afw_worker *w)
 
 	if (gen == w->ledger_gen)
 		return;
+	/*
+	 * What the module was taught came from the old policy: forgotten in
+	 * the send that carries the records' new verdicts, ahead of them. A
+	 * connection it decides by one meanwhile is told, and judged anew.
+	 */
+	if (w->kern && afw_kern_up(w->kern))
+		afw_kern_forget(w->kern);
 	/* The generation first: the policy read next is at least that new. */
 	n = afw_ledger_rejudge(w->ledger, atomic_load(&d->policy), afw_worker_changed, w);
 	if (w->ct)
@@ -638,6 +741,7 @@ static void afw_worker_serve(struct afw_worker *w)
  */
 static void afw_worker_kern_work(struct afw_worker *w, uint64_t now, bool readable)
 {
+	const struct afw_kern_calls calls = { afw_worker_refused, afw_worker_told, w };
 	struct afw_daemon *d = w->d;
 	uint64_t resync;
 	int news;
@@ -647,7 +751,7 @@ static void afw_worker_kern_work(struct afw_worker *w, uint64_t now, bool readab
 		return;
 	afw_kern_flush(w->kern, afw_worker_refused, w);
 	if (readable) {
-		news = afw_kern_read(w->kern, afw_worker_refused, w);
+		news = afw_kern_read(w->kern, &calls);
 		if (news & AFW_KERN_WENT)
 			afw_worker_module_news(w, false);
 		if (news & AFW_KERN_CAME) {
@@ -745,6 +849,7 @@ static void afw_worker_publish(struct afw_worker *w)
 	w->snap.head_packets = w->head_packets;
 	w->snap.head_back = w->head_back;
 	w->snap.owners_asked = w->owners_asked;
+	w->snap.told_bad = w->told_bad;
 	w->snap.owners_found = w->owners_found;
 	w->snap.owner_syscalls = w->owner_nl ? w->owner_nl->syscalls : 0;
 	w->snap.analyzing = afw_engine_flows(w->engine);
@@ -882,7 +987,7 @@ static void *afw_worker_main(void *arg)
 				pass = afw_decision_pass(res.decision);
 			}
 			if (decided)
-				afw_worker_decided(w, &res, &p);
+				afw_worker_decided(w, &res, &p, false);
 			afw_worker_verdict(w, &pkts[i], pass, decided, decided && res.per_packet,
 					   res.decision);
 		}

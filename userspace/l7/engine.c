@@ -2324,6 +2324,7 @@ static bool afw_engine_settled(struct afw_engine *e, const struct afw_policy *po
 	if (!afw_policy_settled(pol, &facts, AFW_POLICY_SETTLE_RULES, &m))
 		return false;
 	res->settled = true;
+	res->keyed = m.keyed;
 	res->decision = m.verdict;
 	res->rule_line = m.line;
 	res->is_default = m.is_default;

@@ -118,6 +118,11 @@ struct afw_result {
 	/* Decided by its ends alone, unread (afw_policy_settled()). */
 	bool settled;
 	/*
+	 * And by its key alone (afw_policy_match.keyed): the module may take
+	 * the decision for every new connection to the same place.
+	 */
+	bool keyed;
+	/*
 	 * An answered ask allowed a connection whose judged bytes the server
 	 * has not acknowledged: not to install yet. Its packets keep coming,
 	 * and the acknowledgement brings the flow back, quiet, to install.

@@ -70,6 +70,13 @@ struct afw_policy_match {
 	 * decided instead: line and prio are that rule's, in the answers file.
 	 */
 	int answered;
+	/*
+	 * afw_policy_settled() only: every rule it looked at, the deciding one
+	 * too, tests nothing but the flow's protocol, direction, destination
+	 * address and port, so the decision holds for every flow that shares
+	 * those (afwd hands it to the module to keep: AFW_FLOW_F_LEARN).
+	 */
+	int keyed;
 };
 
 /* What an ask nobody answers becomes, and after how long, unless the file says. */
@@ -111,7 +118,8 @@ enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_
  * @m says which, as afw_policy_match() would, and the flow needs no
  * reading: unread, it is never found malformed or misleading, so a rule
  * that matches it decides it. A rule testing the user of a flow without
- * one may match once one shows: that flow is not settled. Looks at no
+ * one may match once one shows: that flow is not settled. @m->keyed says
+ * whether the decision is one of the flow's key alone. Looks at no
  * more than @budget rules: past that, false, and the flow is read as any
  * other.
  */

@@ -550,17 +550,17 @@ static enum afw_decision afw_policy_match_one(const struct afw_policy *p,
 		/* A strict reason is decided only by a rule that names it. */
 		if ((!strict || r->reasons) && afw_rule_rest(p, r, f, name)) {
 			if (m)
-				*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0, 0, 0 };
+				*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0, 0, 0, 0 };
 			return r->verdict;
 		}
 	}
 	if (strict) {
 		if (m)
-			*m = (struct afw_policy_match){ AFW_DECIDE_DENY, 0, 0, 0, 1, 0 };
+			*m = (struct afw_policy_match){ AFW_DECIDE_DENY, 0, 0, 0, 1, 0, 0 };
 		return AFW_DECIDE_DENY;
 	}
 	if (m)
-		*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1, 0, 0 };
+		*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1, 0, 0, 0 };
 	return p->dflt;
 }
 
@@ -585,10 +585,22 @@ enum afw_decision afw_policy_match(const struct afw_policy *p, const struct afw_
 	return am.verdict;
 }
 
+/*
+ * Whether @r's tests of a flow's ends and owner look at nothing but its
+ * protocol, direction, destination address and port: then whether it
+ * matches is the same for every flow that shares those.
+ */
+static bool afw_rule_keyed(const struct afw_prule *r)
+{
+	return !r->sports.n && !r->snets.n && !r->iifs.n && !r->oifs.n && !r->uids.n &&
+	       !afw_rule_tests_owner(r);
+}
+
 bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, size_t budget,
 			struct afw_policy_match *m)
 {
 	const struct afw_prule *r;
+	bool keyed = true;
 	size_t i;
 
 	/* In evaluation order: the first rule a flow's ends match tells. */
@@ -596,6 +608,7 @@ bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, s
 		if (i == budget)
 			return false;
 		r = AFW_AT(&p->rules, struct afw_prule, i);
+		keyed = keyed && afw_rule_keyed(r);
 		if (!afw_rule_ends(p, r, f))
 			continue;
 		/*
@@ -616,7 +629,7 @@ bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, s
 		if (afw_rule_reads(r) || r->verdict == AFW_DECIDE_INSPECT ||
 		    r->verdict == AFW_DECIDE_ASK)
 			return false;
-		*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0, 0, 0 };
+		*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0, 0, 0, keyed };
 		return true;
 	}
 	/*
@@ -626,6 +639,6 @@ bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, s
 	 */
 	if (p->dflt != AFW_DECIDE_DENY)
 		return false;
-	*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1, 0, 0 };
+	*m = (struct afw_policy_match){ p->dflt, p->dflt_line, 0, 1, 0, 0, keyed };
 	return true;
 }

@@ -42,6 +42,8 @@ const char *afw_flow_origin_name(uint8_t origin)
 		return "control";
 	case AFW_FLOW_ORIGIN_RULE:
 		return "rule";
+	case AFW_FLOW_ORIGIN_LEARNED:
+		return "learned";
 	}
 	return "unknown";
 }
@@ -229,6 +231,10 @@ void afw_flow_put(struct nlmsghdr *nlh, const struct afw_flow_spec *f, int with_
 			mnl_attr_put_u32(nlh, AFW_FLOW_A_FLAGS, f->flags);
 		if (f->own_queue)
 			mnl_attr_put_u16(nlh, AFW_FLOW_A_QUEUE, f->queue);
+		if (f->flags & AFW_FLOW_F_LEARN) {
+			mnl_attr_put_u8(nlh, AFW_FLOW_A_DIR, f->dir);
+			mnl_attr_put_u32(nlh, AFW_FLOW_A_LINE, f->line);
+		}
 	}
 	mnl_attr_nest_end(nlh, nest);
 }
@@ -277,6 +283,12 @@ static const enum mnl_attr_data_type afw_flow_types[AFW_FLOW_A_MAX + 1] = {
 	[AFW_FLOW_A_FLAGS] = MNL_TYPE_U32,
 	[AFW_FLOW_A_QUEUE] = MNL_TYPE_U16,
 	[AFW_FLOW_A_OWNER] = MNL_TYPE_NESTED,
+	[AFW_FLOW_A_DIR] = MNL_TYPE_U8,
+	[AFW_FLOW_A_LINE] = MNL_TYPE_U32,
+	[AFW_FLOW_A_IIF] = MNL_TYPE_U32,
+	[AFW_FLOW_A_OIF] = MNL_TYPE_U32,
+	[AFW_FLOW_A_HITS] = MNL_TYPE_U64,
+	[AFW_FLOW_A_PORTID] = MNL_TYPE_U32,
 };
 
 static const enum mnl_attr_data_type afw_owner_types[AFW_OWNER_A_MAX + 1] = {
@@ -371,6 +383,8 @@ static int afw_flow_parse(const struct nlmsghdr *nlh, struct afw_flow_spec *f, b
 			goto bad;
 		f->rule_id = mnl_attr_get_u32(tb[AFW_FLOW_A_RULE_ID]);
 	}
+	if (tb[AFW_FLOW_A_LINE])
+		f->line = mnl_attr_get_u32(tb[AFW_FLOW_A_LINE]);
 	return MNL_CB_OK;
 bad:
 	errno = EBADMSG;

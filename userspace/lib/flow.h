@@ -38,6 +38,8 @@ struct afw_flow_spec {
 	uint16_t sport, dport;
 	uint32_t timeout;		/* seconds; 0: the namespace's default */
 	uint32_t flags;			/* AFW_FLOW_F_*, for FLOW_NEW */
+	uint8_t dir;			/* AFW_DIR_*, with AFW_FLOW_F_LEARN */
+	uint32_t line;			/* a learned decision's policy line */
 	uint32_t expires;		/* from the kernel */
 	uint64_t packets, bytes;	/* from the kernel */
 	uint8_t origin;			/* AFW_FLOW_ORIGIN_*, from the kernel */
