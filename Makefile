@@ -39,6 +39,7 @@ AFWCTL_SRCS := userspace/afwctl/afwctl.c userspace/afwctl/status.c userspace/afw
 	userspace/afwctl/rule.c userspace/afwctl/ruleset.c \
 	userspace/afwctl/flow.c userspace/afwctl/stats.c userspace/afwctl/switch.c \
 	userspace/afwctl/decided.c userspace/afwctl/log.c userspace/afwctl/ask.c userspace/afwctl/top.c \
+	userspace/afwctl/learned.c \
 	userspace/l7/escape.c
 # What afwd reads and decides, apart from the daemon: packets and TCP
 # reassembly, the readers, the flow engine, the policy and the decision

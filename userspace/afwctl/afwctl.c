@@ -43,6 +43,8 @@ static const struct afwctl_cmd afwctl_cmds[] = {
 	CMD("check", check, true, "FILE: check a configuration file, without the module"),
 	CMD("flow", flow, false, "list | add FLOW VERDICT [timeout S] | del FLOW | flush | owner FLOW | "
 	    "watch: the flow table, who started a flow, flows as they come and go"),
+	CMD("learned", learned, false, "list | flush: decisions afwd taught the module, which "
+	    "it takes itself for new connections to those places"),
 	CMD("enable", enable, false, "[--yes]: turn afw on again; asks first if an SSH session would be cut"),
 	CMD("disable", disable, false, "let every packet pass, keeping rules, flows and settings"),
 	CMD("log", log, true, "[--since T] [--host GLOB] [--exe GLOB] [--verdict V] [--last N] "

@@ -117,6 +117,7 @@ AFWCTL_CMD(log);
 AFWCTL_CMD(monitor);
 AFWCTL_CMD(ask);
 AFWCTL_CMD(top);
+AFWCTL_CMD(learned);
 
 /* Whether @w is the guard's override, --yes or -y (enable, config set, load). */
 bool afwctl_is_yes(const char *w);

@@ -156,6 +156,8 @@ static void afwctl_flow_json(const struct afw_flow_spec *f, const struct afwctl_
 	       afw_flow_origin_name(f->origin));
 	if (f->origin == AFW_FLOW_ORIGIN_RULE)
 		printf(",\"rule\":%" PRIu32, f->rule_id);
+	if (f->origin == AFW_FLOW_ORIGIN_LEARNED)
+		printf(",\"line\":%" PRIu32, f->line);
 	if (f->own_queue)
 		printf(",\"queue\":%u", f->queue);
 	printf(",\"assured\":%s,\"closing\":%s,\"flow\":",
@@ -173,11 +175,16 @@ static void afwctl_flow_json(const struct afw_flow_spec *f, const struct afwctl_
 	printf("}");
 }
 
-/* Who installed it: afwd or an admin (flow add), or the accept rule that saw it start. */
+/*
+ * Who installed it: afwd or an admin (flow add), the accept rule that saw
+ * it start, or the module by a decision afwd taught it (afwd's policy line).
+ */
 static void afwctl_flow_origin(const struct afw_flow_spec *f, char *buf, size_t len)
 {
 	if (f->origin == AFW_FLOW_ORIGIN_RULE)
 		snprintf(buf, len, "rule %" PRIu32, f->rule_id);
+	else if (f->origin == AFW_FLOW_ORIGIN_LEARNED)
+		snprintf(buf, len, "afwd line %" PRIu32, f->line);
 	else if (f->origin == AFW_FLOW_ORIGIN_CONTROL)
 		snprintf(buf, len, "afwd/admin");
 	else

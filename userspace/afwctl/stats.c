@@ -53,6 +53,9 @@ static void afwctl_stats_json(const struct afw_stats *st)
 	       st->unserved_drop, st->unserved_pass);
 	printf(",\"owners\":{\"recorded\":%" PRIu32 ",\"noted\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
 	       st->owners, st->owners_noted, st->owners_lost);
+	printf(",\"learned\":{\"kept\":%" PRIu32 ",\"flows\":%" PRIu64 ",\"untold\":%" PRIu64
+	       ",\"full\":%" PRIu64 "}",
+	       st->learned, st->learned_flows, st->learned_untold, st->learned_full);
 	printf(",\"flow_events\":{\"inserted\":%" PRIu64 ",\"by_rule\":%" PRIu64
 	       ",\"expired\":%" PRIu64 ",\"closed\":%" PRIu64 ",\"restarted\":%" PRIu64
 	       ",\"evicted\":%" PRIu64 ",\"refused\":%" PRIu64 "}}\n",
@@ -94,6 +97,9 @@ static void afwctl_stats_table(const struct afw_stats *st)
 	       st->flows_restarted);
 	printf("owners       %" PRIu32 " recorded; noted %" PRIu64 ", lost %" PRIu64 "\n",
 	       st->owners, st->owners_noted, st->owners_lost);
+	printf("learned      %" PRIu32 " of %u afwd decisions kept; flows %" PRIu64
+	       ", untold %" PRIu64 ", not kept (full) %" PRIu64 "\n",
+	       st->learned, AFW_LEARN_MAX, st->learned_flows, st->learned_untold, st->learned_full);
 }
 
 int afwctl_stats_parse(struct afwctl_req *rq, int argc, char **argv)

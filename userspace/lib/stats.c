@@ -62,6 +62,10 @@ static const struct afw_stats_field afw_stats_fields[] = {
 	AFW_STATS_NEWER(OWNERS, U32, owners),
 	AFW_STATS_NEWER(OWNERS_NOTED, U64, owners_noted),
 	AFW_STATS_NEWER(OWNERS_LOST, U64, owners_lost),
+	AFW_STATS_NEWER(LEARNED, U32, learned),
+	AFW_STATS_NEWER(LEARNED_FLOWS, U64, learned_flows),
+	AFW_STATS_NEWER(LEARNED_UNTOLD, U64, learned_untold),
+	AFW_STATS_NEWER(LEARNED_FULL, U64, learned_full),
 };
 
 #define AFW_STATS_NFIELDS (sizeof(afw_stats_fields) / sizeof(afw_stats_fields[0]))

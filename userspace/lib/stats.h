@@ -42,6 +42,12 @@ struct afw_stats {
 	/* Flow owners recorded now, ever, and not recorded (table full, no memory). */
 	uint32_t owners;
 	uint64_t owners_noted, owners_lost;
+	/*
+	 * afwd's decisions the module keeps now; the flows they decided, those
+	 * afwd was not told of, and decisions not kept for want of room.
+	 */
+	uint32_t learned;
+	uint64_t learned_flows, learned_untold, learned_full;
 };
 
 /*
