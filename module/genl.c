@@ -1088,7 +1088,8 @@ static int afw_genl_notify(struct notifier_block *nb, unsigned long event, void 
 	 * only after its last sendmsg() dropped its file reference, a fully
 	 * ordered atomic, so a BEGIN or QUEUE_SERVE of its own is seen here.
 	 */
-	if (!READ_ONCE(an->stage) && !rcu_access_pointer(an->serve) && !afw_learn_any(&an->learn))
+	if (!READ_ONCE(an->stage) && !rcu_access_pointer(an->serve) &&
+	    !afw_learn_taught_by(&an->learn, n->portid))
 		return NOTIFY_DONE;
 	mutex_lock(&an->lock);
 	afw_stage_drop(an, n->portid);
@@ -1321,6 +1322,30 @@ static int afw_put_owner(struct sk_buff *skb, struct net *net, const struct afw_
 	return 0;
 }
 
+/* An owner nest's room (afw_put_owner() without a cgroup path), its program aside. */
+#define AFW_OWNER_SIZE							\
+	(nla_total_size(0) + 4 * nla_total_size(sizeof(u32)) +		\
+	 nla_total_size(TASK_COMM_LEN) + nla_total_size_64bit(sizeof(u64)) + \
+	 nla_total_size(0))
+
+/* The room afw_put_owner() takes for @k's owner, without a cgroup path; under RCU. */
+static size_t afw_owner_size(struct net *net, const struct afw_flow_key *k)
+{
+	const struct afw_owner *o = afw_owner_lookup(&afw_net(net)->owners, k);
+	const char *exe;
+
+	if (!o)
+		return 0;
+	exe = afw_owner_exe(o);
+	return AFW_OWNER_SIZE + (exe ? nla_total_size(strlen(exe) + 1) : 0);
+}
+
+/* A flow message's room (afw_fill_flow()), its owner aside. */
+#define AFW_FLOW_MSG_SIZE						\
+	(nla_total_size(0) + 4 * nla_total_size(sizeof(u8)) +		\
+	 2 * nla_total_size(16) + 3 * nla_total_size(sizeof(u16)) +	\
+	 4 * nla_total_size(sizeof(u32)) + 2 * nla_total_size_64bit(sizeof(u64)))
+
 /* A flow as its initiator sees it: source first, as afwd logs it. */
 /* Flow @f as a message @cmd: a FLOW_GET dump's line, or an event. */
 static void *afw_fill_flow(struct sk_buff *skb, struct net *net, const struct afw_flow *f,
@@ -1405,18 +1430,29 @@ void afw_genl_flow_event(struct afw_net *an, const struct afw_flow *f, u8 cmd)
 	 */
 	if (!check_net(net) || !genl_has_listeners(&afw_genl_family, net, AFW_GENL_MCGRP_FLOWS))
 		return;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC | __GFP_NOWARN);
-	if (!skb)
-		return;
 	/* The owner's record is read under RCU, as dumps read it. */
 	rcu_read_lock();
-	if (!READ_ONCE(afw_genl_events_on) || !afw_fill_flow(skb, net, f, 0, 0, 0, cmd)) {
-		rcu_read_unlock();
+	if (!READ_ONCE(afw_genl_events_on))
+		goto out;
+	/*
+	 * Sized to the message: a listener's buffer holds four times as many
+	 * as of page-sized ones (a walk tells up to 512 at once). An owner
+	 * whose record changed between the sizing and the fill takes a page.
+	 */
+	skb = genlmsg_new(AFW_FLOW_MSG_SIZE + afw_owner_size(net, &f->key),
+			  GFP_ATOMIC | __GFP_NOWARN);
+	if (skb && !afw_fill_flow(skb, net, f, 0, 0, 0, cmd)) {
 		nlmsg_free(skb);
-		return;
+		skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC | __GFP_NOWARN);
+		if (skb && !afw_fill_flow(skb, net, f, 0, 0, 0, cmd)) {
+			nlmsg_free(skb);
+			skb = NULL;
+		}
 	}
-	genlmsg_multicast_netns(&afw_genl_family, net, skb, 0, AFW_GENL_MCGRP_FLOWS,
-				GFP_ATOMIC);
+	if (skb)
+		genlmsg_multicast_netns(&afw_genl_family, net, skb, 0, AFW_GENL_MCGRP_FLOWS,
+					GFP_ATOMIC);
+out:
 	rcu_read_unlock();
 }
 
@@ -1425,16 +1461,12 @@ static int afw_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return afw_flows_dump(skb, cb, afw_put_flow);
 }
 
-/* What AFW_CMD_LEARNED takes, an owner's program aside. */
+/* What AFW_CMD_LEARNED takes, its owner aside. */
 #define AFW_LEARNED_SIZE						\
 	(nla_total_size(0) + 2 * nla_total_size(sizeof(u8)) +		\
 	 2 * nla_total_size(16) + 2 * nla_total_size(sizeof(u16)) +	\
 	 2 * nla_total_size(sizeof(u8)) + 3 * nla_total_size(sizeof(u32)) + \
-	 nla_total_size(AFW_LEARN_PACKET_MAX) +				\
-	 /* the owner: uid, gid, pid, comm, cgroup, age, listener */	\
-	 nla_total_size(0) + 4 * nla_total_size(sizeof(u32)) +		\
-	 nla_total_size(TASK_COMM_LEN) + nla_total_size_64bit(sizeof(u64)) + \
-	 nla_total_size(0))
+	 nla_total_size(AFW_LEARN_PACKET_MAX))
 
 void afw_genl_tell_learned(struct afw_net *an, const struct nf_hook_state *state,
 			   const struct sk_buff *skb, const struct afw_tuple *t,
@@ -1442,13 +1474,11 @@ void afw_genl_tell_learned(struct afw_net *an, const struct nf_hook_state *state
 {
 	unsigned int alen = t->family == AFW_FAMILY_IPV6 ? 16 : 4;
 	int off = skb_network_offset(skb);
-	const struct afw_owner *o;
 	u8 buf[AFW_LEARN_PACKET_MAX];
-	unsigned int len, size;
 	struct nlattr *nest;
 	struct sk_buff *msg;
 	const void *data;
-	const char *exe;
+	unsigned int len;
 	void *hdr;
 
 	/* The family is going (afw_genl_exit()): its id may not be used. */
@@ -1457,12 +1487,8 @@ void afw_genl_tell_learned(struct afw_net *an, const struct nf_hook_state *state
 	len = min_t(unsigned int, skb->len - off, AFW_LEARN_PACKET_MAX);
 	data = skb_header_pointer(skb, off, len, buf);
 	/* Sized to the message: a burst of them shares afwd's receive buffer. */
-	size = AFW_LEARNED_SIZE;
-	o = afw_owner_lookup(&an->owners, k);
-	exe = o ? afw_owner_exe(o) : NULL;
-	if (exe)
-		size += nla_total_size(strlen(exe) + 1);
-	msg = genlmsg_new(size, GFP_ATOMIC | __GFP_NOWARN);
+	msg = genlmsg_new(AFW_LEARNED_SIZE + afw_owner_size(state->net, k),
+			  GFP_ATOMIC | __GFP_NOWARN);
 	if (!msg || !data)
 		goto err;
 	hdr = genlmsg_put(msg, 0, 0, &afw_genl_family, 0, AFW_CMD_LEARNED);

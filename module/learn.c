@@ -57,6 +57,37 @@ void afw_learn_key_from_tuple(const struct afw_tuple *t, struct afw_learn_key *k
 	k->dir = t->dir;
 }
 
+bool afw_learn_taught_by(struct afw_learn *l, u32 portid)
+{
+	unsigned int i;
+
+	if (!afw_learn_any(l))
+		return false;
+	if (READ_ONCE(l->crowded))
+		return true;
+	for (i = 0; i < AFW_LEARN_TEACHERS; i++)
+		if (READ_ONCE(l->teachers[i]) == portid)
+			return true;
+	return false;
+}
+
+/* Needs afw_net.lock: @portid among the teachers, before its entry is published. */
+static void afw_learn_teacher(struct afw_learn *l, u32 portid)
+{
+	unsigned int i, free = AFW_LEARN_TEACHERS;
+
+	for (i = 0; i < AFW_LEARN_TEACHERS; i++) {
+		if (l->teachers[i] == portid)
+			return;
+		if (!l->teachers[i] && free == AFW_LEARN_TEACHERS)
+			free = i;
+	}
+	if (free < AFW_LEARN_TEACHERS)
+		WRITE_ONCE(l->teachers[free], portid);
+	else
+		WRITE_ONCE(l->crowded, true);
+}
+
 static void afw_learn_unlink(struct afw_learn *l, struct afw_learned *e)
 {
 	if (rhashtable_remove_fast(&l->ht, &e->node, afw_learn_params))
@@ -82,6 +113,7 @@ int afw_learn_add(struct afw_net *an, const struct afw_learn_key *k, u32 portid,
 	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
+	afw_learn_teacher(l, portid);
 	e->key = *k;
 	e->portid = portid;
 	e->line = line;
@@ -110,8 +142,14 @@ void afw_learn_forget(struct afw_net *an, u32 portid)
 	struct afw_learn *l = &an->learn;
 	struct rhashtable_iter iter;
 	struct afw_learned *e;
+	unsigned int i;
 
 	lockdep_assert_held(&an->lock);
+	for (i = 0; i < AFW_LEARN_TEACHERS; i++)
+		if (!portid || l->teachers[i] == portid)
+			WRITE_ONCE(l->teachers[i], 0);
+	if (!portid)
+		WRITE_ONCE(l->crowded, false);
 	if (!afw_learn_any(l))
 		return;
 	rhashtable_walk_enter(&l->ht, &iter);

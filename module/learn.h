@@ -26,6 +26,9 @@ struct afw_learn_key {
 	u8 pad[3];
 };
 
+/* Sockets a namespace's learned decisions are told apart by, before a close walks them all. */
+#define AFW_LEARN_TEACHERS 16
+
 struct afw_learned {
 	struct rhash_head node;
 	struct afw_learn_key key;
@@ -43,6 +46,14 @@ struct afw_learned {
 struct afw_learn {
 	struct rhashtable ht;
 	atomic_t count;
+	/*
+	 * The sockets that taught the entries (afwd's workers), so that the
+	 * close of any other generic netlink socket in the namespace costs
+	 * no walk: read locklessly by the release notifier. More of them
+	 * than fit: @crowded, and every close walks.
+	 */
+	u32 teachers[AFW_LEARN_TEACHERS];
+	bool crowded;
 	atomic64_t full;	/* decisions not learned for want of room */
 	atomic64_t flows;	/* flows decided by learned entries */
 	atomic64_t untold;	/* of those, the ones afwd was not told of */
@@ -67,6 +78,9 @@ static inline bool afw_learn_any(struct afw_learn *l)
 {
 	return atomic_read(&l->count) != 0;
 }
+
+/* Whether socket @portid may have taught some of @l's entries; no lock needed. */
+bool afw_learn_taught_by(struct afw_learn *l, u32 portid);
 
 int afw_learn_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		   int (*fill)(struct sk_buff *skb, struct netlink_callback *cb,
