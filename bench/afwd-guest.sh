@@ -213,7 +213,9 @@ connect_mode() {
 # there is, so that no client cost hides the firewall's). Setups: no
 # firewall; afw with a kernel rule accepting the port (the rule installs
 # each connection's flow); afw with afwd deciding each connection at its
-# SYN (a port rule); afw with afwd deciding each by its HTTP Host, which
+# SYN (a port rule: the module keeps that decision and takes the next
+# connections itself), and the same with afwd --no-learn, which sees each
+# SYN; afw with afwd deciding each by its HTTP Host, which
 # takes the handshake and the request through afwd; afw on the client
 # itself, a kernel rule accepting the port, with the module recording each
 # connection's owner, not recording it, and recording it again (the cost
@@ -287,6 +289,18 @@ connrate_mode() {
 		mkdir -p $cg/afw-bench/client && echo $$ > $cg/afw-bench/client/cgroup.procs
 	}
 	cg_bench_leave() { echo $$ > /sys/fs/cgroup/cgroup.procs; }
+	# learned_say: how many connections the module decided by what afwd
+	# taught it, and how many of them afwd has heard of (each is told
+	# after the fact: waited for a little).
+	told() { "$AFWD" --stats --ctl $work/afwd.sock | jq '[.queues[].told] | add'; }
+	learned_say() {
+		local learned
+		learned=$(nsx $fw_ns "$AFWCTL" -j stats | jq .learned.flows)
+		told_all() { [ "$(told)" -ge "$learned" ]; }
+		wait_until 5 told_all
+		say "  the module decided $learned connections by the decision afwd taught it;" \
+			"afwd was told of $(told)"
+	}
 	say "connection rate ($n connections each, afwstress connrate):"
 	nsx $NS_S "$stress" echo $S4 $port &
 	wait_until 30 nsx $NS_S sh -c "ss -ltn | grep -q ':$port '" ||
@@ -301,6 +315,10 @@ connrate_mode() {
 	printf 'default deny\nprio 10 proto tcp dport %s allow\n' $port > $work/policy.conf
 	afwd_run || { say "afwd did not start"; return; }
 	rate "afw + afwd, decided at the SYN (port)"
+	learned_say
+	afwd_stop
+	afwd_run --no-learn || { say "afwd did not start"; return; }
+	rate "afw + afwd, the same, --no-learn"
 	afwd_stop
 	printf 'default deny\nprio 10 host bench.test l7 http allow\n' > $work/policy.conf
 	: > $work/afwd.log
@@ -347,6 +365,7 @@ connrate_mode() {
 	printf 'default deny\nprio 10 proto tcp dport %s allow\n' $port > $work/policy.conf
 	afwd_run || { say "afwd did not start"; return; }
 	rate "afw + afwd on the client (port)"
+	learned_say
 	afwd_stop
 	printf 'default deny\nprio 10 exe %s proto tcp dport %s allow\n' "$stress" $port \
 		> $work/policy.conf

@@ -64,8 +64,12 @@ for a in $R4C $R6C; do nsx $NS_R "$STRESS" echo $a 7000 & done
 wait_listen $NS_S tcp "$S4:7000"
 wait_listen $NS_R tcp "$R4C:7000"
 
+# afwd teaches the module its decisions on port 7000 (by the port alone),
+# so the short connections there take the learned path in the kernel,
+# while afwd forgets them at each reload and dies with them.
 cat > $work/policy.conf << 'POLICY'
 default allow
+prio 5 proto tcp dport 7000 allow
 prio 10 dport 7001 deny
 POLICY
 
@@ -218,7 +222,9 @@ writer_load() {
 }
 export -f writer_rules writer_load count started going breathe slab_unreclaim_mb gp_last
 
-# afwd: started, left to decide flows for 1-3 s, killed with SIGKILL.
+# afwd: started, left to decide flows for 1-3 s, reloaded (it tells the
+# module to forget what it taught), and after as long again killed with
+# SIGKILL (its socket's close takes the rest).
 afwd_loop() {
 	local n=0 pid
 	while (( EPOCHSECONDS < deadline - 1 )); do
@@ -228,6 +234,11 @@ afwd_loop() {
 			--ctl $work/afwd.sock 2>> $keep/afwd.log &
 		pid=$!
 		sleep $(( 1 + RANDOM % 3 ))
+		kill -HUP $pid 2> /dev/null
+		sleep $(( 1 + RANDOM % 3 ))
+		# What the module decided by what afwd taught it (since its load).
+		"$AFWCTL" -n $NS_R -j stats 2> /dev/null | jq -r '.learned.flows // 0' \
+			>> $work/learned.txt
 		kill -9 $pid 2> /dev/null && n=$((n + 1))
 		wait $pid 2> /dev/null
 	done
@@ -480,11 +491,15 @@ has rules && check_ge "rules were changed" 1 $rules
 has rules && check_ge "rulesets were replaced" 1 "$(num rules-load)"
 has flows && check_ge "flows were added" 1 "${flows:-0}"
 has afwd && check_ge "afwd was killed and restarted" 1 "$(num afwd)"
+learned=$(sort -n $work/learned.txt 2> /dev/null | tail -n 1)
+has afwd && has traffic &&
+	check_ge "the kernel decided connections by what afwd taught it" 1 "${learned:-0}"
 has netns && check_ge "namespaces came and went" 1 "$(num netns)"
 has reload && check_ge "the module was reloaded" 1 "$(num reloads)"
 
 summary="duration_s=$elapsed rules_changed=$rules rulesets_loaded=$(num rules-load)"
 summary+=" flows_added=${flows:-0} flows_deleted=${flowdel:-0} afwd_restarts=$(num afwd)"
+summary+=" learned_flows_max=${learned:-0}"
 summary+=" netns_cycles=$(num netns) module_reloads=$(num reloads) router_packets=$packets"
 summary+=" iperf_runs=$iperf_runs iperf_bytes=$iperf_bytes short_exchanges=$conns"
 summary+=" rmmod_max_s=$(num rmmod-max-s) slab_mb_idle=$slab_idle slab_mb_max=$(sort -n $work/slab.txt 2> /dev/null |

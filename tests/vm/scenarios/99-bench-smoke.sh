@@ -83,7 +83,8 @@ row "$f" "afw + afwd (analyzed):" "5 connections +connect median +$num"
 # The rate's rows come after its heading; the TLS rows share two names.
 sed -n '/^connection rate/,$p' "$f" > "$out/rate.txt"
 for setup in "no firewall:" "no firewall, an HTTP request:" "afw, a kernel rule accepts the port:" \
-	"afw + afwd, decided at the SYN (port):" "afw + afwd, decided by the HTTP Host:" \
+	"afw + afwd, decided at the SYN (port):" "afw + afwd, the same, --no-learn:" \
+	"afw + afwd, decided by the HTTP Host:" \
 	"afw on the client, owners recorded:" "afw on the client, owners not recorded:" \
 	"afw on the client, owners recorded again:" \
 	"afw on the client, a kernel rule on the program:" \
@@ -99,11 +100,23 @@ for what in program cgroup; do
 		'^  by that rule: [1-9][0-9]* packets$' \
 		"$(grep -A1 -F "a kernel rule on the $what:" "$out/rate.txt" | tail -n 1)"
 done
-# What crossed afwd, a connection: a port rule decides at the SYN, which
-# alone goes to afwd; a Host rule needs the handshake and the request.
+# What crossed afwd, a connection: a port rule decides at the SYN, and the
+# module keeps that decision, so after the first connection (in the 100
+# not counted) none goes to afwd, which is told of each after; with
+# --no-learn, the SYN alone goes to afwd; a Host rule needs the handshake
+# and the request.
 syn=$(grep -A1 -F 'afw + afwd, decided at the SYN (port):' "$out/rate.txt" | tail -n 1)
-check_grep "bench connect: a connection a port rule decides crosses afwd once" \
-	'^  afwd, a connection: 1\.[0-4][0-9] packets, [0-9.]+ batches, [0-9.]+ syscalls' "$syn"
+check_grep "bench connect: a connection a port rule decides does not cross afwd" \
+	'^  afwd, a connection: 0\.00 packets, [0-9.]+ batches, [0-9.]+ syscalls' "$syn"
+check_grep "bench connect: the module decided all but the first, and told afwd of each" \
+	'^  the module decided 149 connections by the decision afwd taught it; afwd was told of 149$' \
+	"$(grep -A2 -F 'afw + afwd, decided at the SYN (port):' "$out/rate.txt" | tail -n 1)"
+check_grep "bench connect: on the client too" \
+	'^  the module decided 149 connections by the decision afwd taught it; afwd was told of 149$' \
+	"$(grep -A2 -F 'afw + afwd on the client (port):' "$out/rate.txt" | tail -n 1)"
+nolearn=$(grep -A1 -F 'afw + afwd, the same, --no-learn:' "$out/rate.txt" | tail -n 1)
+check_grep "bench connect: with --no-learn it crosses afwd once" \
+	'^  afwd, a connection: 1\.[0-4][0-9] packets, [0-9.]+ batches, [0-9.]+ syscalls' "$nolearn"
 exe=$(grep -A1 -F 'afw + afwd on the client (exe):' "$out/rate.txt" | tail -n 1)
 check_grep "bench connect: one its program decides crosses afwd once too" \
 	'^  afwd, a connection: 1\.[0-4][0-9] packets, [0-9.]+ batches, [0-9.]+ syscalls' "$exe"
