@@ -22,7 +22,7 @@ static int is_u32(int type)
 	return type == AFW_STATS_A_RULES || type == AFW_STATS_A_MAX_RULES ||
 	       type == AFW_STATS_A_MASKS || type == AFW_STATS_A_MAX_MASKS ||
 	       type == AFW_STATS_A_FLOWS || type == AFW_STATS_A_MAX_FLOWS ||
-	       type == AFW_STATS_A_OWNERS;
+	       type == AFW_STATS_A_OWNERS || type == AFW_STATS_A_LEARNED;
 }
 
 /* Damage put_stats() can do to the nest. */
@@ -110,6 +110,11 @@ int main(void)
 	      st.owners == 100 + AFW_STATS_A_OWNERS &&
 	      st.owners_noted == want64(AFW_STATS_A_OWNERS_NOTED) &&
 	      st.owners_lost == want64(AFW_STATS_A_OWNERS_LOST));
+	CHECK(failed, "afwd's learned decisions are read",
+	      st.learned == 100 + AFW_STATS_A_LEARNED &&
+	      st.learned_flows == want64(AFW_STATS_A_LEARNED_FLOWS) &&
+	      st.learned_untold == want64(AFW_STATS_A_LEARNED_UNTOLD) &&
+	      st.learned_full == want64(AFW_STATS_A_LEARNED_FULL));
 	CHECK(failed, "source names",
 	      !strcmp(afw_stats_source_name(AFW_STATS_FLOW), "flow") &&
 	      !strcmp(afw_stats_source_name(AFW_STATS_RULE), "rule") &&
@@ -153,6 +158,17 @@ int main(void)
 	CHECK(failed, "a module older than the owners' counters is read, those left zero",
 	      afw_stats_parse(m.nlh, &st) == MNL_CB_OK && st.owners_lost == 0 &&
 	      st.owners_noted == want64(AFW_STATS_A_OWNERS_NOTED));
+
+	msg_start(&m, AFW_CMD_STATS_GET);
+	put_stats(&m, S_SKIP, AFW_STATS_A_LEARNED_FULL);
+	CHECK(failed, "a module without a learned counter is read, that one left zero",
+	      afw_stats_parse(m.nlh, &st) == MNL_CB_OK && st.learned_full == 0 &&
+	      st.learned_flows == want64(AFW_STATS_A_LEARNED_FLOWS));
+
+	msg_start(&m, AFW_CMD_STATS_GET);
+	put_stats(&m, S_SHORT, AFW_STATS_A_LEARNED);
+	CHECK(failed, "a learned count of the wrong size is refused",
+	      afw_stats_parse(m.nlh, &st) == MNL_CB_ERROR);
 
 	msg_start(&m, AFW_CMD_STATS_GET);
 	put_stats(&m, S_SHORT, AFW_STATS_A_OWNERS_NOTED);
