@@ -107,6 +107,8 @@ struct afw_worker {
 	struct afw_owner_buf *owner_buf;	/* its answers' strings */
 	uint64_t owners_asked, owners_found;
 	uint64_t told_bad;		/* learned flows told with packets afwd cannot read */
+	uint64_t kern_rest_until;	/* the module's socket rests until then; 0: watched */
+	int kern_bit;			/* its watch on the queue's wait; -1 for none */
 	unsigned int asking;		/* its questions on the ask board */
 	bool told;			/* lines for the watchers this round */
 	bool owner_warned;		/* a failed question was said, once */

@@ -476,67 +476,105 @@ static const char *afw_kern_ext_msg(const struct nlmsghdr *nlh, const struct nlm
 	return NULL;
 }
 
-int afw_kern_read(struct afw_kern *k, const struct afw_kern_calls *c)
+/*
+ * One datagram of @n bytes at @buf: refusals, learned flows and news, each
+ * handed on; sets *@ask when the module's family must be asked for.
+ */
+static int afw_kern_datagram(struct afw_kern *k, const char *buf, int n,
+			     const struct afw_kern_calls *c, bool *ask)
 {
 	const struct genlmsghdr *genl;
 	const struct nlmsghdr *nlh;
 	const struct nlmsgerr *e;
 	struct afw_kern_refusal r;
 	struct afw_kern_told t;
+	int news = 0;
+
+	for (nlh = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, n);
+	     nlh = mnl_nlmsg_next(nlh, &n)) {
+		genl = mnl_nlmsg_get_payload(nlh);
+		if (k->family_id && nlh->nlmsg_type == k->family_id &&
+		    mnl_nlmsg_get_payload_len(nlh) >= sizeof(*genl) &&
+		    genl->cmd == AFW_CMD_LEARNED) {
+			if (afw_kern_parse_told(nlh, &t) < 0)
+				continue;
+			k->stats.told++;
+			if (c->told)
+				c->told(&t, c->data);
+			continue;
+		}
+		if (nlh->nlmsg_type != NLMSG_ERROR) {
+			news |= afw_kern_news(k, nlh);
+			continue;
+		}
+		e = mnl_nlmsg_get_payload(nlh);
+		if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e) || !e->error)
+			continue;
+		r.error = -e->error;
+		r.msg = afw_kern_ext_msg(nlh, e);
+		/*
+		 * ENOENT with no word from the module is genetlink's: no family
+		 * with the id the request carried. The module was unloaded, or
+		 * came back with another id.
+		 */
+		if (r.error == ENOENT && !r.msg)
+			*ask = true;
+		if (!r.msg)
+			r.msg = strerror(r.error);
+		if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e) - sizeof(e->msg) +
+		    e->msg.nlmsg_len || afw_kern_parse_request(&e->msg, &r) < 0)
+			continue;
+		if (r.cmd == AFW_CMD_FLOW_NEW)
+			k->stats.failed++;
+		if (c->refused)
+			c->refused(&r, c->data);
+	}
+	return news;
+}
+
+/* Datagrams one afw_kern_read() call takes, each in its slice of the buffer. */
+#define AFW_KERN_SLOTS 8
+
+int afw_kern_read(struct afw_kern *k, const struct afw_kern_calls *c)
+{
+	const size_t slot = sizeof(k->buf) / AFW_KERN_SLOTS;
+	struct mmsghdr mm[AFW_KERN_SLOTS];
+	struct iovec iov[AFW_KERN_SLOTS];
 	bool ask = false;
-	int n, news = 0;
+	int got, i, news = 0;
 	uint16_t before;
 
+	/*
+	 * Learned flows come a message each, and a rested socket holds a run
+	 * of them: one recvmmsg() takes up to a slot's worth at a time.
+	 */
 	for (;;) {
+		for (i = 0; i < AFW_KERN_SLOTS; i++) {
+			iov[i] = (struct iovec){ k->buf + (size_t)i * slot, slot };
+			mm[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
+		}
 		k->stats.syscalls++;
-		n = (int)recv(afw_kern_fd(k), k->buf, sizeof(k->buf), MSG_DONTWAIT);
-		if (n < 0 && errno == ENOBUFS) {
+		got = recvmmsg(afw_kern_fd(k), mm, AFW_KERN_SLOTS, MSG_DONTWAIT, NULL);
+		if (got < 0 && errno == ENOBUFS) {
 			/* News may have been lost: ask once the socket is dry. */
 			k->stats.overruns++;
 			ask = true;
 			continue;
 		}
-		if (n <= 0)
+		if (got <= 0)
 			break;
-		for (nlh = (const struct nlmsghdr *)k->buf; mnl_nlmsg_ok(nlh, n);
-		     nlh = mnl_nlmsg_next(nlh, &n)) {
-			genl = mnl_nlmsg_get_payload(nlh);
-			if (k->family_id && nlh->nlmsg_type == k->family_id &&
-			    mnl_nlmsg_get_payload_len(nlh) >= sizeof(*genl) &&
-			    genl->cmd == AFW_CMD_LEARNED) {
-				if (afw_kern_parse_told(nlh, &t) < 0)
-					continue;
-				k->stats.told++;
-				if (c->told)
-					c->told(&t, c->data);
-				continue;
-			}
-			if (nlh->nlmsg_type != NLMSG_ERROR) {
-				news |= afw_kern_news(k, nlh);
-				continue;
-			}
-			e = mnl_nlmsg_get_payload(nlh);
-			if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e) || !e->error)
-				continue;
-			r.error = -e->error;
-			r.msg = afw_kern_ext_msg(nlh, e);
-			/*
-			 * ENOENT with no word from the module is genetlink's: no
-			 * family with the id the request carried. The module was
-			 * unloaded, or came back with another id.
-			 */
-			if (r.error == ENOENT && !r.msg)
+		for (i = 0; i < got; i++) {
+			/* Cut to fit a slot (a big family's news): the family is asked for. */
+			if (mm[i].msg_hdr.msg_flags & MSG_TRUNC) {
 				ask = true;
-			if (!r.msg)
-				r.msg = strerror(r.error);
-			if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e) - sizeof(e->msg) +
-			    e->msg.nlmsg_len || afw_kern_parse_request(&e->msg, &r) < 0)
 				continue;
-			if (r.cmd == AFW_CMD_FLOW_NEW)
-				k->stats.failed++;
-			if (c->refused)
-				c->refused(&r, c->data);
+			}
+			news |= afw_kern_datagram(k, k->buf + (size_t)i * slot, (int)mm[i].msg_len,
+						  c, &ask);
 		}
+		/* Fewer than asked for: the socket is dry. */
+		if (got < AFW_KERN_SLOTS)
+			break;
 	}
 	if (ask) {
 		before = k->family_id;

@@ -82,6 +82,7 @@ struct afw_queue {
 	struct io_uring_buf_ring *br;
 	bool recv_armed;
 	bool local_armed[AFW_QUEUE_LOCAL_MAX];
+	bool local_rests[AFW_QUEUE_LOCAL_MAX];	/* afw_queue_rest(): not watched now */
 	/* Buffers of the last batch, given back to the ring at the next wait. */
 	unsigned int held;		/* packets waiting past their round: no batch verdicts */
 	uint16_t used[AFW_QUEUE_BATCH];
@@ -419,13 +420,17 @@ static void afw_queue_arm_recv(struct afw_queue *q)
 	q->recv_armed = true;
 }
 
+/*
+ * One-shot polls, armed again before each wait unless the fd rests: a
+ * multishot one would go on waking the ring while its fd rests.
+ */
 static void afw_queue_arm_local(struct afw_queue *q, unsigned int bit)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&q->ring);
 
 	if (!sqe)
 		return;
-	io_uring_prep_poll_multishot(sqe, q->pfd[1 + bit].fd, POLLIN);
+	io_uring_prep_poll_add(sqe, q->pfd[1 + bit].fd, POLLIN);
 	io_uring_sqe_set_data64(sqe, AFW_QUEUE_TAG_LOCAL + bit);
 	q->local_armed[bit] = true;
 }
@@ -512,7 +517,7 @@ static int afw_queue_ring_wait(struct afw_queue *q, struct afw_qpkt *pkts, unsig
 	if (!q->recv_armed)
 		afw_queue_arm_recv(q);
 	for (i = 0; i < q->nlocal; i++)
-		if (!q->local_armed[i])
+		if (!q->local_armed[i] && !q->local_rests[i])
 			afw_queue_arm_local(q, i);
 
 	q->stats.syscalls++;
@@ -565,6 +570,15 @@ int afw_queue_watch(struct afw_queue *q, int fd)
 		return -1;
 	q->pfd[1 + q->nlocal] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	return (int)q->nlocal++;
+}
+
+void afw_queue_rest(struct afw_queue *q, int bit, bool rest)
+{
+	if (bit < 0 || (unsigned int)bit >= q->nlocal)
+		return;
+	q->local_rests[bit] = rest;
+	/* poll() leaves out an entry with no events but errors. */
+	q->pfd[1 + bit].events = rest ? 0 : POLLIN;
 }
 
 int afw_queue_wait(struct afw_queue *q, struct afw_qpkt *pkts, uint64_t timeout_ns,

@@ -81,6 +81,12 @@ int afw_queue_fd(const struct afw_queue *q);
 
 /* Watches @fd for local work too; returns its bit in afw_queue_wait()'s *ready. */
 int afw_queue_watch(struct afw_queue *q, int fd);
+/*
+ * While watch @bit rests, its fd being readable does not end a wait: the
+ * caller reads it on a timer of its own instead, a batch at a time. A poll
+ * armed already may still report it once.
+ */
+void afw_queue_rest(struct afw_queue *q, int bit, bool rest);
 
 /*
  * Sends the verdicts flushed so far, if they have not gone yet, then waits

@@ -739,19 +739,34 @@ static void afw_worker_serve(struct afw_worker *w)
  * The module's side of local work: refusals and news read when its socket
  * was readable, a reload's new verdicts, installs due again, one send.
  */
+/*
+ * How long the module's socket rests after a round that heard of learned
+ * flows: each is told after it passed, one message a connection, and
+ * reading them as they come would wake the worker once a connection, on
+ * the CPU the connections need. Resting, they are read a batch at a time;
+ * a refusal or the module's news waits as long at most.
+ */
+#define AFW_KERN_REST_NS 2000000u
+
 static void afw_worker_kern_work(struct afw_worker *w, uint64_t now, bool readable)
 {
 	const struct afw_kern_calls calls = { afw_worker_refused, afw_worker_told, w };
 	struct afw_daemon *d = w->d;
-	uint64_t resync;
+	uint64_t resync, told;
 	int news;
 
 	afw_worker_rejudge(w);
 	if (!w->kern)
 		return;
 	afw_kern_flush(w->kern, afw_worker_refused, w);
+	if (w->kern_rest_until && now >= w->kern_rest_until)
+		readable = true;
 	if (readable) {
+		told = w->kern->stats.told;
 		news = afw_kern_read(w->kern, &calls);
+		/* Learned flows come in runs: rest while they do, watch once they stop. */
+		w->kern_rest_until = w->kern->stats.told != told ? now + AFW_KERN_REST_NS : 0;
+		afw_queue_rest(w->q, w->kern_bit, w->kern_rest_until != 0);
 		if (news & AFW_KERN_WENT)
 			afw_worker_module_news(w, false);
 		if (news & AFW_KERN_CAME) {
@@ -822,6 +837,9 @@ static uint64_t afw_worker_next_deadline(const struct afw_worker *w)
 {
 	uint64_t e = afw_engine_next_deadline(w->engine);
 	uint64_t l = w->kern && afw_kern_up(w->kern) ? afw_ledger_next_due(w->ledger) : UINT64_MAX;
+
+	if (w->kern_rest_until && w->kern_rest_until < l)
+		l = w->kern_rest_until;
 	uint64_t g = afw_log_due(w->log);
 	uint64_t a = w->asking ? afw_ask_next_due(&w->d->ask, afw_worker_index(w)) : UINT64_MAX;
 
@@ -892,12 +910,11 @@ static void *afw_worker_main(void *arg)
 	unsigned int ready;
 	enum afw_pass pass;
 	struct afw_pkt p;
-	int n, i, wake_bit, kern_bit = -1;
+	int n, i, wake_bit;
 
 	afw_worker_sched(w);
 	wake_bit = afw_queue_watch(w->q, w->wake_fd);
-	if (w->kern)
-		kern_bit = afw_queue_watch(w->q, afw_kern_fd(w->kern));
+	w->kern_bit = w->kern ? afw_queue_watch(w->q, afw_kern_fd(w->kern)) : -1;
 	w->ledger_gen = atomic_load(&d->policy_gen);
 	w->resync_seen = atomic_load(&d->resync_gen);
 	afw_pace_init(&pace, d->cfg->gather_ns, AFW_QUEUE_BATCH);
@@ -1002,7 +1019,7 @@ static void *afw_worker_main(void *arg)
 			(void)!read(w->wake_fd, &counter, sizeof(counter));
 		afw_engine_expire(w->engine, pol, now, false, afw_worker_expired, w);
 		afw_worker_ask_work(w, now);
-		afw_worker_kern_work(w, now, kern_bit >= 0 && ready & 1u << kern_bit);
+		afw_worker_kern_work(w, now, w->kern_bit >= 0 && ready & 1u << w->kern_bit);
 		afw_worker_list_flows(w);
 		/* The old policy may go once every worker has passed this point. */
 		atomic_store(&w->seen_gen, atomic_load(&d->policy_gen));
