@@ -233,6 +233,9 @@ afwd_loop() {
 		ip netns exec $NS_R "$AFWD" -q 0 --module on -p $work/policy.conf \
 			--ctl $work/afwd.sock 2>> $keep/afwd.log &
 		pid=$!
+		# Its SIGHUP handler is set once it is up (slow on the debug
+		# kernel): a SIGHUP before would end it.
+		wait_until 20 test -S $work/afwd.sock
 		sleep $(( 1 + RANDOM % 3 ))
 		kill -HUP $pid 2> /dev/null
 		sleep $(( 1 + RANDOM % 3 ))
