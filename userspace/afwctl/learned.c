@@ -13,7 +13,6 @@
 #include <sys/socket.h>
 
 #include <linux/afw.h>
-#include <linux/genetlink.h>
 
 #include "afwctl.h"
 #include "flow.h"
@@ -44,53 +43,21 @@ int afwctl_learned_parse(struct afwctl_req *rq, int argc, char **argv)
 	return 0;
 }
 
-static const enum mnl_attr_data_type afwctl_learned_types[AFW_FLOW_A_MAX + 1] = {
-	[AFW_FLOW_A_FAMILY] = MNL_TYPE_U8,
-	[AFW_FLOW_A_PROTO] = MNL_TYPE_U8,
-	[AFW_FLOW_A_DIR] = MNL_TYPE_U8,
-	[AFW_FLOW_A_DST] = MNL_TYPE_BINARY,
-	[AFW_FLOW_A_DPORT] = MNL_TYPE_U16,
-	[AFW_FLOW_A_VERDICT] = MNL_TYPE_U8,
-	[AFW_FLOW_A_LINE] = MNL_TYPE_U32,
-	[AFW_FLOW_A_HITS] = MNL_TYPE_U64,
-	[AFW_FLOW_A_PORTID] = MNL_TYPE_U32,
-};
-
-static int afwctl_learned_attr(const struct nlattr *a, void *data)
-{
-	const struct nlattr **tb = data;
-	unsigned int type = mnl_attr_get_type(a);
-
-	if (type > AFW_FLOW_A_MAX || !afwctl_learned_types[type])
-		return MNL_CB_OK;
-	if (mnl_attr_validate(a, afwctl_learned_types[type]) < 0)
-		return MNL_CB_ERROR;
-	tb[type] = a;
-	return MNL_CB_OK;
-}
-
-static int afwctl_learned_top(const struct nlattr *a, void *data)
-{
-	const struct nlattr **flow = data;
-
-	if (mnl_attr_get_type(a) == AFW_A_FLOW)
-		*flow = a;
-	return MNL_CB_OK;
-}
-
 /* One LEARN_GET message; every attribute shown is required. */
 static int afwctl_learned_read(const struct nlmsghdr *nlh, struct afwctl_learned *l)
 {
-	const struct nlattr *tb[AFW_FLOW_A_MAX + 1] = { NULL }, *flow = NULL;
-	unsigned int alen;
-	int i;
+	static const int need[] = {
+		AFW_FLOW_A_FAMILY, AFW_FLOW_A_PROTO, AFW_FLOW_A_DIR, AFW_FLOW_A_DST,
+		AFW_FLOW_A_DPORT, AFW_FLOW_A_VERDICT, AFW_FLOW_A_LINE, AFW_FLOW_A_HITS,
+		AFW_FLOW_A_PORTID,
+	};
+	const struct nlattr *tb[AFW_FLOW_A_MAX + 1];
+	unsigned int alen, i;
 
-	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), afwctl_learned_top, &flow) !=
-	    MNL_CB_OK || !flow ||
-	    mnl_attr_parse_nested(flow, afwctl_learned_attr, tb) != MNL_CB_OK)
+	if (afw_flow_attrs(nlh, tb) < 0)
 		goto bad;
-	for (i = 1; i <= AFW_FLOW_A_MAX; i++)
-		if (afwctl_learned_types[i] && !tb[i])
+	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!tb[need[i]])
 			goto bad;
 	memset(l, 0, sizeof(*l));
 	l->family = mnl_attr_get_u8(tb[AFW_FLOW_A_FAMILY]);

@@ -335,66 +335,6 @@ bool afw_kern_forget(struct afw_kern *k)
 	return true;
 }
 
-static int afw_kern_told_attr(const struct nlattr *a, void *data)
-{
-	const struct nlattr **tb = data;
-	unsigned int type = mnl_attr_get_type(a);
-
-	if (type <= AFW_FLOW_A_MAX)
-		tb[type] = a;
-	return MNL_CB_OK;
-}
-
-static int afw_kern_owner_attr(const struct nlattr *a, void *data)
-{
-	const struct nlattr **tb = data;
-	unsigned int type = mnl_attr_get_type(a);
-
-	if (type <= AFW_OWNER_A_MAX)
-		tb[type] = a;
-	return MNL_CB_OK;
-}
-
-/* A LEARNED message's flow; -1 when it lacks what the worker needs. */
-static int afw_kern_parse_told(const struct nlmsghdr *nlh, struct afw_kern_told *t)
-{
-	const struct nlattr *tb[AFW_FLOW_A_MAX + 1] = { NULL };
-	const struct nlattr *ob[AFW_OWNER_A_MAX + 1] = { NULL };
-	const struct nlattr *a;
-
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
-		if (mnl_attr_get_type(a) == AFW_A_FLOW)
-			break;
-	if (!mnl_attr_ok(a, (int)((const char *)mnl_nlmsg_get_payload_tail(nlh) - (const char *)a)) ||
-	    mnl_attr_get_type(a) != AFW_A_FLOW ||
-	    mnl_attr_parse_nested(a, afw_kern_told_attr, tb) != MNL_CB_OK)
-		return -1;
-	if (!tb[AFW_FLOW_A_PACKET] || !tb[AFW_FLOW_A_DIR] || !tb[AFW_FLOW_A_VERDICT] ||
-	    mnl_attr_validate(tb[AFW_FLOW_A_DIR], MNL_TYPE_U8) < 0 ||
-	    mnl_attr_validate(tb[AFW_FLOW_A_VERDICT], MNL_TYPE_U8) < 0)
-		return -1;
-	memset(t, 0, sizeof(*t));
-	t->dir = mnl_attr_get_u8(tb[AFW_FLOW_A_DIR]);
-	t->verdict = mnl_attr_get_u8(tb[AFW_FLOW_A_VERDICT]);
-	if (tb[AFW_FLOW_A_LINE] && mnl_attr_validate(tb[AFW_FLOW_A_LINE], MNL_TYPE_U32) == 0)
-		t->line = mnl_attr_get_u32(tb[AFW_FLOW_A_LINE]);
-	if (tb[AFW_FLOW_A_IIF] && mnl_attr_validate(tb[AFW_FLOW_A_IIF], MNL_TYPE_U32) == 0)
-		t->iif = mnl_attr_get_u32(tb[AFW_FLOW_A_IIF]);
-	if (tb[AFW_FLOW_A_OIF] && mnl_attr_validate(tb[AFW_FLOW_A_OIF], MNL_TYPE_U32) == 0)
-		t->oif = mnl_attr_get_u32(tb[AFW_FLOW_A_OIF]);
-	t->packet = mnl_attr_get_payload(tb[AFW_FLOW_A_PACKET]);
-	t->len = mnl_attr_get_payload_len(tb[AFW_FLOW_A_PACKET]);
-	/* The owner's uid, as NFQUEUE gives a local socket's. */
-	if (tb[AFW_FLOW_A_OWNER] &&
-	    mnl_attr_parse_nested(tb[AFW_FLOW_A_OWNER], afw_kern_owner_attr, ob) == MNL_CB_OK &&
-	    ob[AFW_OWNER_A_UID] && !ob[AFW_OWNER_A_LISTENER] &&
-	    mnl_attr_validate(ob[AFW_OWNER_A_UID], MNL_TYPE_U32) == 0) {
-		t->has_uid = true;
-		t->uid = mnl_attr_get_u32(ob[AFW_OWNER_A_UID]);
-	}
-	return 0;
-}
-
 bool afw_kern_serve(struct afw_kern *k, uint16_t num)
 {
 	struct nlmsghdr *nlh = afw_kern_slot(k, AFW_CMD_QUEUE_SERVE);
@@ -404,6 +344,35 @@ bool afw_kern_serve(struct afw_kern *k, uint16_t num)
 	mnl_attr_put_u16(nlh, AFW_A_SERVE_FIRST, num);
 	afw_kern_queued(k, nlh);
 	return true;
+}
+
+/* A LEARNED message's flow; -1 when it lacks what the worker needs. */
+static int afw_kern_parse_told(const struct nlmsghdr *nlh, struct afw_kern_told *t)
+{
+	const struct nlattr *tb[AFW_FLOW_A_MAX + 1];
+	struct afw_flow_owner o = { 0 };
+
+	if (afw_flow_attrs(nlh, tb) < 0 || !tb[AFW_FLOW_A_PACKET] || !tb[AFW_FLOW_A_DIR] ||
+	    !tb[AFW_FLOW_A_VERDICT])
+		return -1;
+	memset(t, 0, sizeof(*t));
+	t->dir = mnl_attr_get_u8(tb[AFW_FLOW_A_DIR]);
+	t->verdict = mnl_attr_get_u8(tb[AFW_FLOW_A_VERDICT]);
+	if (tb[AFW_FLOW_A_LINE])
+		t->line = mnl_attr_get_u32(tb[AFW_FLOW_A_LINE]);
+	if (tb[AFW_FLOW_A_IIF])
+		t->iif = mnl_attr_get_u32(tb[AFW_FLOW_A_IIF]);
+	if (tb[AFW_FLOW_A_OIF])
+		t->oif = mnl_attr_get_u32(tb[AFW_FLOW_A_OIF]);
+	t->packet = mnl_attr_get_payload(tb[AFW_FLOW_A_PACKET]);
+	t->len = mnl_attr_get_payload_len(tb[AFW_FLOW_A_PACKET]);
+	/* The owner's uid, as NFQUEUE gives a local socket's. */
+	if (tb[AFW_FLOW_A_OWNER] && !afw_flow_owner_parse(tb[AFW_FLOW_A_OWNER], &o) &&
+	    !o.listener) {
+		t->has_uid = true;
+		t->uid = o.uid;
+	}
+	return 0;
 }
 
 /*

@@ -289,6 +289,7 @@ static const enum mnl_attr_data_type afw_flow_types[AFW_FLOW_A_MAX + 1] = {
 	[AFW_FLOW_A_OIF] = MNL_TYPE_U32,
 	[AFW_FLOW_A_HITS] = MNL_TYPE_U64,
 	[AFW_FLOW_A_PORTID] = MNL_TYPE_U32,
+	[AFW_FLOW_A_PACKET] = MNL_TYPE_BINARY,
 };
 
 static const enum mnl_attr_data_type afw_owner_types[AFW_OWNER_A_MAX + 1] = {
@@ -303,8 +304,22 @@ static const enum mnl_attr_data_type afw_owner_types[AFW_OWNER_A_MAX + 1] = {
 	[AFW_OWNER_A_LISTENER] = MNL_TYPE_FLAG,
 };
 
-/* The owner's strings stay in the message: @o->exe points there. */
-static int afw_flow_owner_parse(const struct nlattr *nest, struct afw_flow_owner *o)
+int afw_flow_attrs(const struct nlmsghdr *nlh, const struct nlattr **tb)
+{
+	const struct nlattr *top[AFW_A_MAX + 1];
+	const struct afw_attr_set set = { AFW_A_MAX, afw_top_types, top };
+	const struct afw_attr_set fset = { AFW_FLOW_A_MAX, afw_flow_types, tb };
+
+	if (afw_attrs_parse_msg(nlh, &set) < 0)
+		return -1;
+	if (!top[AFW_A_FLOW]) {
+		errno = EBADMSG;
+		return -1;
+	}
+	return afw_attrs_parse_nested(top[AFW_A_FLOW], &fset);
+}
+
+int afw_flow_owner_parse(const struct nlattr *nest, struct afw_flow_owner *o)
 {
 	const struct nlattr *tb[AFW_OWNER_A_MAX + 1];
 	const struct afw_attr_set set = { AFW_OWNER_A_MAX, afw_owner_types, tb };
@@ -331,14 +346,11 @@ static int afw_flow_owner_parse(const struct nlattr *nest, struct afw_flow_owner
 
 static int afw_flow_parse(const struct nlmsghdr *nlh, struct afw_flow_spec *f, bool need_verdict)
 {
-	const struct nlattr *top[AFW_A_MAX + 1], *tb[AFW_FLOW_A_MAX + 1];
-	const struct afw_attr_set set = { AFW_A_MAX, afw_top_types, top };
-	const struct afw_attr_set fset = { AFW_FLOW_A_MAX, afw_flow_types, tb };
+	const struct nlattr *tb[AFW_FLOW_A_MAX + 1];
 	size_t alen;
 
 	memset(f, 0, sizeof(*f));
-	if (afw_attrs_parse_msg(nlh, &set) < 0 || !top[AFW_A_FLOW] ||
-	    afw_attrs_parse_nested(top[AFW_A_FLOW], &fset) < 0)
+	if (afw_flow_attrs(nlh, tb) < 0)
 		goto bad;
 	if (!tb[AFW_FLOW_A_FAMILY] || !tb[AFW_FLOW_A_PROTO] || !tb[AFW_FLOW_A_SRC] ||
 	    !tb[AFW_FLOW_A_DST] || (need_verdict && !tb[AFW_FLOW_A_VERDICT]))

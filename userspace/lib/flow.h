@@ -74,6 +74,17 @@ int afw_flow_flush(struct afw_nl *nl);
  * Returns MNL_CB_OK, or MNL_CB_ERROR with errno set.
  */
 int afw_flow_parse_msg(const struct nlmsghdr *nlh, struct afw_flow_spec *f);
+/*
+ * The AFW_A_FLOW nest of @nlh into @tb (AFW_FLOW_A_MAX + 1 slots), each
+ * attribute's length checked against its type; 0, or -1 with errno set.
+ * For messages afw_flow_parse_msg() does not take whole (LEARN_GET, LEARNED).
+ */
+int afw_flow_attrs(const struct nlmsghdr *nlh, const struct nlattr **tb);
+/*
+ * An AFW_FLOW_A_OWNER nest into @o; its strings stay in the message (@o->exe
+ * points there). 0, or -1 when it lacks uid, gid, pid or task name.
+ */
+int afw_flow_owner_parse(const struct nlattr *nest, struct afw_flow_owner *o);
 /* The same for a FLOW_NEW or FLOW_DEL request (one the kernel echoes): no verdict needed. */
 int afw_flow_parse_request(const struct nlmsghdr *nlh, struct afw_flow_spec *f);
 /*

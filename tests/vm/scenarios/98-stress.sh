@@ -235,9 +235,10 @@ afwd_loop() {
 		pid=$!
 		# Its SIGHUP handler is set once it is up (slow on the debug
 		# kernel): a SIGHUP before would end it.
-		wait_until 20 test -S $work/afwd.sock
-		sleep $(( 1 + RANDOM % 3 ))
-		kill -HUP $pid 2> /dev/null
+		if wait_until 20 test -S $work/afwd.sock; then
+			sleep $(( 1 + RANDOM % 3 ))
+			kill -HUP $pid 2> /dev/null
+		fi
 		sleep $(( 1 + RANDOM % 3 ))
 		# What the module decided by what afwd taught it (since its load).
 		"$AFWCTL" -n $NS_R -j stats 2> /dev/null | jq -r '.learned.flows // 0' \
