@@ -34,14 +34,16 @@ echo "vm: accelerator $AFW_VM_ACCEL" >&2
 # those that cross the kernel interfaces a distribution kernel can change:
 # hook registration, genetlink and its policies, rights in user
 # namespaces, the skb, defragmentation, ICMP and nfqueue paths, module
-# unload, the netlink fuzzer. Debian's 6.1, the debug kernel's own series,
+# unload, the netlink fuzzer, netlink unicast from a hook (learned
+# decisions told to afwd). Debian's 6.1, the debug kernel's own series,
 # runs what only a modular distribution kernel has (the module and its
 # dependencies loaded by modprobe, unloaded under traffic) and afwd against
 # the module as it comes and goes (96-afwd runs on the debug kernel and on
 # 6.12), and the logic checks. On a 2-CPU machine the suite must end
 # within the hour. AFW_VM_FULL=1 runs every scenario on every kernel.
 compat_6_12="10-hooks-count 20-rights 30-netlink-errors 40-rmmod-under-load
-	65-packets 82-state 84-owners 87-program-rules 88-flow-events 96-afwd 97-nlfuzz"
+	65-packets 82-state 84-owners 87-program-rules 88-flow-events 91-afwd-learn 96-afwd
+	97-nlfuzz"
 compat_6_1="10-hooks-count 40-rmmod-under-load 89-ask 92-switch 97-afwd-module"
 # These check the module's own logic to the packet and the counter: ruleset
 # transactions, statistics, the unknown-flow policy, the queue fan-out. They
