@@ -1287,14 +1287,13 @@ static u32 afw_flow_state(const struct afw_flow *f)
 }
 
 /*
- * Under rcu_read_lock(): the AFW_FLOW_A_OWNER nest of @k, if it has one;
- * with @cgroup_path, the path of its cgroup @cgroup_id, if that is still
- * the owner's.
+ * Under rcu_read_lock(): the AFW_FLOW_A_OWNER nest of owner record @o, if
+ * there is one; with @cgroup_path, the path of its cgroup @cgroup_id, if
+ * that is still the owner's.
  */
-static int afw_put_owner(struct sk_buff *skb, struct net *net, const struct afw_flow_key *k,
-			 u64 cgroup_id, const char *cgroup_path)
+static int afw_put_owner_rec(struct sk_buff *skb, struct net *net, const struct afw_owner *o,
+			     u64 cgroup_id, const char *cgroup_path)
 {
-	const struct afw_owner *o = afw_owner_lookup(&afw_net(net)->owners, k);
 	struct nlattr *nest;
 	const char *exe;
 
@@ -1322,16 +1321,23 @@ static int afw_put_owner(struct sk_buff *skb, struct net *net, const struct afw_
 	return 0;
 }
 
+/* The same, of @k's owner. */
+static int afw_put_owner(struct sk_buff *skb, struct net *net, const struct afw_flow_key *k,
+			 u64 cgroup_id, const char *cgroup_path)
+{
+	return afw_put_owner_rec(skb, net, afw_owner_lookup(&afw_net(net)->owners, k),
+				 cgroup_id, cgroup_path);
+}
+
 /* An owner nest's room (afw_put_owner() without a cgroup path), its program aside. */
 #define AFW_OWNER_SIZE							\
 	(nla_total_size(0) + 4 * nla_total_size(sizeof(u32)) +		\
 	 nla_total_size(TASK_COMM_LEN) + nla_total_size_64bit(sizeof(u64)) + \
 	 nla_total_size(0))
 
-/* The room afw_put_owner() takes for @k's owner, without a cgroup path; under RCU. */
-static size_t afw_owner_size(struct net *net, const struct afw_flow_key *k)
+/* The room afw_put_owner_rec() takes for @o, without a cgroup path; under RCU. */
+static size_t afw_owner_size(const struct afw_owner *o)
 {
-	const struct afw_owner *o = afw_owner_lookup(&afw_net(net)->owners, k);
 	const char *exe;
 
 	if (!o)
@@ -1423,6 +1429,7 @@ void afw_genl_flow_event(struct afw_net *an, const struct afw_flow *f, u8 cmd)
 {
 	struct net *net = read_pnet(&an->net);
 	struct sk_buff *skb;
+	size_t size;
 
 	/*
 	 * A namespace going away ends its flows after its owners' table is
@@ -1439,8 +1446,8 @@ void afw_genl_flow_event(struct afw_net *an, const struct afw_flow *f, u8 cmd)
 	 * as of page-sized ones (a walk tells up to 512 at once). An owner
 	 * whose record changed between the sizing and the fill takes a page.
 	 */
-	skb = genlmsg_new(AFW_FLOW_MSG_SIZE + afw_owner_size(net, &f->key),
-			  GFP_ATOMIC | __GFP_NOWARN);
+	size = AFW_FLOW_MSG_SIZE + afw_owner_size(afw_owner_lookup(&an->owners, &f->key));
+	skb = genlmsg_new(size, GFP_ATOMIC | __GFP_NOWARN);
 	if (skb && !afw_fill_flow(skb, net, f, 0, 0, 0, cmd)) {
 		nlmsg_free(skb);
 		skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC | __GFP_NOWARN);
@@ -1472,6 +1479,7 @@ void afw_genl_tell_learned(struct afw_net *an, const struct nf_hook_state *state
 			   const struct sk_buff *skb, const struct afw_tuple *t,
 			   const struct afw_flow_key *k, const struct afw_learned *e)
 {
+	const struct afw_owner *o = afw_owner_lookup(&an->owners, k);
 	unsigned int alen = t->family == AFW_FAMILY_IPV6 ? 16 : 4;
 	int off = skb_network_offset(skb);
 	u8 buf[AFW_LEARN_PACKET_MAX];
@@ -1487,7 +1495,7 @@ void afw_genl_tell_learned(struct afw_net *an, const struct nf_hook_state *state
 	len = min_t(unsigned int, skb->len - off, AFW_LEARN_PACKET_MAX);
 	data = skb_header_pointer(skb, off, len, buf);
 	/* Sized to the message: a burst of them shares afwd's receive buffer. */
-	msg = genlmsg_new(AFW_LEARNED_SIZE + afw_owner_size(state->net, k),
+	msg = genlmsg_new(AFW_LEARNED_SIZE + afw_owner_size(o),
 			  GFP_ATOMIC | __GFP_NOWARN);
 	if (!msg || !data)
 		goto err;
@@ -1509,8 +1517,8 @@ void afw_genl_tell_learned(struct afw_net *an, const struct nf_hook_state *state
 	    nla_put_u32(msg, AFW_FLOW_A_OIF, state->out ? state->out->ifindex : 0) ||
 	    nla_put(msg, AFW_FLOW_A_PACKET, len, data))
 		goto err;
-	/* The program's path may have changed meanwhile: told without it then. */
-	afw_put_owner(msg, state->net, k, 0, NULL);
+	/* The record the message was sized for: it fits. */
+	afw_put_owner_rec(msg, state->net, o, 0, NULL);
 	nla_nest_end(msg, nest);
 	genlmsg_end(msg, hdr);
 	/* Never waits: a socket with no room is not told (ENOBUFS there). */
