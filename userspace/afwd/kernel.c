@@ -211,7 +211,7 @@ int afw_kern_resolve(struct afw_kern *k)
 int afw_kern_open(struct afw_kern *k, bool news)
 {
 	struct afw_kern_family ctrl;
-	int one = 1, rcvbuf = 4 << 20, ret;
+	int one = 1, ret;
 
 	memset(k, 0, offsetof(struct afw_kern, batch));
 	k->sock = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -228,10 +228,7 @@ int afw_kern_open(struct afw_kern *k, bool news)
 	 * time: room for a burst of them (past rmem_max, as root may; best
 	 * effort, a lost one is counted).
 	 */
-	if (setsockopt(mnl_socket_get_fd(k->sock), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
-		       sizeof(rcvbuf)) < 0)
-		(void)setsockopt(mnl_socket_get_fd(k->sock), SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-				 sizeof(rcvbuf));
+	afw_nl_rcvbuf(k->sock, 4 << 20);
 	k->portid = mnl_socket_get_portid(k->sock);
 	k->seq = (unsigned int)time(NULL);
 	ret = afw_kern_getfamily(k, "nlctrl", &ctrl);

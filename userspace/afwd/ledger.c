@@ -406,7 +406,7 @@ struct afw_lrec *afw_ledger_find(struct afw_ledger *l, const struct afw_flow_spe
 	return afw_ledger_lookup(l, &k);
 }
 
-static uint8_t afw_ledger_verdict(enum afw_decision d)
+uint8_t afw_ledger_verdict(enum afw_decision d)
 {
 	switch (d) {
 	case AFW_DECIDE_DENY:

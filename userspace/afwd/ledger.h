@@ -87,6 +87,8 @@ void afw_ledger_flow(const struct afw_lrec *r, struct afw_flow_spec *f);
 void afw_ledger_spec(struct afw_flow_spec *f, int ipver, uint8_t proto, const uint8_t *src,
 		     uint16_t sport, const uint8_t *dst, uint16_t dport, enum afw_decision d,
 		     bool established);
+/* The verdict (AFW_VERDICT_*) a flow decided @d is installed with. */
+uint8_t afw_ledger_verdict(enum afw_decision d);
 /*
  * The connection was past the client's SYN when it was decided: the
  * module is to take any SYN on its ports for a new connection. A flow

@@ -398,20 +398,6 @@ static void afw_worker_decided(struct afw_worker *w, const struct afw_result *r,
 			   afw_engine_headers_enough(w->engine, p), installed);
 }
 
-static enum afw_decision afw_worker_verdict_decision(uint8_t verdict)
-{
-	switch (verdict) {
-	case AFW_VERDICT_ACCEPT:
-		return AFW_DECIDE_ALLOW;
-	case AFW_VERDICT_REJECT:
-		return AFW_DECIDE_REJECT;
-	case AFW_VERDICT_INSPECT:
-		return AFW_DECIDE_INSPECT;
-	default:
-		return AFW_DECIDE_DENY;
-	}
-}
-
 /*
  * A connection the module decided by a decision this worker taught it
  * (afw_kern_learn()), told after the fact: judged here as its SYN would
@@ -450,8 +436,7 @@ static void afw_worker_told(const struct afw_kern_told *t, void *data)
 	p.dir = (uint8_t)(AFW_FDIR_IN + t->dir);
 	afw_engine_packet(w->engine, pol, &p, t->has_uid, t->uid, afw_now_ns(), &res, &decided);
 	if (decided && res.decision != AFW_DECIDE_ASK && !res.per_packet) {
-		afw_worker_decided(w, &res, &p,
-				   res.decision == afw_worker_verdict_decision(t->verdict));
+		afw_worker_decided(w, &res, &p, afw_ledger_verdict(res.decision) == t->verdict);
 		return;
 	}
 	afw_ledger_spec(&f, p.ipver, p.proto, p.src, p.sport, p.dst, p.dport,
@@ -736,10 +721,6 @@ static void afw_worker_serve(struct afw_worker *w)
 }
 
 /*
- * The module's side of local work: refusals and news read when its socket
- * was readable, a reload's new verdicts, installs due again, one send.
- */
-/*
  * How long the module's socket rests after a round that heard of learned
  * flows: each is told after it passed, one message a connection, and
  * reading them as they come would wake the worker once a connection, on
@@ -748,6 +729,11 @@ static void afw_worker_serve(struct afw_worker *w)
  */
 #define AFW_KERN_REST_NS 2000000u
 
+/*
+ * The module's side of local work: refusals, news and learned flows read
+ * when its socket was readable or its rest is over, a reload's new
+ * verdicts, installs due again, one send.
+ */
 static void afw_worker_kern_work(struct afw_worker *w, uint64_t now, bool readable)
 {
 	const struct afw_kern_calls calls = { afw_worker_refused, afw_worker_told, w };
@@ -837,13 +823,12 @@ static uint64_t afw_worker_next_deadline(const struct afw_worker *w)
 {
 	uint64_t e = afw_engine_next_deadline(w->engine);
 	uint64_t l = w->kern && afw_kern_up(w->kern) ? afw_ledger_next_due(w->ledger) : UINT64_MAX;
-
-	if (w->kern_rest_until && w->kern_rest_until < l)
-		l = w->kern_rest_until;
+	uint64_t k = w->kern_rest_until ? w->kern_rest_until : UINT64_MAX;
 	uint64_t g = afw_log_due(w->log);
 	uint64_t a = w->asking ? afw_ask_next_due(&w->d->ask, afw_worker_index(w)) : UINT64_MAX;
 
 	e = e < l ? e : l;
+	e = e < k ? e : k;
 	e = e < a ? e : a;
 	return e < g ? e : g;
 }

@@ -250,22 +250,24 @@ err_close:
 	return ret;
 }
 
+void afw_nl_rcvbuf(struct mnl_socket *sock, int bytes)
+{
+	int fd = mnl_socket_get_fd(sock);
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
+}
+
 int afw_nl_join_flows(struct afw_nl *nl)
 {
-	int grp = (int)nl->mcgrp_flows, rcvbuf = AFW_NL_FLOWS_RCVBUF;
-	int fd = mnl_socket_get_fd(nl->sock);
+	int grp = (int)nl->mcgrp_flows;
 
 	if (!grp)
 		return -EOPNOTSUPP;
 	if (mnl_socket_setsockopt(nl->sock, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp)) < 0)
 		return -errno;
-	/*
-	 * A collector's walk tells up to AFW_FLOW_COUNTS_PER_WALK flows at
-	 * once, each message a page or so of the socket's budget: past
-	 * net.core.rmem_max where the caller may (CAP_NET_ADMIN), else up to it.
-	 */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) < 0)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	/* A collector's walk tells up to AFW_FLOW_COUNTS_PER_WALK flows at once. */
+	afw_nl_rcvbuf(nl->sock, AFW_NL_FLOWS_RCVBUF);
 	return 0;
 }
 

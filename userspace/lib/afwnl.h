@@ -36,6 +36,11 @@ struct afw_nl {
  * the module is not loaded, or another negative errno.
  */
 int afw_nl_open(struct afw_nl *nl);
+/*
+ * Asks for a receive buffer of @bytes on @sock: past net.core.rmem_max
+ * where the caller may (SO_RCVBUFFORCE, CAP_NET_ADMIN), else up to it.
+ */
+void afw_nl_rcvbuf(struct mnl_socket *sock, int bytes);
 /* The receive buffer a listener of the flows group asks for. */
 #define AFW_NL_FLOWS_RCVBUF (8 << 20)
 /*
