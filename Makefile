@@ -108,6 +108,7 @@ MNL_CFLAGS = $(shell $(PKG_CONFIG) --cflags libmnl)
 MNL_LIBS = $(shell $(PKG_CONFIG) --libs libmnl)
 CRYPTO_CFLAGS = $(shell $(PKG_CONFIG) --cflags libcrypto)
 CRYPTO_LIBS = $(shell $(PKG_CONFIG) --libs libcrypto)
+SSL_LIBS = $(shell $(PKG_CONFIG) --libs libssl)
 URING_CFLAGS = $(shell $(PKG_CONFIG) --cflags liburing)
 URING_LIBS = $(shell $(PKG_CONFIG) --libs liburing)
 NGHTTP2_CFLAGS = $(shell $(PKG_CONFIG) --cflags libnghttp2)
@@ -179,8 +180,9 @@ $(B)/tests/test_classify: tests/unit/test_classify.c $(CLASSIFY_SRCS) $(wildcard
 	$(CC) -std=gnu11 -g -O1 -Wall -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 		-Itests/unit/kernel -Itests/unit -Iinclude -o $@ $<
 
-# Test programs the VM suite runs: the netlink fuzzer and the stress load.
-TOOL_BINS := $(B)/tools/nlfuzz $(B)/tools/afwstress
+# Test programs the VM suite runs: the netlink fuzzer, the stress load and
+# the benchmarks' TLS handshake timer.
+TOOL_BINS := $(B)/tools/nlfuzz $(B)/tools/afwstress $(B)/tools/afwtlsrate
 
 $(B)/tools/nlfuzz: $(B)/tests/fuzz/nlfuzz.o $(B)/libafw.a
 	@mkdir -p $(dir $@)
@@ -189,6 +191,10 @@ $(B)/tools/nlfuzz: $(B)/tests/fuzz/nlfuzz.o $(B)/libafw.a
 $(B)/tools/afwstress: $(B)/tests/tools/afwstress.o $(B)/libafw.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
+
+$(B)/tools/afwtlsrate: $(B)/tests/tools/afwtlsrate.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SSL_LIBS) $(CRYPTO_LIBS)
 
 tools: $(TOOL_BINS)
 
