@@ -11,6 +11,7 @@
 # Writes afwd-MODE.txt to the result share.
 set -u
 . "$AFW_SRC/tests/vm/lib.sh"
+. "$AFW_SRC/bench/lib.sh"
 mode=${AFW_BENCH_MODE:?AFW_BENCH_MODE is bulk or connect}
 exec 2> "$AFW_OUT/afwd-$mode.log"
 res=$AFW_OUT/afwd-$mode.txt
@@ -73,22 +74,6 @@ afwd_start() {
 		echo "prio 20 l7 unknown dport 5201 $action"
 	} > $work/policy.conf
 	afwd_run "$@"
-}
-# afwd_run [OPTION...]: afwd with the module and $work/policy.conf.
-afwd_run() {
-	rm -f $work/afwd.sock
-	# ip netns exec execs afwd, so $! is afwd itself.
-	ip netns exec $fw_ns ${AFW_BENCH_WRAP:-} "$AFWD" -q 0-1 --module on -p $work/policy.conf \
-		--ctl $work/afwd.sock "$@" 2>> $work/afwd.log &
-	afwd_pid=$!
-	wait_until 10 test -S $work/afwd.sock
-}
-afwd_stop() {
-	[ -n "$afwd_pid" ] || return 0
-	kill "$afwd_pid"
-	wait "$afwd_pid" 2> /dev/null
-	afwd_pid=
-	nsx $fw_ns "$AFWCTL" flow flush
 }
 # iperf_mbps NS ADDR: iperf3 for $secs from NS to the server at ADDR, in
 # Mbit/s received, or "fail".

@@ -7,6 +7,7 @@
 set -u
 . "$AFW_SRC/tests/vm/lib.sh"
 . "$AFW_SRC/bench/rules-mem.sh"
+. "$AFW_SRC/bench/lib.sh"
 exec 2> "$AFW_OUT/allowed.log"
 res=$AFW_OUT/allowed.txt
 : > "$res"
@@ -17,20 +18,10 @@ work=$(mktemp -d)
 topo_routed || { echo "bench: the topology did not come up" >> "$res"; exit 1; }
 iperf_server $NS_S -B $S4
 
-# The four figures of one setup, as "tcp1 tcp4 udp_pps ping_min ping_avg ping_max".
-tcp() {
-	nsx $NS_C iperf3 -c $S4 -P "$1" -t "$secs" -J > $work/ip.json
-	jq '.end.sum_received.bits_per_second / 1e9' $work/ip.json
-}
-udp() {
-	nsx $NS_C iperf3 -c $S4 -u -l 64 -b 0 -t "$secs" -J > $work/udp.json
-	jq '(.end.sum.packets - .end.sum.lost_packets) / .end.sum.seconds' $work/udp.json ||
-		jq -c '{error, intervals: (.intervals | length)}' $work/udp.json >&2
-}
-rtt() {
-	nsx $NS_C ping -q -n -c "$pings" -i 0.002 $S4 |
-		awk -F'[/ ]' '/^rtt/ { print $7, $8, $9 }'
-}
+# The figures of one setup, as "tcp1 tcp4 udp_pps ping_min ping_avg ping_max".
+tcp() { bench_tcp $NS_C $S4 "$1" "$secs"; }
+udp() { bench_udp $NS_C $S4 "$secs"; }
+rtt() { bench_rtt $NS_C $S4 "$pings"; }
 measure() { echo "$(tcp 1) $(tcp 4) $(udp) $(rtt)"; }
 # profile NAME: with AFW_BENCH_PERF=1, one more 64-byte UDP run under perf
 # (every CPU, cpu-clock: under -icount a sample is a span of instructions),
@@ -96,25 +87,9 @@ nft_row() {
 }
 
 if [ -z "${AFW_BENCH_SIZES:-}" ] && command -v nft > /dev/null; then
-	# The same 100k rules as nftables would be written: one set.
-	{
-		echo "table inet afwbench { set src { type ipv4_addr . inet_service; elements = {"
-		awk 'BEGIN { for (i = 0; i < 100000; i++)
-			printf "%s198.%d.%d.%d . %d", i ? ", " : "", 18 + int(i / 65536) % 2,
-				int(i / 256) % 256, i % 256, 1000 + int(i / 131072) }'
-		echo "} }"
-		echo "chain afwfwd { type filter hook forward priority 10; ip saddr . udp dport @src drop; accept; }"
-		echo "}"
-	} > $work/nft
+	bench_nft_set > $work/nft
 	nft_row "100k rules in a set"
-	# 10k rules one after another: every packet walks them all.
-	{
-		echo "table inet afwbench { chain afwfwd { type filter hook forward priority 10;"
-		awk 'BEGIN { for (i = 0; i < 10000; i++)
-			printf "ip saddr 198.18.%d.%d udp dport 1000 drop\n", int(i / 256) % 256, i % 256 }'
-		echo "accept; }"
-		echo "}"
-	} > $work/nft
+	bench_nft_chain > $work/nft
 	nft_row "10k rules in a chain"
 fi
 row "no firewall, again" "$(measure)"

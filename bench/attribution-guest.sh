@@ -14,6 +14,7 @@
 # log to the result share.
 set -u
 . "$AFW_SRC/tests/vm/lib.sh"
+. "$AFW_SRC/bench/lib.sh"
 exec 2> "$AFW_OUT/attribution.log"
 res=$AFW_OUT/attribution.txt
 : > "$res"
@@ -141,94 +142,58 @@ fi
 afw_unload
 
 # OpenSnitch: its daemon in the client namespace, so that its NFQUEUE rules
-# (mangle OUTPUT, new connections) see the workload. Default action allow,
-# the /proc method, debug logging to a file. One rule allows everything:
-# with neither a rule nor its UI, 1.5.8 applies the default action and logs
-# no program; a rule that matches makes it log "✔ PATH -> HOST:PORT" for
-# each connection it attributed.
-osn_stop() {
-	[ -n "$osn_pid" ] || return 0
-	kill "$osn_pid"
-	wait "$osn_pid" 2> /dev/null
-	osn_pid=
-}
+# (mangle OUTPUT, new connections) see the workload; bench/lib.sh's
+# osn_start says how it is set up.
 on_exit osn_stop
-osn_ver=$(dpkg-query -W -f '${Version}' opensnitch 2> /dev/null)
-if command -v opensnitchd > /dev/null; then
-	mkdir -p $work/rules
-	cat > $work/rules/allow-all.json <<-EOF
-		{"created": "2026-01-01T00:00:00Z", "updated": "2026-01-01T00:00:00Z",
-		 "name": "allow-all", "enabled": true, "precedence": false,
-		 "action": "allow", "duration": "always",
-		 "operator": {"type": "simple", "operand": "true", "sensitive": false,
-		              "data": "", "list": []}}
-	EOF
-	# The daemon reads this path and no other; the guest's /etc is a
-	# writable overlay of the host's.
-	jq --arg log $work/osn.log '.DefaultAction = "allow" | .ProcMonitorMethod = "proc" |
-		.LogLevel = 0 | .Server.LogFile = $log | .Firewall = "iptables"' \
-		/etc/opensnitchd/default-config.json > $work/config.json
-	cp $work/config.json /etc/opensnitchd/default-config.json
-	modprobe -q -a nfnetlink_queue xt_NFQUEUE xt_conntrack nf_conntrack 2> /dev/null
-	ip netns exec $NS_C opensnitchd -rules-path $work/rules -debug \
-		-log-file $work/osn.log > $work/osn.out 2>&1 &
-	osn_pid=$!
-	osn_ready() { nsx $NS_C iptables -t mangle -S OUTPUT 2> /dev/null | grep -q NFQUEUE; }
-	if wait_until 120 osn_ready; then
-		echo "opensnitch rules in place" >&2
-		# A moment more, for its queue and monitor to settle.
-		sleep 3
-		# It decides each queued packet in its own time: after each run,
-		# wait until no more lines about the workload's connections come
-		# for 10 s (its log as a whole never stops: it checks its rules
-		# every few seconds), at most 5 minutes.
-		osn_settle() {
-			local prev=-1 now
-			for _ in $(seq 30); do
-				now=$(grep -c " -> $S:" $work/osn.log)
-				[ "$now" = "$prev" ] && break
-				prev=$now
-				sleep 10
-			done
-			echo "opensnitch's log: $prev lines about the workload" >&2
-		}
-		workload 7000 $work/truth-osn close
-		osn_settle
-		workload 9000 $work/truth-osn-hold hold
-		osn_settle
-		workload 11000 $work/truth-osn-linger linger
-		osn_settle
-		osn_stop
-		echo "opensnitch stopped" >&2
-		# Its log, without colours: "new connection udp => SPORT:SRC ->
-		# DST:DPORT uid: U" for each connection it saw, "✔ PATH ->
-		# DST:DPORT (RULE)" for each it matched a rule for, with its path.
-		sed 's/\x1b\[[0-9;]*m//g' $work/osn.log > $work/osn-plain.log
-		awk -v s=$S '
-			/new connection udp => / { split($0, a, " -> ")
-				split(a[2], d, "[: ]"); if (d[1] == s) seen[d[2]] = 1 }
-			/✔ / { line = $0; sub(/.*✔ /, "", line)
-				n = index(line, " -> "); path = substr(line, 1, n - 1)
-				split(substr(line, n + 4), d, "[: ]")
-				if (d[1] == s && !(d[2] in named)) named[d[2]] = path == "" ? "-" : path }
-			END { for (p in seen) print p, (p in named) ? named[p] : "-"
-				for (p in named) if (!(p in seen)) print p, named[p] }' \
-			$work/osn-plain.log > $work/seen-osn
-		score "OpenSnitch, close" $work/truth-osn $work/seen-osn
-		score "OpenSnitch, hold" $work/truth-osn-hold $work/seen-osn
-		score "OpenSnitch, linger" $work/truth-osn-linger $work/seen-osn
-		# Why it named none: no socket for the 4-tuple (closed, or its
-		# process gone), or a socket no process under /proc holds.
-		say "  OpenSnitch $osn_ver log, all runs:" \
-			"$(grep -c 'no inodes found' $work/osn-plain.log) with no socket found," \
-			"$(grep -c 'Could not find process by its pid' $work/osn-plain.log) with no process found"
-	else
-		say "OpenSnitch did not install its NFQUEUE rules within 120 s"
-		osn_stop
-	fi
-	cp $work/osn.log $work/osn.out "$AFW_OUT/" 2> /dev/null
-	cp $work/truth-osn $work/truth-osn-hold $work/truth-osn-linger "$AFW_OUT/" 2> /dev/null
+if osn_start $NS_C $work; then
+	echo "opensnitch rules in place" >&2
+	# It decides each queued packet in its own time: after each run,
+	# wait until no more lines about the workload's connections come
+	# for 10 s (its log as a whole never stops: it checks its rules
+	# every few seconds), at most 5 minutes.
+	osn_settle() {
+		local prev=-1 now
+		for _ in $(seq 30); do
+			now=$(grep -c " -> $S:" $work/osn.log)
+			[ "$now" = "$prev" ] && break
+			prev=$now
+			sleep 10
+		done
+		echo "opensnitch's log: $prev lines about the workload" >&2
+	}
+	workload 7000 $work/truth-osn close
+	osn_settle
+	workload 9000 $work/truth-osn-hold hold
+	osn_settle
+	workload 11000 $work/truth-osn-linger linger
+	osn_settle
+	osn_stop
+	echo "opensnitch stopped" >&2
+	# Its log, without colours: "new connection udp => SPORT:SRC ->
+	# DST:DPORT uid: U" for each connection it saw, "✔ PATH ->
+	# DST:DPORT (RULE)" for each it matched a rule for, with its path.
+	sed 's/\x1b\[[0-9;]*m//g' $work/osn.log > $work/osn-plain.log
+	awk -v s=$S '
+		/new connection udp => / { split($0, a, " -> ")
+			split(a[2], d, "[: ]"); if (d[1] == s) seen[d[2]] = 1 }
+		/✔ / { line = $0; sub(/.*✔ /, "", line)
+			n = index(line, " -> "); path = substr(line, 1, n - 1)
+			split(substr(line, n + 4), d, "[: ]")
+			if (d[1] == s && !(d[2] in named)) named[d[2]] = path == "" ? "-" : path }
+		END { for (p in seen) print p, (p in named) ? named[p] : "-"
+			for (p in named) if (!(p in seen)) print p, named[p] }' \
+		$work/osn-plain.log > $work/seen-osn
+	score "OpenSnitch, close" $work/truth-osn $work/seen-osn
+	score "OpenSnitch, hold" $work/truth-osn-hold $work/seen-osn
+	score "OpenSnitch, linger" $work/truth-osn-linger $work/seen-osn
+	# Why it named none: no socket for the 4-tuple (closed, or its
+	# process gone), or a socket no process under /proc holds.
+	say "  OpenSnitch $osn_ver log, all runs:" \
+		"$(grep -c 'no inodes found' $work/osn-plain.log) with no socket found," \
+		"$(grep -c 'Could not find process by its pid' $work/osn-plain.log) with no process found"
 else
-	say "opensnitchd is not installed (scripts/install-deps --bench)"
+	say "$osn_why"
 fi
+cp $work/osn.log $work/osn.out "$AFW_OUT/" 2> /dev/null
+cp $work/truth-osn $work/truth-osn-hold $work/truth-osn-linger "$AFW_OUT/" 2> /dev/null
 exit 0
