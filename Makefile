@@ -63,7 +63,7 @@ HDRS := include/uapi/linux/afw.h $(wildcard userspace/lib/*.h userspace/afwctl/*
 
 .PHONY: all module userspace unit tools fuzz install install-module install-userspace \
 	uninstall uninstall-module uninstall-userspace \
-	dkms-install dkms-remove check vm-demo up deps clean pkgcheck bench-parse deb \
+	dkms-install dkms-remove check vm-demo up deps clean pkgcheck bench bench-parse deb \
 	stress stress-long nlfuzz-long fuzz-long checkpatch vm-dkms-upgrade
 
 all: module userspace
@@ -183,6 +183,13 @@ $(B)/tests/test_classify: tests/unit/test_classify.c $(CLASSIFY_SRCS) $(wildcard
 # Test programs the VM suite runs: the netlink fuzzer, the stress load and
 # the benchmarks' TLS handshake timer.
 TOOL_BINS := $(B)/tools/nlfuzz $(B)/tools/afwstress $(B)/tools/afwtlsrate
+# The kernel selftest's NFQUEUE client, the seed table's per-packet queue
+# peer (bench/seed-guest.sh), built from Debian's kernel source package and
+# never kept in this tree; where the package is missing, its row says so.
+LINUX_SOURCE ?= /usr/src/linux-source-6.1.tar.xz
+ifneq ($(wildcard $(LINUX_SOURCE)),)
+TOOL_BINS += $(B)/tools/nf-queue
+endif
 
 $(B)/tools/nlfuzz: $(B)/tests/fuzz/nlfuzz.o $(B)/libafw.a
 	@mkdir -p $(dir $@)
@@ -195,6 +202,11 @@ $(B)/tools/afwstress: $(B)/tests/tools/afwstress.o $(B)/libafw.a
 $(B)/tools/afwtlsrate: $(B)/tests/tools/afwtlsrate.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SSL_LIBS) $(CRYPTO_LIBS)
+
+$(B)/tools/nf-queue: $(LINUX_SOURCE)
+	@mkdir -p $(dir $@)
+	tar -xJOf $< linux-source-6.1/tools/testing/selftests/netfilter/nf-queue.c > $@.c
+	$(CC) $(CFLAGS) $(MNL_CFLAGS) -o $@ $@.c $(MNL_LIBS)
 
 tools: $(TOOL_BINS)
 
@@ -226,6 +238,12 @@ $(B)/fuzz/fuzz_conf: tests/fuzz/fuzz_conf.c $(FUZZ_LIB_OBJS) $(HDRS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(AFW_CFLAGS) $(MNL_CFLAGS) -o $@ $< $(FUZZ_LIB_OBJS) $(MNL_LIBS)
 
 fuzz: $(FUZZ_BINS)
+
+# The seed table: every setup against no firewall, two VM boots (about an
+# hour of wall time); results in docs/seed/ (bench/seed.sh says what).
+BENCH_KERNEL ?= 6.1
+bench: all tools
+	bench/seed.sh $(BENCH_KERNEL)
 
 # ClientHello parse cost against nDPI, counted by callgrind (bench/parse.sh runs it).
 NDPI_CFLAGS = $(shell $(PKG_CONFIG) --cflags libndpi)

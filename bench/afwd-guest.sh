@@ -39,9 +39,7 @@ ratio() {
 }
 
 topo_routed || { say "routed topology did not come up"; exit 1; }
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-	-subj /CN=bench.test -addext subjectAltName=DNS:bench.test \
-	-keyout $work/key.pem -out $work/cert.pem 2> /dev/null
+bench_cert $work
 nsx $NS_S python3 "$AFW_SRC/tests/tools/tlsserver.py" $S4 443 $work/cert.pem $work/key.pem \
 	$work/server.log &
 nsx $NS_S iperf3 -s -D -B $S4 > /dev/null

@@ -136,3 +136,46 @@ bench load load-guest.sh AFW_BENCH_LOAD_RULES=10000
 check_grep "bench load: 10000 rules load, with the parse's time and memory per rule" \
 	"^10000 rules, .*: load [1-9][0-9]* ms \(parse alone [0-9]+ ms\), -?[0-9]+ bytes/rule" \
 	"$(cat "$out/load/load.txt")"
+
+# The seed table (make bench), both halves, small: every setup writes every
+# figure of its half, each a positive number. A peer that is not installed
+# may be skipped (OpenSnitch is not among the test packages: its service
+# would filter the machine it is installed on), but then only with that
+# reason; the kernel's nf-queue client is built by make tools where
+# Debian's kernel source is, as it is for the suite.
+# seed_rows HALF SETUPS METRICS: each SETUP of HALF has each METRIC, > 0.
+seed_rows() {
+	local f=$out/seed-$1/seed-$1.csv s m v
+	for s in $2; do
+		if [ "$s" = opensnitch ] && ! command -v opensnitchd > /dev/null; then
+			check_grep "bench seed $1: opensnitch skipped, as not installed" \
+				"^$1,opensnitch,skipped,opensnitchd is not installed" "$(cat "$f")"
+			continue
+		fi
+		for m in $3; do
+			v=$(awk -F, -v s="$s" -v m="$m" '$2 == s && $3 == m { print $4 }' "$f")
+			check "bench seed $1: $s has $m ($v)" awk -v v="$v" \
+				'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 > 0) }'
+		done
+	done
+	check "bench seed $1: no setup skipped but a peer not installed" \
+		sh -c "! grep ',skipped,' '$f' | grep -v '^$1,opensnitch,skipped,opensnitchd is not installed'"
+}
+nfq=$AFW_SRC/build/tools/nf-queue
+check "make tools built the kernel's nf-queue client" test -x "$nfq"
+bench seed-throughput seed-guest.sh AFW_BENCH_HALF=throughput AFW_BENCH_SIZES=10 \
+	AFW_BENCH_SECONDS=1 AFW_BENCH_PINGS=10 AFW_BENCH_NFQUEUE="$nfq"
+seed_rows throughput "host allowed-10 analyzed transfer nft-set nft-chain nfqueue opensnitch host-again" \
+	"tcp1_gbps tcp4_gbps udp64_pps cpu_busy_pct ping_min_ms ping_avg_ms ping_max_ms"
+bench seed-latency seed-guest.sh AFW_BENCH_HALF=latency AFW_BENCH_RATE_CONNS=50 \
+	AFW_BENCH_HANDSHAKES=20 AFW_BENCH_PAGES=1
+seed_rows latency "host allowed analyzed analyzed-port transfer opensnitch host-again" \
+	"conn_per_s conn_p50_us conn_p99_us tls_per_s tls_p50_us tls_p99_us"
+seed_rows latency "host allowed analyzed transfer opensnitch host-again" page_load_ms
+# The table itself: the host side's assembly of the same figures.
+mkdir -p "$out/seed"
+cat "$out"/seed-*/seed-*.csv > "$out/seed/raw.csv"
+check "bench seed: the table is made of the figures" \
+	python3 "$AFW_SRC/bench/seed-table.py" "$out/seed/raw.csv" "$out/seed" smoke 6.1
+check_grep "bench seed: the table has Transfer's ratios" \
+	'^\| Transfer: afwd `default inspect` \| [0-9.]+ \([0-9.]+\) \|' "$(cat "$out/seed/seed.md")"
