@@ -239,7 +239,7 @@ $(B)/fuzz/fuzz_conf: tests/fuzz/fuzz_conf.c $(FUZZ_LIB_OBJS) $(HDRS)
 
 fuzz: $(FUZZ_BINS)
 
-# The seed table: every setup against no firewall, two VM boots (about an
+# The seed table: every setup against no firewall, three VM boots (about an
 # hour of wall time); results in docs/seed/ (bench/seed.sh says what).
 BENCH_KERNEL ?= 6.1
 bench: all tools

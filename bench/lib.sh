@@ -37,10 +37,11 @@ bench_nft_set() {
 	echo "chain afwfwd { type filter hook forward priority 10; ip saddr . udp dport @src drop; accept; }"
 	echo "}"
 }
-# bench_nft_chain: 10k rules one after another: every packet walks them all.
+# bench_nft_chain [N]: N rules (default 10k) one after another: every packet
+# walks them all.
 bench_nft_chain() {
 	echo "table inet afwbench { chain afwfwd { type filter hook forward priority 10;"
-	awk 'BEGIN { for (i = 0; i < 10000; i++)
+	awk -v n="${1:-10000}" 'BEGIN { for (i = 0; i < n; i++)
 		printf "ip saddr 198.18.%d.%d udp dport 1000 drop\n", int(i / 256) % 256, i % 256 }'
 	echo "accept; }"
 	echo "}"
@@ -114,10 +115,11 @@ osn_stop() {
 	kill "$osn_pid"
 	wait "$osn_pid" 2> /dev/null
 	osn_pid=
-	nsx "$osn_ns" iptables -t mangle -F OUTPUT 2> /dev/null
-	nsx "$osn_ns" iptables -t mangle -F INPUT 2> /dev/null
-	nsx "$osn_ns" iptables -F INPUT 2> /dev/null
-	nsx "$osn_ns" iptables -F OUTPUT 2> /dev/null
+	# Its tables, even empty, would still hook every packet of the
+	# namespace (iptables is nftables underneath on Debian).
+	nsx "$osn_ns" iptables -t mangle -F 2> /dev/null
+	nsx "$osn_ns" iptables -F 2> /dev/null
+	nsx "$osn_ns" nft flush ruleset 2> /dev/null
 }
 
 # bench_cert DIR: DIR/cert.pem and DIR/key.pem, a P-256 certificate for

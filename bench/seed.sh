@@ -8,16 +8,19 @@
 #               streams, 64-byte UDP, CPU busy share, ping;
 #   latency     -icount shift=0 with idle time in real time (sleep=off
 #               distorts anything that waits): new connections a second
-#               with p50/p99, TLS handshakes p50/p99, a Chromium page load.
+#               with p50/p99, TLS handshakes p50/p99, a Chromium page load;
+#   scaling     as throughput: 64-byte UDP with 10 to 1M rules, 1k to 1M
+#               live flows (and memory per flow), and nftables chains of 10
+#               to 10k rules (bench/scaling-guest.sh).
 # Writes the figures with their ratios as a CSV, the table of ratios in
 # Markdown and a plot (gnuplot) to docs/seed/, and prints the table.
 #
 #   bench/seed.sh [KERNEL_LABEL]    default 6.1
-# AFW_BENCH_HALVES (default "throughput latency"): the boots to make;
+# AFW_BENCH_HALVES (default "throughput latency scaling"): the boots to make;
 # AFW_BENCH_SECONDS (3), AFW_BENCH_PINGS (200), AFW_BENCH_SIZES ("10 100000
 # 1000000"), AFW_BENCH_RATE_CONNS (2000), AFW_BENCH_HANDSHAKES (1000),
-# AFW_BENCH_PAGES (5): sizes, for quicker runs; AFW_BENCH_DOCS (docs/seed):
-# where the results go.
+# AFW_BENCH_PAGES (5), AFW_BENCH_SCALE_RULES, _FLOWS, _CHAINS: sizes, for
+# quicker runs; AFW_BENCH_DOCS (docs/seed): where the results go.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 label=${1:-6.1}
@@ -31,12 +34,14 @@ nfq=$src/build/tools/nf-queue
 [ -x "$nfq" ] || echo "bench: no nf-queue client (scripts/install-deps --bench); its row is skipped" >&2
 
 failed=0
-for half in ${AFW_BENCH_HALVES:-throughput latency}; do
+for half in ${AFW_BENCH_HALVES:-throughput latency scaling}; do
 	rm -f "$out/$half/seed-$half.csv"
 	clock=--icount
 	[ "$half" = latency ] && clock=--icount-idle
+	job=$src/bench/seed-guest.sh
+	[ "$half" = scaling ] && job=$src/bench/scaling-guest.sh
 	"$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out/$half" \
-		-c 1 -m 3072 "$clock" -t 7200 -j "$src/bench/seed-guest.sh" \
+		-c 1 -m 3072 "$clock" -t 7200 -j "$job" \
 		-e "AFW_KO=$src/build/kmod/$label/afw.ko" -e "AFW_BENCH_HALF=$half" \
 		-e "AFW_BENCH_NFQUEUE=$nfq" \
 		-e "AFW_BENCH_SECONDS=${AFW_BENCH_SECONDS:-3}" \
@@ -44,7 +49,10 @@ for half in ${AFW_BENCH_HALVES:-throughput latency}; do
 		-e "AFW_BENCH_SIZES=${AFW_BENCH_SIZES:-10 100000 1000000}" \
 		-e "AFW_BENCH_RATE_CONNS=${AFW_BENCH_RATE_CONNS:-2000}" \
 		-e "AFW_BENCH_HANDSHAKES=${AFW_BENCH_HANDSHAKES:-1000}" \
-		-e "AFW_BENCH_PAGES=${AFW_BENCH_PAGES:-5}" ||
+		-e "AFW_BENCH_PAGES=${AFW_BENCH_PAGES:-5}" \
+		-e "AFW_BENCH_SCALE_RULES=${AFW_BENCH_SCALE_RULES:-10 1000 10000 100000 1000000}" \
+		-e "AFW_BENCH_SCALE_FLOWS=${AFW_BENCH_SCALE_FLOWS:-1000 10000 100000 1000000}" \
+		-e "AFW_BENCH_SCALE_CHAINS=${AFW_BENCH_SCALE_CHAINS:-10 100 1000 10000}" ||
 		{ echo "bench: the $half boot failed; see $out/$half" >&2; failed=1; }
 	echo "== $half ($(cat "$out/$half/wall_s" 2> /dev/null || echo ?) s wall)"
 done

@@ -10,6 +10,12 @@
  *	replace them; one in 500 requests flushes. When the module goes away
  *	(rmmod) it reopens the family until it is back. Prints
  *	"flows: added N deleted N ...".
+ *   afwstress fill N
+ *	N flows installed in the namespace it runs in, one after another,
+ *	none that the benchmarks' own packets belong to (IPv4 UDP from
+ *	100.64.0.0/10, accepted for an hour): the table a lookup meets when
+ *	that many flows are live. Prints "fill: added OK of N in S s"; exits
+ *	1 at the first refusal (max_flows reached), saying it.
  *   afwstress echo ADDR PORT
  *	TCP and UDP echo server on ADDR PORT, until killed.
  *   afwstress conns ADDR PORT SECONDS [PER_SECOND]
@@ -193,6 +199,53 @@ static int afws_flows(int argc, char **argv)
 	       " flushes %" PRIu64 " failed %" PRIu64 " reopens %" PRIu64 "\n",
 	       added, deleted, missing, refused, flushes, failed, reopens);
 	return 0;
+}
+
+/*
+ * N flows that no packet of the benchmark's belongs to, each accepted for an
+ * hour: IPv4 UDP from 100.64.0.0/10 (shared address space, never the
+ * topology's), source address and port counted up from @i, to the
+ * server's discard port.
+ */
+static int afws_fill(int argc, char **argv)
+{
+	struct afw_flow_spec fs;
+	struct afw_nl nl;
+	unsigned long n, i, added = 0;
+	double start;
+	int ret = 0;
+
+	if (argc < 1)
+		return 2;
+	n = strtoul(argv[0], NULL, 10);
+	if (!n || n > (1UL << 22) || afw_nl_open(&nl)) {
+		fprintf(stderr, "afwstress: fill needs 1 to %lu flows and the afw family\n",
+			1UL << 22);
+		return 2;
+	}
+	memset(&fs, 0, sizeof(fs));
+	fs.family = AFW_FAMILY_IPV4;
+	fs.proto = IPPROTO_UDP;
+	fs.verdict = AFW_VERDICT_ACCEPT;
+	fs.timeout = 3600;
+	fs.dst[0] = 198; fs.dst[1] = 51; fs.dst[2] = 100; fs.dst[3] = 2;
+	fs.dport = 9;
+	start = afws_now();
+	for (i = 0; i < n; i++) {
+		uint32_t a = (100U << 24 | 64U << 16) + (uint32_t)(i >> 10);
+
+		fs.src[0] = (uint8_t)(a >> 24); fs.src[1] = (uint8_t)(a >> 16);
+		fs.src[2] = (uint8_t)(a >> 8); fs.src[3] = (uint8_t)a;
+		fs.sport = (uint16_t)(1024 + (i & 1023));
+		ret = afw_flow_add(&nl, &fs);
+		if (ret)
+			break;
+		added++;
+	}
+	afw_nl_close(&nl);
+	printf("fill: added %lu of %lu in %.1f s%s%s\n", added, n, afws_now() - start,
+	       ret ? ", then: " : "", ret ? strerror(-ret) : "");
+	return added == n ? 0 : 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -451,6 +504,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "flows"))
 		return afws_flows(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "fill"))
+		return afws_fill(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "echo"))
 		return afws_echo(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "conns"))
@@ -458,6 +513,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "connrate"))
 		return afws_connrate(argc - 2, argv + 2);
 	fprintf(stderr, "usage: afwstress flows SECONDS [SEED [PER_SECOND]]\n"
+			"       afwstress fill N\n"
 			"       afwstress echo ADDR PORT\n"
 			"       afwstress conns ADDR PORT SECONDS [PER_SECOND]\n"
 			"       afwstress connrate ADDR PORT N [REQUEST]\n");

@@ -179,3 +179,32 @@ check "bench seed: the table is made of the figures" \
 	python3 "$AFW_SRC/bench/seed-table.py" "$out/seed/raw.csv" "$out/seed" smoke 6.1
 check_grep "bench seed: the table has Transfer's ratios" \
 	'^\| Transfer: afwd `default inspect` \| [0-9.]+ \([0-9.]+\) \|' "$(cat "$out/seed/seed.md")"
+
+# The scaling half (make bench's third boot), small: 64-byte UDP with rules,
+# live flows and an nftables chain, and memory per flow, each a positive
+# number; the fill installed every flow it was asked for, and they were live
+# while the datagrams crossed.
+bench seed-scaling scaling-guest.sh AFW_BENCH_SECONDS=1 AFW_BENCH_SCALE_RULES="10 1000" \
+	AFW_BENCH_SCALE_FLOWS="1000 5000" AFW_BENCH_SCALE_CHAINS="10 100"
+f=$out/seed-scaling/seed-scaling.csv
+for s in host rules-10 rules-1000 flows-1000 flows-5000 nft-chain-10 nft-chain-100 host-again; do
+	v=$(awk -F, -v s="$s" '$2 == s && $3 == "udp64_pps" { print $4 }' "$f")
+	check "bench seed scaling: $s has udp64_pps ($v)" awk -v v="$v" \
+		'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 > 0) }'
+done
+for n in 1000 5000; do
+	v=$(awk -F, -v s="flows-$n" '$2 == s && $3 == "bytes_per_flow" { print $4 }' "$f")
+	check "bench seed scaling: flows-$n has bytes_per_flow ($v)" awk -v v="$v" \
+		'BEGIN { exit !(v ~ /^[0-9]+$/ && v + 0 > 0) }'
+	# The fill's, and the stream's beside them (its datagrams' flow at
+	# least: what the measured packets found).
+	v=$(awk -F, -v s="flows-$n" '$2 == s && $3 == "live_flows" { print $4 }' "$f")
+	check "bench seed scaling: the $n flows were live beside the stream's ($v)" \
+		awk -v v="$v" -v n="$n" 'BEGIN { exit !(v + 0 > n && v + 0 <= n + 4) }'
+done
+check "bench seed scaling: no setup skipped" sh -c "! grep -q ',skipped,' '$f'"
+cat "$f" >> "$out/seed/raw.csv"
+check "bench seed: the table is made with the scaling half" \
+	python3 "$AFW_SRC/bench/seed-table.py" "$out/seed/raw.csv" "$out/seed" smoke 6.1
+check_grep "bench seed: the scaling table has the flows' memory" \
+	'^\| flows-5000 \| [0-9,.]+ \| [0-9.]+ \| -?[0-9]+ \| [0-9]+ \|$' "$(cat "$out/seed/seed.md")"
