@@ -48,7 +48,7 @@ METRICS = {
         ("tcp1_gbps", "iperf3 1 stream", "Gbit/s", True),
         ("tcp4_gbps", "iperf3 4 streams", "Gbit/s", True),
         ("udp64_pps", "64-byte UDP", "pkt/s", True),
-        ("cpu_busy_pct", "CPU busy at 1 Gbit/s", "%", False),
+        ("cpu_busy_pct", "CPU busy, UDP at 200 Mbit/s", "%", False),
         ("ping_min_ms", "ping min", "ms", False),
         ("ping_avg_ms", "ping avg", "ms", False),
         ("ping_max_ms", "ping max", "ms", False),
