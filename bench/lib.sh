@@ -47,6 +47,43 @@ bench_nft_chain() {
 	echo "}"
 }
 
+# bench_accept: the two rules that accept the client's and the server's
+# traffic through the router, worse than every rule of rules_file, so that
+# a packet no flow carries yet looks up every table first.
+bench_accept() {
+	printf 'prio 1000 dir forward from %s/32 to %s/32 accept\nprio 1000 dir forward from %s/32 to %s/32 accept\n' \
+		$C4 $S4 $S4 $C4
+}
+# bench_ruled N SETUP CMD...: afw on the router with rules_file's N rules
+# (bench/rules-mem.sh) and then $work/accept, "CMD SETUP" run under them,
+# and the rules and their flows taken away again; SETUP skipped when the
+# ruleset is refused. The caller defines skip.
+bench_ruled() {
+	local n=$1 setup=$2
+	shift 2
+	rules_file "$n" "$work/rules"
+	cat "$work/accept" >> "$work/rules"
+	if nsx $NS_R "$AFWCTL" load "$work/rules"; then
+		"$@" "$setup"
+	else
+		skip "$setup" "the ruleset was refused"
+	fi
+	nsx $NS_R "$AFWCTL" rule flush
+	nsx $NS_R "$AFWCTL" flow flush
+}
+# bench_nft SETUP CMD...: $work/nft loaded on the router, "CMD SETUP" run
+# under it, the table taken away again; SETUP skipped when refused.
+bench_nft() {
+	local setup=$1
+	shift
+	if nsx $NS_R nft -f "$work/nft"; then
+		"$@" "$setup"
+		nsx $NS_R nft delete table inet afwbench
+	else
+		skip "$setup" "nftables refused it"
+	fi
+}
+
 # afwd_run [OPTION...]: afwd in $fw_ns with the module and $work/policy.conf,
 # its queues 0-1, its log appended to $work/afwd.log; returns once its
 # control socket is there.

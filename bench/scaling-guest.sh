@@ -41,18 +41,9 @@ udp host
 
 afw_load || { skip all "afw.ko did not load"; exit 1; }
 nsx $NS_R "$AFWCTL" config set unknown accept > /dev/null
-printf 'prio 1000 dir forward from %s/32 to %s/32 accept\nprio 1000 dir forward from %s/32 to %s/32 accept\n' \
-	$C4 $S4 $S4 $C4 > $work/accept
+bench_accept > $work/accept
 for n in $rules; do
-	rules_file "$n" $work/rules
-	cat $work/accept >> $work/rules
-	if nsx $NS_R "$AFWCTL" load $work/rules; then
-		udp "rules-$n"
-	else
-		skip "rules-$n" "the ruleset was refused"
-	fi
-	nsx $NS_R "$AFWCTL" rule flush
-	nsx $NS_R "$AFWCTL" flow flush
+	bench_ruled "$n" "rules-$n" udp
 done
 
 # Flows: N live beside the stream's own, which the accept rules install
@@ -86,12 +77,7 @@ afw_unload
 if command -v nft > /dev/null; then
 	for n in $chains; do
 		bench_nft_chain "$n" > $work/nft
-		if nsx $NS_R nft -f $work/nft; then
-			udp "nft-chain-$n"
-			nsx $NS_R nft delete table inet afwbench
-		else
-			skip "nft-chain-$n" "nftables refused the chain"
-		fi
+		bench_nft "nft-chain-$n" udp
 	done
 else
 	skip nft-chain "nft is not installed"

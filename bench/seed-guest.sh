@@ -109,23 +109,14 @@ throughput_half() {
 
 	afw_load || { skip allowed "afw.ko did not load"; exit 1; }
 	nsx $NS_R "$AFWCTL" config set unknown accept > /dev/null
-	printf 'prio 1000 dir forward from %s/32 to %s/32 accept\nprio 1000 dir forward from %s/32 to %s/32 accept\n' \
-		$C4 $S4 $S4 $C4 > $work/accept
+	bench_accept > $work/accept
 	for n in $sizes; do
 		case $n in
 		1000000) name=1m ;;
 		100000) name=100k ;;
 		*) name=$n ;;
 		esac
-		rules_file "$n" $work/rules
-		cat $work/accept >> $work/rules
-		if nsx $NS_R "$AFWCTL" load $work/rules; then
-			through "allowed-$name"
-		else
-			skip "allowed-$name" "the ruleset was refused"
-		fi
-		nsx $NS_R "$AFWCTL" rule flush
-		nsx $NS_R "$AFWCTL" flow flush
+		bench_ruled "$n" "allowed-$name" through
 	done
 
 	nsx $NS_R "$AFWCTL" config set unknown queue queue 0-1 fail closed
@@ -145,19 +136,9 @@ throughput_half() {
 
 	if command -v nft > /dev/null; then
 		bench_nft_set > $work/nft
-		if nsx $NS_R nft -f $work/nft; then
-			through nft-set
-			nsx $NS_R nft delete table inet afwbench
-		else
-			skip nft-set "nftables refused the set"
-		fi
+		bench_nft nft-set through
 		bench_nft_chain > $work/nft
-		if nsx $NS_R nft -f $work/nft; then
-			through nft-chain
-			nsx $NS_R nft delete table inet afwbench
-		else
-			skip nft-chain "nftables refused the chain"
-		fi
+		bench_nft nft-chain through
 	else
 		skip nft-set "nft is not installed"
 		skip nft-chain "nft is not installed"
