@@ -239,8 +239,8 @@ $(B)/fuzz/fuzz_conf: tests/fuzz/fuzz_conf.c $(FUZZ_LIB_OBJS) $(HDRS)
 
 fuzz: $(FUZZ_BINS)
 
-# The seed table: every setup against no firewall, three VM boots (about an
-# hour of wall time); results in docs/seed/ (bench/seed.sh says what).
+# The seed table: every setup against no firewall, three VM boots (about 45
+# minutes of wall time); results in docs/seed/ (bench/seed.sh says what).
 BENCH_KERNEL ?= 6.1
 bench: all tools
 	bench/seed.sh $(BENCH_KERNEL)

@@ -203,18 +203,21 @@ lat() {
 	next_srv
 	# Warm the path: 100 connections not counted.
 	nsx $NS_C "$stress" connrate $srv 7000 100 > /dev/null
-	# "connrate: OK/N ok, R conn/s, p50 A us, p99 B us"
-	out=$(nsx $NS_C "$stress" connrate $srv 7000 "$conns")
-	r=($(echo "$out" | awk '{ print $4, $7, $10 }'))
+	# "connrate: OK/N ok, R conn/s, p50 A us, p99 B us"; a run where any
+	# connection failed is no measurement (the figures are "fail").
+	out=$(nsx $NS_C "$stress" connrate $srv 7000 "$conns") || echo "$1: $out" >&2
+	r=($(echo "$out" | awk -v n="$conns" '$2 == n "/" n { print $4, $7, $10 }'))
 	put "$1" conn_per_s "${r[0]:-}"
 	put "$1" conn_p50_us "${r[1]:-}"
 	put "$1" conn_p99_us "${r[2]:-}"
 	next_srv
-	out=$(nsx $NS_C "$tlsrate" $srv 443 "$handshakes" bench.test $work/cert.pem)
-	r=($(echo "$out" | awk '{ print $4, $7, $10 }'))
+	out=$(nsx $NS_C "$tlsrate" $srv 443 "$handshakes" bench.test $work/cert.pem) ||
+		echo "$1: $out" >&2
+	r=($(echo "$out" | awk -v n="$handshakes" '$2 == n "/" n { print $4, $7, $10 }'))
 	put "$1" tls_per_s "${r[0]:-}"
 	put "$1" tls_p50_us "${r[1]:-}"
 	put "$1" tls_p99_us "${r[2]:-}"
+	next_srv
 	[ "${2:-}" = page ] && put "$1" page_load_ms "$(page_ms)"
 	return 0
 }

@@ -109,7 +109,8 @@ def scaling(fig, skipped, order, outdir, commit, kernel):
             rows.append((setup, None, None, None, skipped[("scaling", setup)]))
             continue
         pps = fig.get(("scaling", setup, "udp64_pps"))
-        if pps is None:
+        if not pps:
+            pps = None
             bad += 1
         extra = None if pps is None or not host else 1e9 / pps - 1e9 / host
         rows.append((setup, pps, extra, fig.get(("scaling", setup, "bytes_per_flow")), None))
@@ -167,6 +168,8 @@ plot "{dat}" index 0 using 1:2 with linespoints lw 2 title "afw, rules (the flow
 
 def main():
     raw, outdir, commit, kernel = sys.argv[1:5]
+    # seed.sh says which commit each half was measured at when they differ.
+    commit = commit.replace(",", ", ")
     fig = {}
     skipped = {}
     order = {"throughput": [], "latency": [], "scaling": []}

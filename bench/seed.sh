@@ -34,8 +34,12 @@ nfq=$src/build/tools/nf-queue
 [ -x "$nfq" ] || echo "bench: no nf-queue client (scripts/install-deps --bench); its row is skipped" >&2
 
 failed=0
+commit=$(git -C "$src" describe --always --dirty 2> /dev/null || echo unknown)
+# A half measured earlier (AFW_BENCH_HALVES names fewer) keeps its figures
+# and the commit they were measured at; the table names each.
 for half in ${AFW_BENCH_HALVES:-throughput latency scaling}; do
-	rm -f "$out/$half/seed-$half.csv"
+	rm -f "$out/$half/seed-$half.csv" "$out/$half/commit"
+	echo "$commit" > "$out/$half/commit.run"
 	clock=--icount
 	[ "$half" = latency ] && clock=--icount-idle
 	job=$src/bench/seed-guest.sh
@@ -54,11 +58,16 @@ for half in ${AFW_BENCH_HALVES:-throughput latency scaling}; do
 		-e "AFW_BENCH_SCALE_FLOWS=${AFW_BENCH_SCALE_FLOWS:-1000 10000 100000 1000000}" \
 		-e "AFW_BENCH_SCALE_CHAINS=${AFW_BENCH_SCALE_CHAINS:-10 100 1000 10000}" ||
 		{ echo "bench: the $half boot failed; see $out/$half" >&2; failed=1; }
+	mv "$out/$half/commit.run" "$out/$half/commit"
 	echo "== $half ($(cat "$out/$half/wall_s" 2> /dev/null || echo ?) s wall)"
 done
 cat "$out"/*/seed-*.csv > "$out/seed-raw.csv" 2> /dev/null || true
+# "COMMIT", or "HALF COMMIT,HALF COMMIT" when the halves differ.
+commits=$(for f in "$out"/*/commit; do [ -r "$f" ] && echo "$(basename "$(dirname "$f")") $(cat "$f")"; done)
+if [ "$(echo "$commits" | awk '{ print $2 }' | sort -u | wc -l)" -gt 1 ]; then
+	commit=$(echo "$commits" | paste -sd, -)
+fi
 mkdir -p "$docs"
-python3 "$src/bench/seed-table.py" "$out/seed-raw.csv" "$docs" \
-	"$(git -C "$src" rev-parse --short HEAD 2> /dev/null || echo unknown)" "$label" || failed=1
+python3 "$src/bench/seed-table.py" "$out/seed-raw.csv" "$docs" "$commit" "$label" || failed=1
 cat "$docs/seed.md"
 exit "$failed"

@@ -19,6 +19,7 @@
  */
 
 #include <netdb.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,10 +54,16 @@ static double afwtls_once(SSL_CTX *ctx, const struct addrinfo *ai, const char *n
 	int fd;
 
 	fd = socket(ai->ai_family, SOCK_STREAM, 0);
-	if (fd < 0)
+	if (fd < 0) {
+		if (!told++)
+			perror("afwtlsrate: socket");
 		return -1;
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen))
+	}
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+		if (!told++)
+			perror("afwtlsrate: connect");
 		goto out;
+	}
 	ssl = SSL_new(ctx);
 	if (!ssl || !SSL_set_fd(ssl, fd) || !SSL_set_tlsext_host_name(ssl, name) ||
 	    !SSL_set1_host(ssl, name))
@@ -106,6 +113,8 @@ int main(int argc, char **argv)
 	/* Every handshake full: no ticket or session is offered again. */
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
 	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+	/* A server that resets mid-handshake fails that handshake, not the run. */
+	signal(SIGPIPE, SIG_IGN);
 	alarm((unsigned int)(n < 100000 ? n : 100000) + 60);
 	start = afwtls_now();
 	for (i = 0; i < n; i++) {

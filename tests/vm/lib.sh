@@ -220,3 +220,18 @@ craft() {
 	echo "craft.py: the sender did not answer" >&2
 	return 1
 }
+
+# bench_half NAME SCRIPT [VAR=VALUE...]: one of bench/'s guest halves, small,
+# in a process of its own (it sets its own traps and namespaces), with
+# AFW_OUT=$out/NAME; its output is kept with the logs, and it must end well.
+# For the bench smoke scenarios, which set $out.
+bench_half() {
+	local name=$1 script=$2 rc
+	shift 2
+	mkdir -p "$out/$name"
+	env AFW_OUT="$out/$name" "$@" bash "$AFW_SRC/bench/$script" > "$out/$name/stdout" 2>&1
+	rc=$?
+	cp -r "$out/$name" "$AFW_LOGDIR/bench-smoke-$name" 2> /dev/null
+	afw_unload
+	check_eq "bench $name: its guest half ends well" 0 "$rc"
+}

@@ -13,18 +13,6 @@
 out=$(mktemp -d)
 on_exit rm -rf "$out"
 
-# bench NAME SCRIPT [VAR=VALUE...]: one guest half, in a process of its own
-# (it sets its own traps and namespaces), its output kept with the logs.
-bench() {
-	local name=$1 script=$2 rc
-	shift 2
-	mkdir -p "$out/$name"
-	env AFW_OUT="$out/$name" "$@" bash "$AFW_SRC/bench/$script" > "$out/$name/stdout" 2>&1
-	rc=$?
-	cp -r "$out/$name" "$AFW_LOGDIR/bench-smoke-$name" 2> /dev/null
-	afw_unload
-	check_eq "bench $name: its guest half ends well" 0 "$rc"
-}
 # line FILE NAME: the first line of FILE that holds NAME.
 line() { grep -F -m1 -- "$2" "$1"; }
 # row FILE NAME REGEX: that line matches REGEX (which names its numbers),
@@ -47,14 +35,14 @@ row() {
 
 num='[0-9]+(\.[0-9]+)?'
 
-bench allowed allowed-guest.sh AFW_BENCH_SIZES=10 AFW_BENCH_SECONDS=1 AFW_BENCH_PINGS=10
+bench_half allowed allowed-guest.sh AFW_BENCH_SIZES=10 AFW_BENCH_SECONDS=1 AFW_BENCH_PINGS=10
 f=$out/allowed/allowed.txt
 for setup in "no firewall:" "afw, configured, off:" "afw, on, no rules:" \
 	"afw, 10 rules, accept rule:" "no firewall, again:"; do
 	row "$f" "$setup" "tcp1 +$num Gbit/s \($num\) +tcp4 +$num \($num\) +udp64 +$num pkt/s \($num\) +ping $num/$num/$num ms \(avg $num\)"
 done
 
-bench bulk afwd-guest.sh AFW_BENCH_MODE=bulk AFW_BENCH_BYTES=2000000 AFW_BENCH_REPEAT=1 \
+bench_half bulk afwd-guest.sh AFW_BENCH_MODE=bulk AFW_BENCH_BYTES=2000000 AFW_BENCH_REPEAT=1 \
 	AFW_BENCH_SECONDS=1 AFW_BENCH_TRANSFER=default
 f=$out/bulk/afwd-bulk.txt
 row "$f" "no firewall, TLS:" "median $num Mbit/s\$"
@@ -69,13 +57,13 @@ check_grep "bench row 'afwd over iperf3' has its counts" \
 	"$(line "$f" "afwd over iperf3:")"
 row "$f" "no firewall, TLS, again:" "$num Mbit/s"
 
-bench pair afwd-guest.sh AFW_BENCH_MODE=pair AFW_BENCH_SECONDS=1 AFW_BENCH_TRANSFER=default
+bench_half pair afwd-guest.sh AFW_BENCH_MODE=pair AFW_BENCH_SECONDS=1 AFW_BENCH_TRANSFER=default
 f=$out/pair/afwd-pair.txt
 row "$f" "pair, no firewall, iperf3" "$num Mbit/s\$"
 row "$f" "pair, iperf3 inspected, afwd's defaults:" "$num Mbit/s +ratio $num\$"
 row "$f" "pair, no firewall again:" "$num Mbit/s +ratio $num\$"
 
-bench connect afwd-guest.sh AFW_BENCH_MODE=connect AFW_BENCH_CONNECTS=5 AFW_BENCH_RATE_CONNS=50 \
+bench_half connect afwd-guest.sh AFW_BENCH_MODE=connect AFW_BENCH_CONNECTS=5 AFW_BENCH_RATE_CONNS=50 \
 	AFW_BENCH_TW_WAIT=1
 f=$out/connect/afwd-connect.txt
 row "$f" "no firewall:" "5 connections +connect median +$num"
@@ -132,79 +120,8 @@ check_grep "bench connect: afwd decided each HTTP connection by its Host" \
 
 # Memory per rule is a difference of two readings: at this size it may
 # come out negative.
-bench load load-guest.sh AFW_BENCH_LOAD_RULES=10000
+bench_half load load-guest.sh AFW_BENCH_LOAD_RULES=10000
 check_grep "bench load: 10000 rules load, with the parse's time and memory per rule" \
 	"^10000 rules, .*: load [1-9][0-9]* ms \(parse alone [0-9]+ ms\), -?[0-9]+ bytes/rule" \
 	"$(cat "$out/load/load.txt")"
 
-# The seed table (make bench), both halves, small: every setup writes every
-# figure of its half, each a positive number. A peer that is not installed
-# may be skipped (OpenSnitch is not among the test packages: its service
-# would filter the machine it is installed on), but then only with that
-# reason; the kernel's nf-queue client is built by make tools where
-# Debian's kernel source is, as it is for the suite.
-# seed_rows HALF SETUPS METRICS: each SETUP of HALF has each METRIC, > 0.
-seed_rows() {
-	local f=$out/seed-$1/seed-$1.csv s m v
-	for s in $2; do
-		if [ "$s" = opensnitch ] && ! command -v opensnitchd > /dev/null; then
-			check_grep "bench seed $1: opensnitch skipped, as not installed" \
-				"^$1,opensnitch,skipped,opensnitchd is not installed" "$(cat "$f")"
-			continue
-		fi
-		for m in $3; do
-			v=$(awk -F, -v s="$s" -v m="$m" '$2 == s && $3 == m { print $4 }' "$f")
-			check "bench seed $1: $s has $m ($v)" awk -v v="$v" \
-				'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 > 0) }'
-		done
-	done
-	check "bench seed $1: no setup skipped but a peer not installed" \
-		sh -c "! grep ',skipped,' '$f' | grep -v '^$1,opensnitch,skipped,opensnitchd is not installed'"
-}
-nfq=$AFW_SRC/build/tools/nf-queue
-check "make tools built the kernel's nf-queue client" test -x "$nfq"
-bench seed-throughput seed-guest.sh AFW_BENCH_HALF=throughput AFW_BENCH_SIZES=10 \
-	AFW_BENCH_SECONDS=1 AFW_BENCH_PINGS=10 AFW_BENCH_NFQUEUE="$nfq"
-seed_rows throughput "host allowed-10 analyzed transfer nft-set nft-chain nfqueue opensnitch host-again" \
-	"tcp1_gbps tcp4_gbps udp64_pps cpu_busy_pct ping_min_ms ping_avg_ms ping_max_ms"
-bench seed-latency seed-guest.sh AFW_BENCH_HALF=latency AFW_BENCH_RATE_CONNS=50 \
-	AFW_BENCH_HANDSHAKES=20 AFW_BENCH_PAGES=1
-seed_rows latency "host allowed analyzed analyzed-port transfer opensnitch host-again" \
-	"conn_per_s conn_p50_us conn_p99_us tls_per_s tls_p50_us tls_p99_us"
-seed_rows latency "host allowed analyzed transfer opensnitch host-again" page_load_ms
-# The table itself: the host side's assembly of the same figures.
-mkdir -p "$out/seed"
-cat "$out"/seed-*/seed-*.csv > "$out/seed/raw.csv"
-check "bench seed: the table is made of the figures" \
-	python3 "$AFW_SRC/bench/seed-table.py" "$out/seed/raw.csv" "$out/seed" smoke 6.1
-check_grep "bench seed: the table has Transfer's ratios" \
-	'^\| Transfer: afwd `default inspect` \| [0-9.]+ \([0-9.]+\) \|' "$(cat "$out/seed/seed.md")"
-
-# The scaling half (make bench's third boot), small: 64-byte UDP with rules,
-# live flows and an nftables chain, and memory per flow, each a positive
-# number; the fill installed every flow it was asked for, and they were live
-# while the datagrams crossed.
-bench seed-scaling scaling-guest.sh AFW_BENCH_SECONDS=1 AFW_BENCH_SCALE_RULES="10 1000" \
-	AFW_BENCH_SCALE_FLOWS="1000 5000" AFW_BENCH_SCALE_CHAINS="10 100"
-f=$out/seed-scaling/seed-scaling.csv
-for s in host rules-10 rules-1000 flows-1000 flows-5000 nft-chain-10 nft-chain-100 host-again; do
-	v=$(awk -F, -v s="$s" '$2 == s && $3 == "udp64_pps" { print $4 }' "$f")
-	check "bench seed scaling: $s has udp64_pps ($v)" awk -v v="$v" \
-		'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 > 0) }'
-done
-for n in 1000 5000; do
-	v=$(awk -F, -v s="flows-$n" '$2 == s && $3 == "bytes_per_flow" { print $4 }' "$f")
-	check "bench seed scaling: flows-$n has bytes_per_flow ($v)" awk -v v="$v" \
-		'BEGIN { exit !(v ~ /^[0-9]+$/ && v + 0 > 0) }'
-	# The fill's, and the stream's beside them (its datagrams' flow at
-	# least: what the measured packets found).
-	v=$(awk -F, -v s="flows-$n" '$2 == s && $3 == "live_flows" { print $4 }' "$f")
-	check "bench seed scaling: the $n flows were live beside the stream's ($v)" \
-		awk -v v="$v" -v n="$n" 'BEGIN { exit !(v + 0 > n && v + 0 <= n + 4) }'
-done
-check "bench seed scaling: no setup skipped" sh -c "! grep -q ',skipped,' '$f'"
-cat "$f" >> "$out/seed/raw.csv"
-check "bench seed: the table is made with the scaling half" \
-	python3 "$AFW_SRC/bench/seed-table.py" "$out/seed/raw.csv" "$out/seed" smoke 6.1
-check_grep "bench seed: the scaling table has the flows' memory" \
-	'^\| flows-5000 \| [0-9,.]+ \| [0-9.]+ \| -?[0-9]+ \| [0-9]+ \|$' "$(cat "$out/seed/seed.md")"
