@@ -235,3 +235,26 @@ bench_half() {
 	afw_unload
 	check_eq "bench $name: its guest half ends well" 0 "$rc"
 }
+
+# seed_rows HALF SETUPS METRICS: in $out/seed-HALF/seed-HALF.csv (bench/
+# seed-guest.sh's), each SETUP of HALF has each METRIC, a number > 0. A
+# peer that is not installed may be skipped (OpenSnitch is not among the
+# test packages: its service would filter the machine it is installed
+# on), but then only with that reason.
+seed_rows() {
+	local f=$out/seed-$1/seed-$1.csv s m v
+	for s in $2; do
+		if [ "$s" = opensnitch ] && ! command -v opensnitchd > /dev/null; then
+			check_grep "bench seed $1: opensnitch skipped, as not installed" \
+				"^$1,opensnitch,skipped,opensnitchd is not installed" "$(cat "$f")"
+			continue
+		fi
+		for m in $3; do
+			v=$(awk -F, -v s="$s" -v m="$m" '$2 == s && $3 == m { print $4 }' "$f")
+			check "bench seed $1: $s has $m ($v)" awk -v v="$v" \
+				'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 > 0) }'
+		done
+	done
+	check "bench seed $1: no setup skipped but a peer not installed" \
+		sh -c "! grep ',skipped,' '$f' | grep -v '^$1,opensnitch,skipped,opensnitchd is not installed'"
+}

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench's scaling half (bench/scaling-guest.sh), small: 64-byte UDP
+# with rules, live flows and an nftables chain, and memory per flow, each a
+# positive number.
+# No figure is judged: timing belongs to the benchmark's own boots. make
+# bench's three halves are three scenarios (99-bench-seed, -latency,
+# -scale), each in its own time budget.
+. "$AFW_SRC/tests/vm/lib.sh"
+
+out=$(mktemp -d)
+on_exit rm -rf "$out"
+
+# The scaling half (make bench's third boot), small: 64-byte UDP with rules,
+# live flows and an nftables chain, and memory per flow, each a positive
+# number; the fill installed every flow it was asked for, and they were live
+# while the datagrams crossed.
+bench_half seed-scaling scaling-guest.sh AFW_BENCH_SECONDS=1 AFW_BENCH_SCALE_RULES="10 1000" \
+	AFW_BENCH_SCALE_FLOWS="5000 20000" AFW_BENCH_SCALE_CHAINS="10 100"
+f=$out/seed-scaling/seed-scaling.csv
+for s in host rules-10 rules-1000 flows-5000 flows-20000 nft-chain-10 nft-chain-100 host-again; do
+	v=$(awk -F, -v s="$s" '$2 == s && $3 == "udp64_pps" { print $4 }' "$f")
+	check "bench seed scaling: $s has udp64_pps ($v)" awk -v v="$v" \
+		'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 > 0) }'
+done
+# (Thousands of flows: fewer would leave less than settle's 256 kB of
+# noise between the two readings.)
+for n in 5000 20000; do
+	v=$(awk -F, -v s="flows-$n" '$2 == s && $3 == "bytes_per_flow" { print $4 }' "$f")
+	check "bench seed scaling: flows-$n has bytes_per_flow ($v)" awk -v v="$v" \
+		'BEGIN { exit !(v ~ /^[0-9]+$/ && v + 0 > 0) }'
+	# The fill's, and the stream's beside them (its datagrams' flow at
+	# least: what the measured packets found).
+	v=$(awk -F, -v s="flows-$n" '$2 == s && $3 == "live_flows" { print $4 }' "$f")
+	check "bench seed scaling: the $n flows were live beside the stream's ($v)" \
+		awk -v v="$v" -v n="$n" 'BEGIN { exit !(v + 0 > n && v + 0 <= n + 4) }'
+done
+check "bench seed scaling: no setup skipped" sh -c "! grep -q ',skipped,' '$f'"
+mkdir -p "$out/seed"
+check "bench seed: the table is made with the scaling half" \
+	python3 "$AFW_SRC/bench/seed-table.py" "$f" "$out/seed" smoke 6.1
+check_grep "bench seed: the scaling table has the flows' memory" \
+	'^\| flows-20000 \| [0-9,.]+ \| [0-9.]+ \| -?[0-9]+ \| [0-9]+ \|$' "$(cat "$out/seed/seed.md")"
