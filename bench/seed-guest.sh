@@ -50,6 +50,9 @@ handshakes=${AFW_BENCH_HANDSHAKES:-1000}
 pages=${AFW_BENCH_PAGES:-5}
 sizes=${AFW_BENCH_SIZES:-10 100000 1000000}
 nfq=${AFW_BENCH_NFQUEUE:-}
+# The latency half's setups to measure (all by default; the CI's smoke
+# splits them across two scenarios, each in its own time budget).
+setups=${AFW_BENCH_SETUPS:-}
 work=$(mktemp -d)
 chmod 755 "$work"
 fw_ns=$NS_R
@@ -222,6 +225,9 @@ lat() {
 	return 0
 }
 
+# want SETUP: SETUP is among $setups (AFW_BENCH_SETUPS; empty: all).
+want() { [ -z "$setups" ] || [[ " $setups " == *" $1 "* ]]; }
+
 latency_half() {
 	stress=$AFW_SRC/build/tools/afwstress
 	tlsrate=$AFW_SRC/build/tools/afwtlsrate
@@ -230,24 +236,30 @@ latency_half() {
 	bench_nginx $NS_S $work || { skip all "nginx did not start"; exit 1; }
 	nsx $NS_S "$stress" echo 0.0.0.0 7000 &
 	wait_listen $NS_S tcp ":7000" || { skip all "no echo server"; exit 1; }
-	lat host page
+	want host && lat host page
 
 	afw_load || { skip allowed "afw.ko did not load"; exit 1; }
-	nsx $NS_R "$AFWCTL" rule add prio 10 dir forward proto tcp dport 7000 accept > /dev/null
-	nsx $NS_R "$AFWCTL" rule add prio 10 dir forward proto tcp dport 443 accept > /dev/null
-	nsx $NS_R "$AFWCTL" config set unknown accept > /dev/null
-	lat allowed page
-	nsx $NS_R "$AFWCTL" rule flush
-	nsx $NS_R "$AFWCTL" flow flush
+	if want allowed; then
+		nsx $NS_R "$AFWCTL" rule add prio 10 dir forward proto tcp dport 7000 accept > /dev/null
+		nsx $NS_R "$AFWCTL" rule add prio 10 dir forward proto tcp dport 443 accept > /dev/null
+		nsx $NS_R "$AFWCTL" config set unknown accept > /dev/null
+		lat allowed page
+		nsx $NS_R "$AFWCTL" rule flush
+		nsx $NS_R "$AFWCTL" flow flush
+	fi
 
 	nsx $NS_R "$AFWCTL" config set unknown queue queue 0-1 fail closed
-	if afwd_policy "default allow"; then
+	if ! want analyzed; then
+		:
+	elif afwd_policy "default allow"; then
 		lat analyzed page
 		afwd_stop
 	else
 		skip analyzed "afwd did not start"
 	fi
-	if afwd_policy "default deny
+	if ! want analyzed-port; then
+		:
+	elif afwd_policy "default deny
 prio 10 proto tcp dport 7000 allow
 prio 10 proto tcp dport 443 allow"; then
 		lat analyzed-port
@@ -255,7 +267,9 @@ prio 10 proto tcp dport 443 allow"; then
 	else
 		skip analyzed-port "afwd did not start"
 	fi
-	if afwd_policy "default inspect"; then
+	if ! want transfer; then
+		:
+	elif afwd_policy "default inspect"; then
 		lat transfer page
 		afwd_stop
 	else
@@ -263,13 +277,16 @@ prio 10 proto tcp dport 443 allow"; then
 	fi
 	afw_unload
 
-	if osn_start $NS_C "$work/osn"; then
+	if ! want opensnitch; then
+		:
+	elif osn_start $NS_C "$work/osn"; then
 		lat opensnitch page
 		osn_stop
 	else
 		skip opensnitch "$osn_why"
 	fi
-	lat host-again page
+	want host-again && lat host-again page
+	return 0
 }
 
 on_exit afwd_stop

@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench's latency half (bench/seed-guest.sh), small, its last three
+# setups (99-bench-latency has the first four): each prints its new
+# connections, TLS handshakes and Chromium page load, each a positive
+# number, and the host side's table is made of them.
+# No figure is judged: timing belongs to the benchmark's own boots. make
+# bench's three halves are three scenarios (99-bench-seed, -latency,
+# -scale), each in its own time budget.
+. "$AFW_SRC/tests/vm/lib.sh"
+
+out=$(mktemp -d)
+on_exit rm -rf "$out"
+
+bench_half seed-latency seed-guest.sh AFW_BENCH_HALF=latency AFW_BENCH_RATE_CONNS=50 \
+	AFW_BENCH_HANDSHAKES=20 AFW_BENCH_PAGES=1 AFW_BENCH_SETUPS="transfer opensnitch host-again"
+seed_rows latency "transfer opensnitch host-again" \
+	"conn_per_s conn_p50_us conn_p99_us tls_per_s tls_p50_us tls_p99_us page_load_ms"
+# The table: the host side's assembly of the same figures.
+mkdir -p "$out/seed"
+check "bench seed latency: the table is made of the figures" \
+	python3 "$AFW_SRC/bench/seed-table.py" "$out/seed-latency/seed-latency.csv" "$out/seed" smoke 6.1
+check_grep "bench seed latency: the table has Transfer's figures" \
+	'^\| Transfer: afwd `default inspect` \| [0-9,.]+ \|' "$(cat "$out/seed/seed.md")"
