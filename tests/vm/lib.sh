@@ -258,3 +258,12 @@ seed_rows() {
 	check "bench seed $1: no setup skipped but a peer not installed" \
 		sh -c "! grep ',skipped,' '$f' | grep -v '^$1,opensnitch,skipped,opensnitchd is not installed'"
 }
+# seed_table CSV WHAT REGEX: bench/seed-table.py makes its tables of CSV (a
+# half's figures) in $out/seed, and seed.md has a line matching REGEX, the
+# table's WHAT.
+seed_table() {
+	mkdir -p "$out/seed"
+	check "bench seed: the table is made of $(basename "$1")" \
+		python3 "$AFW_SRC/bench/seed-table.py" "$1" "$out/seed" smoke 6.1
+	check_grep "bench seed: the table has $2" "$3" "$(cat "$out/seed/seed.md")"
+}

@@ -5,8 +5,8 @@
 # with rules, live flows and an nftables chain, and memory per flow, each a
 # positive number.
 # No figure is judged: timing belongs to the benchmark's own boots. make
-# bench's three halves are three scenarios (99-bench-seed, -latency,
-# -scale), each in its own time budget.
+# bench's three halves are four scenarios (99-bench-seed, -latency,
+# -latency2, -scale), each in its own time budget.
 . "$AFW_SRC/tests/vm/lib.sh"
 
 out=$(mktemp -d)
@@ -37,8 +37,6 @@ for n in 5000 20000; do
 		awk -v v="$v" -v n="$n" 'BEGIN { exit !(v + 0 > n && v + 0 <= n + 4) }'
 done
 check "bench seed scaling: no setup skipped" sh -c "! grep -q ',skipped,' '$f'"
-mkdir -p "$out/seed"
-check "bench seed: the table is made with the scaling half" \
-	python3 "$AFW_SRC/bench/seed-table.py" "$f" "$out/seed" smoke 6.1
-check_grep "bench seed: the scaling table has the flows' memory" \
-	'^\| flows-20000 \| [0-9,.]+ \| [0-9.]+ \| -?[0-9]+ \| [0-9]+ \|$' "$(cat "$out/seed/seed.md")"
+# The table: the host side's assembly of the same figures.
+seed_table "$f" "the flows' memory" \
+	'^\| flows-20000 \| [0-9,.]+ \| [0-9.]+ \| -?[0-9]+ \| [0-9]+ \|$'
