@@ -166,20 +166,21 @@ bench_cert() {
 		-subj /CN=bench.test -addext subjectAltName=DNS:bench.test \
 		-keyout "$1/key.pem" -out "$1/cert.pem" 2> /dev/null
 }
-# bench_site DIR: a page of 31 resources in DIR (itself, 10 style sheets,
-# 20 images, 2.5 to 17 kB each), whose load event writes the time since
-# navigation began into the element "t", where --dump-dom shows it.
+# bench_site DIR [N]: a page of N + 1 resources in DIR (itself, N / 3 style
+# sheets, the rest images, 2.5 to 17 kB each; N is 30 by default), whose
+# load event writes the time since navigation began into the element "t",
+# where --dump-dom shows it.
 bench_site() {
-	local i
+	local i n=${2:-30}
 	mkdir -p "$1"
-	for i in $(seq 30); do
+	for i in $(seq "$n"); do
 		head -c $((2000 + i * 500)) /dev/urandom | base64 > "$1/r$i.txt"
 	done
 	{
 		echo '<!doctype html><html><head><title>afw bench</title>'
-		for i in $(seq 10); do echo "<link rel=stylesheet href=\"/r$i.txt\">"; done
+		for i in $(seq $((n / 3))); do echo "<link rel=stylesheet href=\"/r$i.txt\">"; done
 		echo '</head><body><div id="t">none</div>'
-		for i in $(seq 11 30); do echo "<img src=\"/r$i.txt\" alt=\"\">"; done
+		for i in $(seq $((n / 3 + 1)) "$n"); do echo "<img src=\"/r$i.txt\" alt=\"\">"; done
 		echo '<script>window.addEventListener("load", function () {'
 		echo '  document.getElementById("t").textContent = "load " + performance.now().toFixed(1);'
 		echo '});</script></body></html>'

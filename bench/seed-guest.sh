@@ -48,11 +48,15 @@ pings=${AFW_BENCH_PINGS:-200}
 conns=${AFW_BENCH_RATE_CONNS:-2000}
 handshakes=${AFW_BENCH_HANDSHAKES:-1000}
 pages=${AFW_BENCH_PAGES:-5}
+# The page's resources beside itself, and the connections not counted that
+# warm the path before each rate (CI's smoke makes both small).
+resources=${AFW_BENCH_RESOURCES:-30}
+warm=${AFW_BENCH_WARM:-100}
+# The setups whose page load is measured (CI's smoke: one, as each load
+# starts a browser, which takes most of a minute under an emulator).
+page_setups=${AFW_BENCH_PAGE_SETUPS:-host allowed analyzed transfer opensnitch host-again}
 sizes=${AFW_BENCH_SIZES:-10 100000 1000000}
 nfq=${AFW_BENCH_NFQUEUE:-}
-# The latency half's setups to measure (all by default; the CI's smoke
-# splits them across two scenarios, each in its own time budget).
-setups=${AFW_BENCH_SETUPS:-}
 work=$(mktemp -d)
 chmod 755 "$work"
 fw_ns=$NS_R
@@ -199,13 +203,13 @@ page_ms() {
 		NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; else print "fail" }'
 }
 
-# lat SETUP [page]: the latency half's figures of one setup; with "page",
-# the page load too.
+# lat SETUP: the latency half's figures of one setup, with the page load
+# where SETUP is among $page_setups.
 lat() {
 	local out r
 	next_srv
-	# Warm the path: 100 connections not counted.
-	nsx $NS_C "$stress" connrate $srv 7000 100 > /dev/null
+	# Warm the path: connections not counted.
+	nsx $NS_C "$stress" connrate $srv 7000 "$warm" > /dev/null
 	# "connrate: OK/N ok, R conn/s, p50 A us, p99 B us"; a run where any
 	# connection failed is no measurement (the figures are "fail").
 	out=$(nsx $NS_C "$stress" connrate $srv 7000 "$conns") || echo "$1: $out" >&2
@@ -221,71 +225,53 @@ lat() {
 	put "$1" tls_p50_us "${r[1]:-}"
 	put "$1" tls_p99_us "${r[2]:-}"
 	next_srv
-	[ "${2:-}" = page ] && put "$1" page_load_ms "$(page_ms)"
+	[[ " $page_setups " != *" $1 "* ]] || put "$1" page_load_ms "$(page_ms)"
 	return 0
 }
 
-# want SETUP: SETUP is among $setups (AFW_BENCH_SETUPS; empty: all).
-want() { [ -z "$setups" ] || [[ " $setups " == *" $1 "* ]]; }
+# lat_afwd SETUP POLICY: SETUP measured with afwd running POLICY.
+lat_afwd() {
+	if afwd_policy "$2"; then
+		lat "$1"
+		afwd_stop
+	else
+		skip "$1" "afwd did not start"
+	fi
+}
 
 latency_half() {
 	stress=$AFW_SRC/build/tools/afwstress
 	tlsrate=$AFW_SRC/build/tools/afwtlsrate
 	bench_cert $work
-	bench_site $work/site
+	bench_site $work/site "$resources"
 	bench_nginx $NS_S $work || { skip all "nginx did not start"; exit 1; }
 	nsx $NS_S "$stress" echo 0.0.0.0 7000 &
 	wait_listen $NS_S tcp ":7000" || { skip all "no echo server"; exit 1; }
-	want host && lat host page
+	lat host
 
 	afw_load || { skip allowed "afw.ko did not load"; exit 1; }
-	if want allowed; then
-		nsx $NS_R "$AFWCTL" rule add prio 10 dir forward proto tcp dport 7000 accept > /dev/null
-		nsx $NS_R "$AFWCTL" rule add prio 10 dir forward proto tcp dport 443 accept > /dev/null
-		nsx $NS_R "$AFWCTL" config set unknown accept > /dev/null
-		lat allowed page
-		nsx $NS_R "$AFWCTL" rule flush
-		nsx $NS_R "$AFWCTL" flow flush
-	fi
+	nsx $NS_R "$AFWCTL" rule add prio 10 dir forward proto tcp dport 7000 accept > /dev/null
+	nsx $NS_R "$AFWCTL" rule add prio 10 dir forward proto tcp dport 443 accept > /dev/null
+	nsx $NS_R "$AFWCTL" config set unknown accept > /dev/null
+	lat allowed
+	nsx $NS_R "$AFWCTL" rule flush
+	nsx $NS_R "$AFWCTL" flow flush
 
 	nsx $NS_R "$AFWCTL" config set unknown queue queue 0-1 fail closed
-	if ! want analyzed; then
-		:
-	elif afwd_policy "default allow"; then
-		lat analyzed page
-		afwd_stop
-	else
-		skip analyzed "afwd did not start"
-	fi
-	if ! want analyzed-port; then
-		:
-	elif afwd_policy "default deny
+	lat_afwd analyzed "default allow"
+	lat_afwd analyzed-port "default deny
 prio 10 proto tcp dport 7000 allow
-prio 10 proto tcp dport 443 allow"; then
-		lat analyzed-port
-		afwd_stop
-	else
-		skip analyzed-port "afwd did not start"
-	fi
-	if ! want transfer; then
-		:
-	elif afwd_policy "default inspect"; then
-		lat transfer page
-		afwd_stop
-	else
-		skip transfer "afwd did not start"
-	fi
+prio 10 proto tcp dport 443 allow"
+	lat_afwd transfer "default inspect"
 	afw_unload
 
-	if ! want opensnitch; then
-		:
-	elif osn_start $NS_C "$work/osn"; then
-		lat opensnitch page
+	if osn_start $NS_C "$work/osn"; then
+		lat opensnitch
 		osn_stop
 	else
 		skip opensnitch "$osn_why"
 	fi
-	want host-again && lat host-again page
+	lat host-again
 	return 0
 }
 

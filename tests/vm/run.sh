@@ -61,7 +61,7 @@ userland_scenarios="89-ask 92-switch 97-afwd-module"
 # The benchmarks' guest halves at tiny sizes (does each still run and print
 # its figures?): Debian's 6.1, which the benchmarks boot, and not the debug
 # kernel, where they would only be slow.
-bench_scenarios="99-bench-smoke 99-bench-seed 99-bench-latency 99-bench-latency2 99-bench-scale"
+bench_scenarios="99-bench-smoke 99-bench-seed 99-bench-latency 99-bench-scale"
 
 # prepare LABEL IMG KDIR MODKVER: the module and the initramfs for one kernel.
 prepare() {

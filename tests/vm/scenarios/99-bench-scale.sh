@@ -5,8 +5,8 @@
 # with rules, live flows and an nftables chain, and memory per flow, each a
 # positive number.
 # No figure is judged: timing belongs to the benchmark's own boots. make
-# bench's three halves are four scenarios (99-bench-seed, -latency,
-# -latency2, -scale), each in its own time budget.
+# bench's three halves are three scenarios (99-bench-seed, -latency,
+# -scale), each in its own time budget.
 . "$AFW_SRC/tests/vm/lib.sh"
 
 out=$(mktemp -d)

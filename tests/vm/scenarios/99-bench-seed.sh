@@ -8,8 +8,8 @@
 # side's table is made of them. The nf-queue client is built by make tools
 # where Debian's kernel source is, as it is for the suite.
 # No figure is judged: timing belongs to the benchmark's own boots. make
-# bench's three halves are four scenarios (99-bench-seed, -latency,
-# -latency2, -scale), each in its own time budget.
+# bench's three halves are three scenarios (99-bench-seed, -latency,
+# -scale), each in its own time budget.
 . "$AFW_SRC/tests/vm/lib.sh"
 
 out=$(mktemp -d)
