@@ -14,6 +14,12 @@
 #                packet walks, N = 10 to 10k (the peer that is not flat)
 #   flows-N      afw with N live flows besides the stream's, N = 1k to 1M:
 #                the lookup's cost, and memory per flow, all in
+#   afwd-N       afwd's memory (VmRSS) idle, and at its peak (VmHWM) under
+#                a flood of N new flows (N = 10k to 300k UDP datagrams, each
+#                from a port of its own, at AFW_BENCH_FLOOD_PPS a second)
+#                that the router queues to afwd, which reads each, allows it
+#                by its `default allow`, installs it in the module and keeps
+#                it among its decided flows
 # Writes seed-scaling.csv to the result share, "scaling,SETUP,METRIC,VALUE"
 # as bench/seed-guest.sh does.
 set -u
@@ -27,8 +33,12 @@ secs=${AFW_BENCH_SECONDS:-3}
 rules=${AFW_BENCH_SCALE_RULES:-10 1000 10000 100000 1000000}
 chains=${AFW_BENCH_SCALE_CHAINS:-10 100 1000 10000}
 flows=${AFW_BENCH_SCALE_FLOWS:-1000 10000 100000 1000000}
+floods=${AFW_BENCH_SCALE_FLOODS:-10000 100000 300000}
+flood_pps=${AFW_BENCH_FLOOD_PPS:-10000}
 stress=$AFW_SRC/build/tools/afwstress
 work=$(mktemp -d)
+chmod 755 "$work"
+fw_ns=$NS_R
 
 put() { echo "scaling,$1,$2,${3:-fail}" >> "$csv"; }
 skip() { echo "scaling,$1,skipped,$2" >> "$csv"; }
@@ -72,6 +82,47 @@ for n in $flows; do
 	fi
 	nsx $NS_R "$AFWCTL" flow flush
 done
+nsx $NS_R "$AFWCTL" rule flush
+
+# afwd under a flood of new flows. A datagram the queue had no room for is
+# dropped (fail closed) and not counted: the flows afwd read are. The
+# server drops them unanswered: its port unreachables would be more
+# packets for afwd to read.
+nsx $NS_R "$AFWCTL" config set unknown queue queue 0-1 fail closed > /dev/null
+nsx $NS_S nft -f - <<-EOF
+	table inet afwflood {
+		chain in { type filter hook input priority 0; udp dport 9-999 drop; }
+	}
+EOF
+printf 'default allow\n' > $work/policy.conf
+afwd_read() {
+	"$AFW_SRC/build/afwd" --stats --ctl $work/afwd.sock | jq '[.queues[].packets] | add'
+}
+afwd_caught_up() { [ "$(afwd_read)" -ge "$1" ]; }
+status_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/$afwd_pid/status; }
+for n in $floods; do
+	if ! afwd_run; then
+		skip "afwd-$n" "afwd did not start"
+		continue
+	fi
+	sleep 1
+	idle=$(status_kb VmRSS)
+	if ! out=$(nsx $NS_C "$stress" newflows $S4 "$n" "$flood_pps"); then
+		skip "afwd-$n" "$out"
+		afwd_stop
+		continue
+	fi
+	wait_until 30 afwd_caught_up "$n"
+	read_n=$(afwd_read)
+	peak=$(status_kb VmHWM)
+	put "afwd-$n" afwd_rss_idle_kb "$idle"
+	put "afwd-$n" afwd_rss_peak_kb "$peak"
+	put "afwd-$n" afwd_flows_read "$read_n"
+	put "afwd-$n" afwd_bytes_per_flow "$(awk -v i="$idle" -v p="$peak" -v n="$read_n" \
+		'BEGIN { if (n > 0) printf "%.0f\n", (p - i) * 1024 / n }')"
+	afwd_stop
+done
+nsx $NS_S nft delete table inet afwflood
 afw_unload
 
 if command -v nft > /dev/null; then

@@ -17,7 +17,8 @@ not be measured, the value saying why). Writes to OUTDIR:
   scaling.csv, scaling.md, scaling.dat, scaling.png  the scaling half, when
             there is one: 64-byte UDP with N rules, N live flows, or N
             nftables rules in a chain, and what a packet costs beyond no
-            firewall (scaling.md is also appended to seed.md).
+            firewall (scaling.md is also appended to seed.md);
+  afwd-rss.csv  afwd's memory under floods of new flows (scaling half).
 Exits 1 when a figure is missing or failed, so that a broken row is not
 mistaken for a measured one.
 """
@@ -103,6 +104,8 @@ def scaling(fig, skipped, order, outdir, commit, kernel):
         return 0
     bad = 0
     host = fig.get(("scaling", "host", "udp64_pps"))
+    floods = [setup for setup in order if setup.startswith("afwd-")]
+    order = [setup for setup in order if setup not in floods]
     rows = []
     for setup in order:
         if ("scaling", setup) in skipped:
@@ -134,6 +137,30 @@ def scaling(fig, skipped, order, outdir, commit, kernel):
             setup, fmt(pps), "" if pps is None or not host else "{:.3f}".format(pps / host),
             "" if extra is None else "{:.0f}".format(extra),
             "" if bpf is None else "{:.0f}".format(bpf)))
+    if floods:
+        md += ["", "**afwd's memory** under a flood of new flows (UDP, each from a port of"
+               " its own, queued to afwd, allowed and installed)", "",
+               "| flows sent | read by afwd | RSS idle | RSS peak | bytes a flow at the peak |",
+               "| --- | --- | --- | --- | --- |"]
+        with open(os.path.join(outdir, "afwd-rss.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["flows_sent", "flows_read", "rss_idle_kb", "rss_peak_kb",
+                        "bytes_per_flow"])
+            for setup in floods:
+                sent = setup[len("afwd-"):]
+                if ("scaling", setup) in skipped:
+                    md.append("| {:,} | not measured: {} | | | |".format(
+                        int(sent), skipped[("scaling", setup)]))
+                    continue
+                v = [fig.get(("scaling", setup, m)) for m in
+                     ("afwd_flows_read", "afwd_rss_idle_kb", "afwd_rss_peak_kb",
+                      "afwd_bytes_per_flow")]
+                bad += sum(x is None for x in v)
+                w.writerow([sent] + ["" if x is None else "{:.0f}".format(x) for x in v])
+                md.append("| {:,} | {} | {} | {} | {} |".format(
+                    int(sent), "fail" if v[0] is None else "{:,.0f}".format(v[0]),
+                    *("fail" if x is None else "{:.1f} MB".format(x / 1024) for x in v[1:3]),
+                    "fail" if v[3] is None else "{:,.0f}".format(v[3])))
     with open(os.path.join(outdir, "scaling.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     # One line a kind: the count against the instructions a packet costs

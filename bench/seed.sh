@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The seed table, one command (make bench): two boots of Debian's 6.1
+# The seed table, one command (make bench): three boots of Debian's 6.1
 # kernel, one vCPU each, every setup measured against no firewall in the
 # same boot (bench/seed-guest.sh says what each setup is):
 #   throughput  -icount shift=0,sleep=off, so ratios repeat: iperf3 1 and 4
@@ -10,8 +10,9 @@
 #               distorts anything that waits): new connections a second
 #               with p50/p99, TLS handshakes p50/p99, a Chromium page load;
 #   scaling     as throughput: 64-byte UDP with 10 to 1M rules, 1k to 1M
-#               live flows (and memory per flow), and nftables chains of 10
-#               to 10k rules (bench/scaling-guest.sh).
+#               live flows (and memory per flow), nftables chains of 10
+#               to 10k rules, and afwd's memory idle and under floods of
+#               10k to 300k new flows (bench/scaling-guest.sh).
 # Writes the figures with their ratios as a CSV, the table of ratios in
 # Markdown and a plot (gnuplot) to docs/seed/, and prints the table.
 #
@@ -19,7 +20,7 @@
 # AFW_BENCH_HALVES (default "throughput latency scaling"): the boots to make;
 # AFW_BENCH_SECONDS (3), AFW_BENCH_PINGS (200), AFW_BENCH_SIZES ("10 100000
 # 1000000"), AFW_BENCH_RATE_CONNS (2000), AFW_BENCH_HANDSHAKES (1000),
-# AFW_BENCH_PAGES (5), AFW_BENCH_SCALE_RULES, _FLOWS, _CHAINS: sizes, for
+# AFW_BENCH_PAGES (5), AFW_BENCH_SCALE_RULES, _FLOWS, _CHAINS, _FLOODS: sizes, for
 # quicker runs; AFW_BENCH_DOCS (docs/seed): where the results go.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,7 +57,8 @@ for half in ${AFW_BENCH_HALVES:-throughput latency scaling}; do
 		-e "AFW_BENCH_PAGES=${AFW_BENCH_PAGES:-5}" \
 		-e "AFW_BENCH_SCALE_RULES=${AFW_BENCH_SCALE_RULES:-10 1000 10000 100000 1000000}" \
 		-e "AFW_BENCH_SCALE_FLOWS=${AFW_BENCH_SCALE_FLOWS:-1000 10000 100000 1000000}" \
-		-e "AFW_BENCH_SCALE_CHAINS=${AFW_BENCH_SCALE_CHAINS:-10 100 1000 10000}" ||
+		-e "AFW_BENCH_SCALE_CHAINS=${AFW_BENCH_SCALE_CHAINS:-10 100 1000 10000}" \
+		-e "AFW_BENCH_SCALE_FLOODS=${AFW_BENCH_SCALE_FLOODS:-10000 100000 300000}" ||
 		{ echo "bench: the $half boot failed; see $out/$half" >&2; failed=1; }
 	mv "$out/$half/commit.run" "$out/$half/commit"
 	echo "== $half ($(cat "$out/$half/wall_s" 2> /dev/null || echo ?) s wall)"

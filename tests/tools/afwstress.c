@@ -16,6 +16,12 @@
  *	100.64.0.0/10, accepted for an hour): the table a lookup meets when
  *	that many flows are live. Prints "fill: added OK of N in S s"; exits
  *	1 at the first refusal (max_flows reached), saying it.
+ *   afwstress newflows ADDR N PER_SECOND
+ *	N UDP datagrams of 32 bytes to the IPv4 ADDR, each the first packet
+ *	of a flow of its own (source ports 1024 to 61023, then the next
+ *	destination port from 9 up), at most PER_SECOND a second: a flood of
+ *	new flows for whatever decides them. Prints "newflows: sent OK of N
+ *	in S s"; exits 1 if any send failed.
  *   afwstress echo ADDR PORT
  *	TCP and UDP echo server on ADDR PORT, until killed.
  *   afwstress conns ADDR PORT SECONDS [PER_SECOND]
@@ -246,6 +252,69 @@ static int afws_fill(int argc, char **argv)
 	printf("fill: added %lu of %lu in %.1f s%s%s\n", added, n, afws_now() - start,
 	       ret ? ", then: " : "", ret ? strerror(-ret) : "");
 	return added == n ? 0 : 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* newflows */
+
+/*
+ * One raw socket with our own IPv4 header, the kernel filling in the source
+ * address, the id and the checksum (raw(7)): a UDP socket a flow would cost
+ * the sender more than the firewall under test spends on the packet.
+ */
+static int afws_newflows(int argc, char **argv)
+{
+	static const char payload[32] = "afw newflows, not a protocol!!!";
+	unsigned long n, i, sent = 0, failed = 0;
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	uint8_t pkt[20 + 8 + sizeof(payload)];
+	double pps, start;
+	int fd;
+
+	if (argc < 3)
+		return 2;
+	n = strtoul(argv[1], NULL, 10);
+	pps = strtod(argv[2], NULL);
+	if (inet_pton(AF_INET, argv[0], &to.sin_addr) != 1 || !n || n > (1UL << 24) ||
+	    pps <= 0) {
+		fprintf(stderr, "afwstress: newflows needs an IPv4 address, 1 to %lu flows "
+			"and a rate\n", 1UL << 24);
+		return 2;
+	}
+	fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+	if (fd < 0) {
+		fprintf(stderr, "afwstress: raw socket: %s\n", strerror(errno));
+		return 2;
+	}
+	memset(pkt, 0, sizeof(pkt));
+	pkt[0] = 0x45;				/* IPv4, 20-byte header */
+	pkt[2] = sizeof(pkt) >> 8;
+	pkt[3] = sizeof(pkt) & 0xff;
+	pkt[8] = 64;				/* TTL */
+	pkt[9] = IPPROTO_UDP;
+	memcpy(pkt + 16, &to.sin_addr, 4);
+	pkt[24] = (8 + sizeof(payload)) >> 8;
+	pkt[25] = (8 + sizeof(payload)) & 0xff;	/* UDP checksum 0: none */
+	memcpy(pkt + 28, payload, sizeof(payload));
+	start = afws_now();
+	for (i = 0; i < n; i++) {
+		uint16_t sport = (uint16_t)(1024 + i % 60000);
+		uint16_t dport = (uint16_t)(9 + i / 60000);
+
+		pkt[20] = sport >> 8;
+		pkt[21] = sport & 0xff;
+		pkt[22] = dport >> 8;
+		pkt[23] = dport & 0xff;
+		if (sendto(fd, pkt, sizeof(pkt), 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+			failed++;
+		else
+			sent++;
+		if (i % 100 == 99)
+			afws_pace(start, i + 1, pps);
+	}
+	close(fd);
+	printf("newflows: sent %lu of %lu in %.1f s\n", sent, n, afws_now() - start);
+	return failed ? 1 : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -506,6 +575,8 @@ int main(int argc, char **argv)
 		return afws_flows(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "fill"))
 		return afws_fill(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "newflows"))
+		return afws_newflows(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "echo"))
 		return afws_echo(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "conns"))
@@ -514,6 +585,7 @@ int main(int argc, char **argv)
 		return afws_connrate(argc - 2, argv + 2);
 	fprintf(stderr, "usage: afwstress flows SECONDS [SEED [PER_SECOND]]\n"
 			"       afwstress fill N\n"
+			"       afwstress newflows ADDR N PER_SECOND\n"
 			"       afwstress echo ADDR PORT\n"
 			"       afwstress conns ADDR PORT SECONDS [PER_SECOND]\n"
 			"       afwstress connrate ADDR PORT N [REQUEST]\n");
