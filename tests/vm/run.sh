@@ -44,7 +44,7 @@ echo "vm: accelerator $AFW_VM_ACCEL" >&2
 compat_6_12="10-hooks-count 20-rights 30-netlink-errors 40-rmmod-under-load
 	65-packets 82-state 84-owners 87-program-rules 88-flow-events 91-afwd-learn 96-afwd
 	97-nlfuzz"
-compat_6_1="10-hooks-count 40-rmmod-under-load 89-ask 92-switch 97-afwd-module"
+compat_6_1="10-hooks-count 40-rmmod-under-load 86-afwd-owners 89-ask 92-switch 97-afwd-module"
 # These check the module's own logic to the packet and the counter: ruleset
 # transactions, statistics, the unknown-flow policy, the queue fan-out. They
 # run on Debian's 6.1, where they take a quarter of the time; the kernel
@@ -56,8 +56,9 @@ logic_scenarios="70-ruleset 85-stats 90-unknown-queue 95-queue-fanout"
 # on the debug kernel: the off switch and its SSH guard (CONFIG_SET, which
 # every scenario sends, and the rules' flows of 82), afwd's ledger as the
 # module comes and goes (the flow table of 80 and 96, reloads under
-# traffic in 98).
-userland_scenarios="89-ask 92-switch 97-afwd-module"
+# traffic in 98), afwd deciding by a flow's program (the owner records
+# and their queries of 84, the learned decisions of 91).
+userland_scenarios="86-afwd-owners 89-ask 92-switch 97-afwd-module"
 # The benchmarks' guest halves at tiny sizes (does each still run and print
 # its figures?): Debian's 6.1, which the benchmarks boot, and not the debug
 # kernel, where they would only be slow.
@@ -115,6 +116,7 @@ boot() {
 		# max_flows), at a third of the CPU: this boot is the run's
 		# longest, and the run must end within the hour on two CPUs.
 		envs+=(-e AFW_FLOW_FLOOD=3000 -e AFW_AFWD_BYTES=8000000 -e AFW_AFWD_RESTARTS=0
+		       -e AFW_OWNER_PROCS=20
 		       -e AFW_NETNS_CYCLES=8 -e AFW_STRESS_SECONDS=30 -e AFW_NLFUZZ_MESSAGES=4000
 		       -e AFW_SCENARIO_TIMEOUT=1800)
 		# It starts a minute into the run, which must end within the

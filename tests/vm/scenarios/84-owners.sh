@@ -3,7 +3,7 @@
 #
 # Flow owners: the process that started a flow is recorded by the kernel as
 # the flow's first packet leaves, so that a process gone before anyone looks
-# is still named: its pid, uid, program and cgroup, for 50 processes at once
+# is still named: its pid, uid, program and cgroup, for 50 processes at once (20 on the debug kernel)
 # from three users, two programs and two cgroups; a flow still waiting for
 # afwd has its owner too; forwarded flows have none; the records are bounded
 # by max_flows and go once their flows are gone. An inbound flow is its
@@ -45,11 +45,14 @@ row=$(c flow list | awk -v pid="$one" '$(NF-2) == pid')
 check_grep "flow list shows uid, pid and program in its last columns" \
 	" 0 $one $bin/prog-a /" "$row"
 
-# 50 at once: users 0, 1001, 1002; programs a and b; cgroups afw-a, afw-b.
+# $procs at once (50; the debug kernel, where each start takes two
+# seconds, runs 20): users 0, 1001, 1002; programs a and b; cgroups afw-a,
+# afw-b.
 # Each child moves itself into its cgroup, then becomes its program, which
 # sends one datagram and exits: the pid $! names is the pid that sends.
 # UDP, whose flows outlive their senders by the UDP timeout: a TCP flow
 # goes 10 s after its FIN, sooner than 50 starts take on the debug kernel.
+procs=${AFW_OWNER_PROCS:-50}
 # nsenter, not ip netns exec, which mounts a /sys of its own, without the
 # cgroups. A port each: a UDP socket that came to reuse an earlier one's
 # port would find its flow, and that flow's owner.
@@ -57,8 +60,8 @@ c flow flush
 c rule add dir out proto udp dport 5300-5349 accept
 c config set udp_timeout 900
 nsenter --net=/run/netns/$NS_C bash -c '
-	bin=$1 cg=$2 s4=$3
-	for i in $(seq 0 49); do
+	bin=$1 cg=$2 s4=$3 n=$4
+	for i in $(seq 0 $((n - 1))); do
 		case $((i % 3)) in 0) uid=0 ;; 1) uid=1001 ;; 2) uid=1002 ;; esac
 		prog=$bin/prog-$([ $((i % 2)) = 0 ] && echo a || echo b)
 		grp=afw-$([ $((i % 5)) -lt 2 ] && echo a || echo b)
@@ -69,11 +72,11 @@ nsenter --net=/run/netns/$NS_C bash -c '
 		) &
 		echo "$! $uid $prog /$grp"
 	done > $bin/want
-	wait' - "$bin" $cg $S4 2>/dev/null
-check_eq "50 processes started" 50 "$(wc -l < $bin/want)"
+	wait' - "$bin" $cg $S4 "$procs" 2>/dev/null
+check_eq "$procs processes started" "$procs" "$(wc -l < $bin/want)"
 have=$(c -j flow list | jq -r '.[] | select(.dport >= 5300 and .dport < 5350 and .owner != null) |
 	"\(.owner.pid) \(.owner.uid) \(.owner.exe) \(.owner.cgroup)"' | sort)
-check_eq "50 flows have owners" 50 "$(printf '%s\n' "$have" | grep -c .)"
+check_eq "$procs flows have owners" "$procs" "$(printf '%s\n' "$have" | grep -c .)"
 wrong=$(diff <(sort $bin/want) <(printf '%s\n' "$have"))
 check_eq "each is attributed to its own pid, user, program and cgroup" "" "$wrong"
 check_eq "three users among them" 3 "$(printf '%s\n' "$have" | cut -d' ' -f2 | sort -u | wc -l)"
