@@ -4,9 +4,9 @@
 # afwd's memory, idle and under a flood of new flows: afwd on this host's
 # own kernel (no module: it marks for iptables), behind an iptables NFQUEUE
 # rule in a network namespace, as tests/host/afwd-native.sh runs it. A
-# sender in the client namespace starts N new UDP flows (distinct source
-# ports and addresses, 32 bytes each, to port 9), paced so that the queue
-# never overflows; afwd reads each, gives up on naming it (neither TLS, QUIC,
+# sender in the client namespace (afwstress newflows; make tools) starts N
+# new UDP flows (a source port each, from destination port 9 up, 32 bytes
+# each), paced so that the queue never overflows; afwd reads each, gives up on naming it (neither TLS, QUIC,
 # HTTP nor DNS), allows it by the policy's default and remembers it among
 # its decided flows. Prints afwd's resident memory (VmRSS) idle, at its
 # peak (VmHWM) and after, and what a flow cost. Not a test: the numbers go
@@ -19,20 +19,16 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 AFW_TAP=/dev/null
 . "$src/tests/lib/tap.sh"
 . "$src/tests/lib/afwd-pair.sh"
+AFW_SRC=$src
+. "$src/bench/lib.sh"
 pps=${AFW_BENCH_PPS:-20000}
 floods=${*:-10000 100000 300000}
 
 pair_init afwrss 10.196.0
 pair_up
-# Source addresses beyond the client's own: 60,000 ports each.
-for i in $(seq 10 19); do
-	ip -n $C addr add 10.196.0.$i/24 dev veth0
-done
-pair_chain "-p udp --dport 9" "-p udp --sport 9"
+# afwstress newflows: 60,000 source ports to each destination port from 9.
+pair_chain "-p udp --dport 9:99" "-p udp --sport 9:99"
 printf 'default allow\n' > $work/policy.conf
-
-status() { awk -v k="$1:" '$1 == k { print $2 }' /proc/$apid/status; }
-stat() { "$afwd" --stats --ctl $work/afwd.sock | jq "[.queues[].$1] | add"; }
 
 for n in $floods; do
 	: > $work/afwd.log
@@ -44,36 +40,19 @@ for n in $floods; do
 		sleep 0.1
 	done
 	sleep 1
-	idle=$(status VmRSS)
+	idle=$(proc_kb $apid VmRSS)
 	start=$EPOCHREALTIME
-	ip netns exec $C python3 - "$n" "$pps" << 'PY'
-import socket, struct, sys, time
-n, pps = int(sys.argv[1]), int(sys.argv[2])
-s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
-payload = b"afw rss bench, not a protocol!!!"
-t0 = time.monotonic()
-for i in range(n):
-    src = "10.196.0.%d" % (10 + i // 60000)
-    sport = 1024 + i % 60000
-    udp = struct.pack("!HHHH", sport, 9, 8 + len(payload), 0) + payload
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), i & 0xffff, 0, 64, 17, 0,
-                     socket.inet_aton(src), socket.inet_aton("10.196.0.2"))
-    s.sendto(ip + udp, ("10.196.0.2", 0))
-    if i % 100 == 99:
-        ahead = (i + 1) / pps - (time.monotonic() - t0)
-        if ahead > 0:
-            time.sleep(ahead)
-PY
+	ip netns exec $C "$src/build/tools/afwstress" newflows 10.196.0.2 "$n" "$pps" > /dev/null
 	# Until afwd has read them all (or a few seconds more).
 	for i in $(seq 100); do
-		[ "$(stat packets)" -ge "$n" ] && break
+		[ "$(afwd_stat packets)" -ge "$n" ] && break
 		sleep 0.1
 	done
 	secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')
 	sleep 1
-	peak=$(status VmHWM)
-	after=$(status VmRSS)
-	flows=$(stat flows)
+	peak=$(proc_kb $apid VmHWM)
+	after=$(proc_kb $apid VmRSS)
+	flows=$(afwd_stat flows)
 	dropped=$(ip netns exec $S awk '{ s += $6 + $7 } END { print s + 0 }' \
 		/proc/net/netfilter/nfnetlink_queue)
 	printf '%7d flows (%d read by afwd, %d dropped at the queue) in %.1f s: ' \

@@ -95,6 +95,13 @@ afwd_run() {
 	afwd_pid=$!
 	wait_until 10 test -S "$work/afwd.sock"
 }
+# afwd_stat FIELD: FIELD summed over afwd's queues (afwd --stats, from its
+# control socket $work/afwd.sock).
+afwd_stat() {
+	"$AFW_SRC/build/afwd" --stats --ctl "$work/afwd.sock" | jq "[.queues[].$1] | add"
+}
+# proc_kb PID KEY: KEY of /proc/PID/status (VmRSS, VmHWM), in kB.
+proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 # afwd_stop: afwd gone, and the flows it installed with it.
 afwd_stop() {
 	[ -n "${afwd_pid:-}" ] || return 0

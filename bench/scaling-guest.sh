@@ -95,26 +95,22 @@ nsx $NS_S nft -f - <<-EOF
 	}
 EOF
 printf 'default allow\n' > $work/policy.conf
-afwd_read() {
-	"$AFW_SRC/build/afwd" --stats --ctl $work/afwd.sock | jq '[.queues[].packets] | add'
-}
-afwd_caught_up() { [ "$(afwd_read)" -ge "$1" ]; }
-status_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/$afwd_pid/status; }
+afwd_caught_up() { [ "$(afwd_stat packets)" -ge "$1" ]; }
 for n in $floods; do
 	if ! afwd_run; then
 		skip "afwd-$n" "afwd did not start"
 		continue
 	fi
 	sleep 1
-	idle=$(status_kb VmRSS)
+	idle=$(proc_kb $afwd_pid VmRSS)
 	if ! out=$(nsx $NS_C "$stress" newflows $S4 "$n" "$flood_pps"); then
 		skip "afwd-$n" "$out"
 		afwd_stop
 		continue
 	fi
 	wait_until 30 afwd_caught_up "$n"
-	read_n=$(afwd_read)
-	peak=$(status_kb VmHWM)
+	read_n=$(afwd_stat packets)
+	peak=$(proc_kb $afwd_pid VmHWM)
 	put "afwd-$n" afwd_rss_idle_kb "$idle"
 	put "afwd-$n" afwd_rss_peak_kb "$peak"
 	put "afwd-$n" afwd_flows_read "$read_n"

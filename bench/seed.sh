@@ -20,8 +20,8 @@
 # AFW_BENCH_HALVES (default "throughput latency scaling"): the boots to make;
 # AFW_BENCH_SECONDS (3), AFW_BENCH_PINGS (200), AFW_BENCH_SIZES ("10 100000
 # 1000000"), AFW_BENCH_RATE_CONNS (2000), AFW_BENCH_HANDSHAKES (1000),
-# AFW_BENCH_PAGES (5), AFW_BENCH_SCALE_RULES, _FLOWS, _CHAINS, _FLOODS: sizes, for
-# quicker runs; AFW_BENCH_DOCS (docs/seed): where the results go.
+# AFW_BENCH_PAGES (5), AFW_BENCH_SCALE_RULES, _FLOWS, _CHAINS, _FLOODS:
+# sizes, for quicker runs; AFW_BENCH_DOCS (docs/seed): where the results go.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 label=${1:-6.1}

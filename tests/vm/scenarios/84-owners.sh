@@ -3,8 +3,8 @@
 #
 # Flow owners: the process that started a flow is recorded by the kernel as
 # the flow's first packet leaves, so that a process gone before anyone looks
-# is still named: its pid, uid, program and cgroup, for 50 processes at once (20 on the debug kernel)
-# from three users, two programs and two cgroups; a flow still waiting for
+# is still named: its pid, uid, program and cgroup, for 50 processes at once
+# (20 on the debug kernel) from three users, two programs and two cgroups; a flow still waiting for
 # afwd has its owner too; forwarded flows have none; the records are bounded
 # by max_flows and go once their flows are gone. An inbound flow is its
 # local socket's: the listener's, or the bound UDP socket's, user and cgroup.
@@ -45,13 +45,14 @@ row=$(c flow list | awk -v pid="$one" '$(NF-2) == pid')
 check_grep "flow list shows uid, pid and program in its last columns" \
 	" 0 $one $bin/prog-a /" "$row"
 
-# $procs at once (50; the debug kernel, where each start takes two
-# seconds, runs 20): users 0, 1001, 1002; programs a and b; cgroups afw-a,
-# afw-b.
+# $procs at once (50, at most the rule's 50 ports; the debug kernel, where
+# each start takes two seconds, runs 20): users 0, 1001, 1002; programs a
+# and b; cgroups afw-a, afw-b.
 # Each child moves itself into its cgroup, then becomes its program, which
 # sends one datagram and exits: the pid $! names is the pid that sends.
 # UDP, whose flows outlive their senders by the UDP timeout: a TCP flow
-# goes 10 s after its FIN, sooner than 50 starts take on the debug kernel.
+# goes 10 s after its FIN, sooner than these starts take on the debug
+# kernel.
 procs=${AFW_OWNER_PROCS:-50}
 # nsenter, not ip netns exec, which mounts a /sys of its own, without the
 # cgroups. A port each: a UDP socket that came to reuse an earlier one's
