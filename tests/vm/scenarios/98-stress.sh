@@ -227,6 +227,11 @@ export -f writer_rules writer_load count started going breathe slab_unreclaim_mb
 # SIGKILL (its socket's close takes the rest).
 afwd_loop() {
 	local n=0 pid
+	# What the module decided by what afwd taught it (since its load).
+	learned_now() {
+		"$AFWCTL" -n $NS_R -j stats 2> /dev/null | jq -r '.learned.flows // 0' \
+			>> $work/learned.txt
+	}
 	while (( EPOCHSECONDS < deadline - 1 )); do
 		breathe afwd
 		rm -f $work/afwd.sock
@@ -236,13 +241,19 @@ afwd_loop() {
 		# Its SIGHUP handler is set once it is up (slow on the debug
 		# kernel): a SIGHUP before would end it.
 		if wait_until 20 test -S $work/afwd.sock; then
+			# Connections of its own to port 7000 while it is up: the
+			# first teaches the module, which decides the rest. On the
+			# debug kernel afwd's first decisions can come at the end of
+			# the 30 s: in a CI run, 31 s after the loads began, when the
+			# short connections had ended and left the module nothing to
+			# decide by what it was taught.
+			nsx $NS_C "$STRESS" conns $S4 7000 2 10 > /dev/null 2>&1
+			learned_now
 			sleep $(( 1 + RANDOM % 3 ))
 			kill -HUP $pid 2> /dev/null
 		fi
 		sleep $(( 1 + RANDOM % 3 ))
-		# What the module decided by what afwd taught it (since its load).
-		"$AFWCTL" -n $NS_R -j stats 2> /dev/null | jq -r '.learned.flows // 0' \
-			>> $work/learned.txt
+		learned_now
 		kill -9 $pid 2> /dev/null && n=$((n + 1))
 		wait $pid 2> /dev/null
 	done
