@@ -112,21 +112,19 @@ wait_listen() {
 # nsfs inode). The address is the kernel's: hex, IPv4 in network order
 # read as a little-endian word.
 bound_in() {
-	local ns=$1 proto=$2 addr=${3%:*} port want p f laddr st a
+	local ns=$1 proto=$2 addr=${3%:*} port p f laddr st a v6=6
 	printf -v port '%04X' "${3##*:}"
-	want=LISTEN
-	[ "$proto" = udp ] && want=UNCONN
 	if [ -n "$addr" ]; then
 		IFS=. read -r -a a <<< "$addr"
 		printf -v addr '%02X%02X%02X%02X' "${a[3]}" "${a[2]}" "${a[1]}" "${a[0]}"
+		v6=
 	fi
 	for p in /proc/[0-9]*; do
 		[ "$p/ns/net" -ef "/run/netns/$ns" ] || continue
-		for f in "$p/net/$proto" "$p/net/${proto}6"; do
-			[ -n "$addr" ] && [ "$f" != "$p/net/$proto" ] && continue
+		for f in "$p/net/$proto" ${v6:+"$p/net/$proto$v6"}; do
 			while read -r _ laddr _ st _; do
 				# TCP_LISTEN is 0A; an unconnected UDP socket is TCP_CLOSE, 07.
-				case "$want:$st" in LISTEN:0A|UNCONN:07) ;; *) continue ;; esac
+				case "$proto:$st" in tcp:0A|udp:07) ;; *) continue ;; esac
 				[ "${laddr##*:}" = "$port" ] || continue
 				[ -z "$addr" ] || [ "${laddr%:*}" = "$addr" ] ||
 					[ "${laddr%:*}" = 00000000 ] || continue
