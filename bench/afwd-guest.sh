@@ -43,8 +43,8 @@ bench_cert $work
 nsx $NS_S python3 "$AFW_SRC/tests/tools/tlsserver.py" $S4 443 $work/cert.pem $work/key.pem \
 	$work/server.log &
 nsx $NS_S iperf3 -s -D -B $S4 > /dev/null
-wait_until 30 nsx $NS_S sh -c "ss -ltn | grep -q ':443 '" &&
-wait_until 30 nsx $NS_S sh -c "ss -ltn | grep -q ':5201 '" ||
+wait_until 30 bound_in $NS_S tcp :443 &&
+wait_until 30 bound_in $NS_S tcp :5201 ||
 	{ say "servers did not start"; exit 1; }
 
 # curl_tls PATH FORMAT: one new TLS connection from the client to the server.
@@ -286,7 +286,7 @@ connrate_mode() {
 	}
 	say "connection rate ($n connections each, afwstress connrate):"
 	nsx $NS_S "$stress" echo $S4 $port &
-	wait_until 30 nsx $NS_S sh -c "ss -ltn | grep -q ':$port '" ||
+	wait_until 30 bound_in $NS_S tcp ":$port" ||
 		{ say "echo server did not start"; return; }
 	rate "no firewall"
 	rate "no firewall, an HTTP request" "$http"
