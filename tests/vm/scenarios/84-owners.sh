@@ -4,10 +4,11 @@
 # Flow owners: the process that started a flow is recorded by the kernel as
 # the flow's first packet leaves, so that a process gone before anyone looks
 # is still named: its pid, uid, program and cgroup, for 50 processes at once
-# (20 on the debug kernel) from three users, two programs and two cgroups; a flow still waiting for
-# afwd has its owner too; forwarded flows have none; the records are bounded
-# by max_flows and go once their flows are gone. An inbound flow is its
-# local socket's: the listener's, or the bound UDP socket's, user and cgroup.
+# (20 on the debug kernel) from three users, two programs and two cgroups;
+# a flow still waiting for afwd has its owner too; forwarded flows have
+# none; the records are bounded by max_flows and go once their flows are
+# gone. An inbound flow is its local socket's: the listener's, or the bound
+# UDP socket's, user and cgroup.
 . "$AFW_SRC/tests/vm/lib.sh"
 
 check "insmod afw.ko" afw_load
