@@ -93,8 +93,39 @@ u8 afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k)
 	k->pb = swap ? t->sport : t->dport;
 	k->family = t->family;
 	k->proto = t->proto;
-	k->pad[0] = 0;
-	k->pad[1] = 0;
+	k->echo = 0;
+	k->pad = 0;
+	return swap;
+}
+
+/*
+ * The same sides as any flow's, the identifier on both, and the side the
+ * requests come from; a host pinging itself is side a both ways.
+ */
+u8 afw_flow_key_echo(const struct afw_tuple *t, u16 id, u8 echo, struct afw_flow_key *k)
+{
+	bool request = echo == AFW_PKT_ECHO_REQUEST;
+	bool swap = false, same = true;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t->saddr); i++) {
+		if (t->saddr[i] != t->daddr[i]) {
+			swap = be32_to_cpu(t->saddr[i]) > be32_to_cpu(t->daddr[i]);
+			same = false;
+			break;
+		}
+	}
+	memcpy(k->a, swap ? t->daddr : t->saddr, sizeof(k->a));
+	memcpy(k->b, swap ? t->saddr : t->daddr, sizeof(k->b));
+	k->pa = id;
+	k->pb = id;
+	k->family = t->family;
+	k->proto = t->proto;
+	k->echo = AFW_FLOW_ECHO_A;
+	/* The sender is side b (swap): the requester is too, for a request. */
+	if (!same && swap == request)
+		k->echo = AFW_FLOW_ECHO_B;
+	k->pad = 0;
 	return swap;
 }
 
@@ -412,9 +443,19 @@ static bool afw_flows_reserve(struct afw_flows *fl, u32 max)
 	return room;
 }
 
-static u32 afw_flow_default_timeout(const struct afw_config *cfg, u8 proto)
+/*
+ * A ping's flow lives for as long as conntrack keeps an ICMP entry
+ * (nf_conntrack_icmp_timeout): each ping is one, with a new identifier,
+ * and the replies made it assured, so that a host pinged from many
+ * identifiers would keep a table of them that no new flow may push out.
+ */
+#define AFW_ECHO_TIMEOUT 30
+
+static u32 afw_flow_default_timeout(const struct afw_config *cfg, const struct afw_flow_key *k)
 {
-	switch (proto) {
+	if (k->echo)
+		return min_t(u32, cfg->flow_timeout, AFW_ECHO_TIMEOUT);
+	switch (k->proto) {
 	case IPPROTO_TCP:
 		return cfg->tcp_timeout;
 	case IPPROTO_UDP:
@@ -441,7 +482,7 @@ int afw_flow_insert(struct afw_net *an, const struct afw_flow_new *req, gfp_t gf
 	rcu_read_lock();
 	cfg = rcu_dereference(an->cfg);
 	max = cfg->max_flows;
-	timeout_s = req->timeout_s ?: afw_flow_default_timeout(cfg, req->key.proto);
+	timeout_s = req->timeout_s ?: afw_flow_default_timeout(cfg, &req->key);
 	rcu_read_unlock();
 
 	f->key = req->key;

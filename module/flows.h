@@ -18,7 +18,10 @@ struct sk_buff;
 
 /*
  * Both directions of a flow share one key: the endpoint that sorts lower
- * is side 0 (a), the other side 1 (b).
+ * is side 0 (a), the other side 1 (b). An ICMP or ICMPv6 echo exchange is
+ * a flow of its own: @pa and @pb both hold its identifier, and @echo says
+ * which side sent the requests, so that a request from the other side, or
+ * a reply from this one, is not part of it.
  */
 struct afw_flow_key {
 	__be32 a[4];
@@ -27,8 +30,15 @@ struct afw_flow_key {
 	u16 pb;
 	u8 family;
 	u8 proto;
-	u8 pad[2];
+	u8 echo;			/* AFW_FLOW_ECHO_*, 0: not an echo */
+	u8 pad;
 } __aligned(8);	/* compared as five words */
+
+/* afw_flow_key.echo: the side that sends the echo requests. */
+enum {
+	AFW_FLOW_ECHO_A = 1,
+	AFW_FLOW_ECHO_B,
+};
 
 /* afw_flow.state bits; only ever set, never cleared, but LISTED and OWN_SYN. */
 enum {
@@ -137,6 +147,8 @@ struct afw_pkt {
 	u32 len;			/* TCP payload bytes */
 	u8 tcp_flags;			/* TCPHDR_*; 0 unless TCP with ports */
 	u8 icmp_error;			/* @quoted is the flow an ICMP error quotes */
+	u8 echo;			/* AFW_PKT_ECHO_*: an echo request or reply */
+	u16 echo_id;			/* and its identifier */
 	u8 nd;				/* ICMPv6 neighbour discovery or MLD */
 	int l4off;			/* where the L4 header starts */
 	struct afw_flow_key quoted;
@@ -157,8 +169,19 @@ struct afw_flow_new {
 	const struct afw_pkt *first;
 };
 
+/* afw_pkt.echo */
+enum {
+	AFW_PKT_ECHO_REQUEST = 1,
+	AFW_PKT_ECHO_REPLY,
+};
+
 /* Fills @k from @t; returns the side @t's source is on. */
 u8 afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k);
+/*
+ * Fills @k with the echo exchange of @t's addresses and @id, @t a request
+ * (AFW_PKT_ECHO_REQUEST) or a reply; returns the side @t's source is on.
+ */
+u8 afw_flow_key_echo(const struct afw_tuple *t, u16 id, u8 echo, struct afw_flow_key *k);
 
 /*
  * Every packet of a known flow pays for this hash: an IPv4 key's addresses
@@ -174,7 +197,8 @@ static inline u32 afw_flow_key_hash(const struct afw_flow_key *k, u32 seed,
 	if (k->family == AFW_FAMILY_IPV4)
 		return hsiphash_4u32((__force u32)k->a[0], (__force u32)k->b[0],
 				     (u32)k->pa << 16 | k->pb,
-				     ((u32)k->family << 8 | k->proto) ^ seed, key);
+				     ((u32)k->echo << 16 | (u32)k->family << 8 | k->proto) ^ seed,
+				     key);
 	mixed = *key;
 	mixed.key[0] ^= seed;
 	return hsiphash(k, sizeof(*k), &mixed);

@@ -76,6 +76,7 @@ static struct netlink_range_validation afw_max_flows_range __ro_after_init = {
 	[AFW_FLOW_A_DST] = { .type = NLA_BINARY, .len = 16 },		\
 	[AFW_FLOW_A_SPORT] = { .type = NLA_U16 },			\
 	[AFW_FLOW_A_DPORT] = { .type = NLA_U16 },			\
+	[AFW_FLOW_A_ICMP_ID] = { .type = NLA_U16 },			\
 	[AFW_FLOW_A_PAD] = AFW_REPLY_ONLY,				\
 	[AFW_FLOW_A_PACKETS] = AFW_REPLY_ONLY,				\
 	[AFW_FLOW_A_BYTES] = AFW_REPLY_ONLY,				\
@@ -1140,6 +1141,16 @@ static int afw_flow_key_from_attrs(struct nlattr **tb, struct afw_flow_key *k,
 		NL_SET_ERR_MSG_MOD(extack, "ports need proto tcp, udp, udplite, sctp or dccp");
 		return -EINVAL;
 	}
+	if (tb[AFW_FLOW_A_ICMP_ID]) {
+		if (t.proto != (t.family == AFW_FAMILY_IPV4 ? IPPROTO_ICMP : IPPROTO_ICMPV6)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[AFW_FLOW_A_ICMP_ID],
+					    "an echo's id needs proto icmp (ipv4) or icmpv6 (ipv6)");
+			return -EINVAL;
+		}
+		/* SRC sends the requests. */
+		return afw_flow_key_echo(&t, nla_get_u16(tb[AFW_FLOW_A_ICMP_ID]),
+					 AFW_PKT_ECHO_REQUEST, k);
+	}
 	return afw_flow_key_from_tuple(&t, k);
 }
 
@@ -1377,6 +1388,7 @@ static void *afw_fill_flow(struct sk_buff *skb, struct net *net, const struct af
 	    (afw_proto_has_ports(k->proto) &&
 	     (nla_put_u16(skb, AFW_FLOW_A_SPORT, b ? k->pb : k->pa) ||
 	      nla_put_u16(skb, AFW_FLOW_A_DPORT, b ? k->pa : k->pb))) ||
+	    (k->echo && nla_put_u16(skb, AFW_FLOW_A_ICMP_ID, k->pa)) ||
 	    nla_put_u8(skb, AFW_FLOW_A_VERDICT, f->verdict) ||
 	    nla_put_u32(skb, AFW_FLOW_A_TIMEOUT, f->timeout / HZ) ||
 	    nla_put_u32(skb, AFW_FLOW_A_EXPIRES, left > 0 ? DIV_ROUND_UP(left, HZ) : 0) ||
@@ -1633,7 +1645,8 @@ static int afw_owner_get(struct sk_buff *skb, struct genl_info *info)
 		    nla_data(tb[AFW_FLOW_A_DST])) ||
 	    (tb[AFW_FLOW_A_SPORT] &&
 	     (nla_put_u16(msg, AFW_FLOW_A_SPORT, nla_get_u16(tb[AFW_FLOW_A_SPORT])) ||
-	      nla_put_u16(msg, AFW_FLOW_A_DPORT, nla_get_u16(tb[AFW_FLOW_A_DPORT])))))
+	      nla_put_u16(msg, AFW_FLOW_A_DPORT, nla_get_u16(tb[AFW_FLOW_A_DPORT])))) ||
+	    (k.echo && nla_put_u16(msg, AFW_FLOW_A_ICMP_ID, k.pa)))
 		goto err_free;
 	rcu_read_lock();
 	o = afw_owner_lookup(&afw_net(net)->owners, &k);

@@ -5,7 +5,8 @@
  *
  * A packet's verdict, in order (docs/architecture.md):
  * - afw's own resets pass;
- * - its flow's verdict, if the flow is known; an ICMP error takes the
+ * - its flow's verdict, if the flow is known (an ICMP echo's flow is its
+ *   exchange: the requests and their replies); an ICMP error takes the
  *   verdict of the flow it quotes;
  * - the best matching rule; an accept rule that sees a flow start installs
  *   it, so that the replies pass too;
@@ -106,7 +107,10 @@ struct afw_hook_ctx {
 static const struct afw_flow_key *afw_hook_key(struct afw_hook_ctx *c)
 {
 	if (!c->keyed) {
-		c->side = afw_flow_key_from_tuple(&c->t, &c->k);
+		if (c->p.echo)
+			c->side = afw_flow_key_echo(&c->t, c->p.echo_id, c->p.echo, &c->k);
+		else
+			c->side = afw_flow_key_from_tuple(&c->t, &c->k);
 		c->keyed = true;
 	}
 	return &c->k;
@@ -186,6 +190,18 @@ static int afw_hook_flow(struct afw_hook_ctx *c)
 			c->own_queue = f->queue;
 		if (v >= 0)
 			return v;
+	} else if (c->p.echo) {
+		/*
+		 * An ICMP flow installed without an echo's identifier (FLOW_NEW
+		 * without AFW_FLOW_A_ICMP_ID) carries all ICMP between its two
+		 * addresses, echoes too.
+		 */
+		struct afw_flow_key k;
+		u8 side = afw_flow_key_from_tuple(&c->t, &k);
+
+		f = afw_flow_lookup(fl, &k);
+		if (f)
+			return afw_flow_packet(fl, f, side, &c->t, &c->p, c->skb, c->skb->len);
 	}
 	/* Related: an error about a flow (PMTU above all) goes with it. */
 	afw_packet_icmp(c->skb, &c->t, &c->p);
@@ -204,7 +220,8 @@ static int afw_hook_flow(struct afw_hook_ctx *c)
  * kept as the flow's, never for a RST, which ends what it belongs to:
  *  - an accept, so that the replies pass without a rule of their own, as
  *    "ct state established" would let them; only where a reply might not
- *    pass otherwise;
+ *    pass otherwise; for ICMP, of an echo request, whose replies are the
+ *    ones there are;
  *  - a drop or reject of TCP by a rule on the program, for the
  *    retransmissions the stack sends later from a timer, where no program
  *    is there to name and the rules would see none (and might let them
@@ -225,7 +242,9 @@ static void afw_hook_rule_flow(struct afw_hook_ctx *c, const struct afw_ruleset 
 		.first = &c->p,
 	};
 
-	if (!(c->t.flags & AFW_TUPLE_PORTS) || (c->t.flags & AFW_TUPLE_RST))
+	/* An echo's flow starts with its request, as a connection with its SYN. */
+	if (c->p.echo ? c->p.echo != AFW_PKT_ECHO_REQUEST :
+			!(c->t.flags & AFW_TUPLE_PORTS) || (c->t.flags & AFW_TUPLE_RST))
 		return;
 	switch (rule->action) {
 	case AFW_ACTION_ACCEPT:

@@ -98,6 +98,38 @@ static int afw_packet_l3(const struct sk_buff *skb, unsigned int nhoff, u8 famil
 	return nhoff + iph->ihl * 4;
 }
 
+/* ICMP in IPv4, ICMPv6 in IPv6: the ones whose messages afw reads. */
+static bool afw_packet_is_icmp(const struct afw_tuple *t)
+{
+	return t->family == AFW_FAMILY_IPV4 ? t->proto == IPPROTO_ICMP :
+					      t->proto == IPPROTO_ICMPV6;
+}
+
+/*
+ * An echo request or reply at @off: its kind (AFW_PKT_ECHO_*) to @p->echo
+ * and its identifier to @p->echo_id. Any other message, or one cut short,
+ * is no echo, and the rules judge it as it is.
+ */
+static void afw_packet_echo(const struct sk_buff *skb, int off, const struct afw_tuple *t,
+			    struct afw_pkt *p)
+{
+	const struct icmphdr *h;
+	struct icmphdr _h;
+	u8 req, rep;
+
+	/* struct icmp6hdr has the same first eight bytes. */
+	BUILD_BUG_ON(sizeof(struct icmp6hdr) != sizeof(struct icmphdr));
+	h = skb_header_pointer(skb, off, sizeof(_h), &_h);
+	if (!h)
+		return;
+	req = t->family == AFW_FAMILY_IPV4 ? ICMP_ECHO : ICMPV6_ECHO_REQUEST;
+	rep = t->family == AFW_FAMILY_IPV4 ? ICMP_ECHOREPLY : ICMPV6_ECHO_REPLY;
+	if (h->type == req || h->type == rep) {
+		p->echo = h->type == req ? AFW_PKT_ECHO_REQUEST : AFW_PKT_ECHO_REPLY;
+		p->echo_id = ntohs(h->un.echo.id);
+	}
+}
+
 int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state, u8 flags,
 		     const struct afw_tuple *need, struct afw_tuple *t, struct afw_pkt *p)
 {
@@ -112,6 +144,7 @@ int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state, u8 
 	p->len = 0;
 	p->tcp_flags = 0;
 	p->icmp_error = 0;
+	p->echo = 0;
 	p->nd = 0;
 	thoff = afw_packet_l3(skb, skb_network_offset(skb),
 			      state->pf == NFPROTO_IPV6 ? AFW_FAMILY_IPV6 : AFW_FAMILY_IPV4,
@@ -142,6 +175,9 @@ int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state, u8 
 			if (p->tcp_flags & TCPHDR_RST)
 				t->flags |= AFW_TUPLE_RST;
 		}
+	} else if ((flags & AFW_TUPLE_PORTS) && first_frag && afw_packet_is_icmp(t)) {
+		/* Where another protocol's flow has its ports: an echo's identifier. */
+		afw_packet_echo(skb, thoff, t, p);
 	}
 	if (need && need->iif[0] && state->in)
 		strscpy_pad(t->iif, state->in->name, IFNAMSIZ);
@@ -207,8 +243,23 @@ void afw_packet_icmp(const struct sk_buff *skb, const struct afw_tuple *t, struc
 	 * about another error.
 	 */
 	off = afw_packet_l3(skb, p->l4off + 8, t->family, &inner, &first_frag);
-	if (off < 0 || inner.proto == IPPROTO_ICMP || inner.proto == IPPROTO_ICMPV6 || !first_frag)
+	if (off < 0 || !first_frag)
 		return;
+	/*
+	 * An error about an echo (a traceroute's time exceeded, say) is one
+	 * about its exchange; about any other ICMP message, it is about none.
+	 */
+	if (inner.proto == IPPROTO_ICMP || inner.proto == IPPROTO_ICMPV6) {
+		struct afw_pkt quoted = { };
+
+		if (afw_packet_is_icmp(&inner))
+			afw_packet_echo(skb, off, &inner, &quoted);
+		if (!quoted.echo)
+			return;
+		afw_flow_key_echo(&inner, quoted.echo_id, quoted.echo, &p->quoted);
+		p->icmp_error = 1;
+		return;
+	}
 	if (afw_proto_has_ports(inner.proto)) {
 		ports = skb_header_pointer(skb, off, sizeof(_ports), _ports);
 		if (!ports)

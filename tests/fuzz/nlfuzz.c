@@ -183,6 +183,7 @@ static const struct nlf_field nlf_flow[] = {
 	{ AFW_FLOW_A_STATE, K_U32, 0 },
 	{ AFW_FLOW_A_FLAGS, K_U32, 0 },
 	{ AFW_FLOW_A_QUEUE, K_U16, 0 },
+	{ AFW_FLOW_A_ICMP_ID, K_U16, 0 },
 };
 
 static const struct nlf_field nlf_cfg[] = {

@@ -93,7 +93,7 @@ static void put_owner_flow(struct msg *m, unsigned int damage)
 	mnl_attr_nest_end(m->nlh, nest);
 }
 
-/* Attribute @type (a u8, u32 or flag) in the flow nest of @m, or -1 when it has none. */
+/* Attribute @type (a u8, u16, u32 or flag) in the flow nest of @m, or -1 when it has none. */
 static long sent_attr(const struct msg *m, uint16_t type)
 {
 	const struct nlattr *top, *a;
@@ -102,6 +102,7 @@ static long sent_attr(const struct msg *m, uint16_t type)
 	mnl_attr_for_each_nested(a, top)
 		if (mnl_attr_get_type(a) == type)
 			return mnl_attr_get_payload_len(a) == 1 ? mnl_attr_get_u8(a) :
+			       mnl_attr_get_payload_len(a) == 2 ? mnl_attr_get_u16(a) :
 			       mnl_attr_get_u32(a);
 	return -1;
 }
@@ -273,6 +274,40 @@ int main(void)
 		CHECK(failed, "a queue given twice is refused",
 		      words("proto icmp from 192.0.2.1 to 198.51.100.2 inspect queue 1 queue 2", &f,
 			    why, sizeof(why)) && strstr(why, "twice"));
+	}
+
+	/* An echo's flow: its identifier, with ICMP of the addresses' family alone. */
+	{
+		struct afw_flow_spec back;
+		char why[sizeof(((struct afw_perr *)0)->msg)];
+
+		CHECK(failed, "flow add reads an echo's identifier",
+		      !words("proto icmp from 192.0.2.1 to 198.51.100.2 id 4242 accept", &f, why,
+			     sizeof(why)) && f.echo && f.icmp_id == 4242);
+		afw_flow_format(&f, text, sizeof(text));
+		CHECK(failed, "and prints it back in the same words",
+		      !strcmp(text, "proto icmp from 192.0.2.1 to 198.51.100.2 id 4242 accept"));
+		msg_start(&m, AFW_CMD_FLOW_DEL);
+		afw_flow_put(m.nlh, &f, 0);
+		CHECK(failed, "FLOW_DEL sends it, the key's part, and it reads back",
+		      sent_attr(&m, AFW_FLOW_A_ICMP_ID) == 4242 &&
+		      afw_flow_parse_request(m.nlh, &back) == MNL_CB_OK && back.echo &&
+		      back.icmp_id == 4242 && !back.sport && !back.dport);
+		CHECK(failed, "identifier 0 is an identifier too",
+		      !words("proto icmpv6 from 2001:db8::1 to 2001:db8::2 id 0 drop", &f, why,
+			     sizeof(why)) && f.echo && !f.icmp_id);
+		CHECK(failed, "without id, an ICMP flow is no echo's",
+		      !words("proto icmp from 192.0.2.1 to 198.51.100.2 accept", &f, why,
+			     sizeof(why)) && !f.echo);
+		CHECK(failed, "an id with another protocol is refused, and says why",
+		      words("proto udp from 192.0.2.1 to 198.51.100.2 sport 1 dport 2 id 7 accept", &f,
+			    why, sizeof(why)) && strstr(why, "needs proto icmp"));
+		CHECK(failed, "so is IPv4's ICMP with IPv6 addresses, naming IPv6's",
+		      words("proto icmp from 2001:db8::1 to 2001:db8::2 id 7 accept", &f, why,
+			    sizeof(why)) && strstr(why, "needs proto icmpv6"));
+		CHECK(failed, "an id past 65535 is refused",
+		      words("proto icmp from 192.0.2.1 to 198.51.100.2 id 65536 accept", &f, why,
+			    sizeof(why)) && strstr(why, "0-65535"));
 	}
 
 	msg_start(&m, AFW_CMD_OWNER_GET);

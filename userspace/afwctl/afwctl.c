@@ -81,7 +81,7 @@ static void afwctl_usage(FILE *f)
 		   "      [dport P[-P]] [iif NAME] [oif NAME] [uid USER] [gid GROUP]\n"
 		   "      [exe PATH] [cgroup PATH]\n"
 		   "      accept|drop|reject|queue (allow = accept, deny = drop) [comment \"TEXT\"]\n"
-		   "FLOW: proto P from ADDR to ADDR [sport N dport N]; VERDICT: accept|drop|reject|inspect\n");
+		   "FLOW: proto P from ADDR to ADDR [sport N dport N | id N]; VERDICT: accept|drop|reject|inspect\n");
 }
 
 int afwctl_usage_err(const char *fmt, ...)

@@ -154,6 +154,8 @@ static void afwctl_flow_json(const struct afw_flow_spec *f, const struct afwctl_
 	       afw_proto_name(f->proto, pbuf, sizeof(pbuf)), src, f->sport, dst, f->dport,
 	       afw_verdict_name(f->verdict), f->timeout, f->expires, f->packets, f->bytes,
 	       afw_flow_origin_name(f->origin));
+	if (f->echo)
+		printf(",\"icmp_id\":%u", f->icmp_id);
 	if (f->origin == AFW_FLOW_ORIGIN_RULE)
 		printf(",\"rule\":%" PRIu32, f->rule_id);
 	if (f->origin == AFW_FLOW_ORIGIN_LEARNED)
@@ -228,16 +230,20 @@ static void afwctl_flow_row(const struct afw_flow_spec *f, const struct afwctl_d
 {
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], pbuf[8], origin[24], verdict[16];
 	int af = f->family == AFW_FAMILY_IPV6 ? AF_INET6 : AF_INET;
+	char sport[8], dport[8];
 
 	inet_ntop(af, f->src, src, sizeof(src));
 	inet_ntop(af, f->dst, dst, sizeof(dst));
+	/* An echo's identifier goes both ways, with the request and the reply. */
+	snprintf(sport, sizeof(sport), "%u", f->echo ? f->icmp_id : f->sport);
+	snprintf(dport, sizeof(dport), "%u", f->echo ? f->icmp_id : f->dport);
 	afwctl_flow_origin(f, origin, sizeof(origin));
 	/* An inspect flow with a queue of its own says which. */
 	snprintf(verdict, sizeof(verdict), f->own_queue ? "%s:%u" : "%s",
 		 afw_verdict_name(f->verdict), f->queue);
-	printf("%-6s %-39s %5u %-39s %5u %-7s %7" PRIu32 " %10" PRIu64 " %12" PRIu64
+	printf("%-6s %-39s %5s %-39s %5s %-7s %7" PRIu32 " %10" PRIu64 " %12" PRIu64
 	       " %-15s %-15s",
-	       afw_proto_name(f->proto, pbuf, sizeof(pbuf)), src, f->sport, dst, f->dport,
+	       afw_proto_name(f->proto, pbuf, sizeof(pbuf)), src, sport, dst, dport,
 	       verdict, f->expires, f->packets, f->bytes, afwctl_flow_state(f->state), origin);
 	if (d) {
 		afwctl_flow_text(d->host);

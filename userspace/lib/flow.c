@@ -79,13 +79,20 @@ static int afw_verdict_parse(const char *w)
 }
 
 enum { AFW_FKW_PROTO, AFW_FKW_FROM, AFW_FKW_TO, AFW_FKW_SPORT, AFW_FKW_DPORT, AFW_FKW_TIMEOUT,
-       AFW_FKW_QUEUE, AFW_FKW_COUNT };
+       AFW_FKW_QUEUE, AFW_FKW_ID, AFW_FKW_COUNT };
 
 static const char *const afw_flow_words[] = {
 	[AFW_FKW_PROTO] = "proto", [AFW_FKW_FROM] = "from", [AFW_FKW_TO] = "to",
 	[AFW_FKW_SPORT] = "sport", [AFW_FKW_DPORT] = "dport", [AFW_FKW_TIMEOUT] = "timeout",
-	[AFW_FKW_QUEUE] = "queue", "accept", "drop", "reject", "inspect", "allow", "deny",
+	[AFW_FKW_QUEUE] = "queue", [AFW_FKW_ID] = "id",
+	"accept", "drop", "reject", "inspect", "allow", "deny",
 };
+
+/* The ICMP of the family: the one whose echoes have identifiers afw reads. */
+static bool afw_flow_icmp(uint8_t family, uint8_t proto)
+{
+	return proto == (family == AFW_FAMILY_IPV6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP);
+}
 
 int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int need_verdict,
 			 struct afw_perr *e)
@@ -169,6 +176,13 @@ int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int nee
 			f->own_queue = true;
 			f->queue = (uint16_t)v;
 			break;
+		case AFW_FKW_ID:
+			if (afw_num(val, 65535, &v))
+				return afw_perr_set(e, a, "'id %s': an echo's identifier, 0-65535",
+						    val);
+			f->echo = true;
+			f->icmp_id = (uint16_t)v;
+			break;
 		}
 	}
 	if (kw_word[AFW_FKW_PROTO] < 0 || kw_word[AFW_FKW_FROM] < 0 || kw_word[AFW_FKW_TO] < 0)
@@ -186,6 +200,9 @@ int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int nee
 			return afw_perr_set(e, a, "'%s %s': a port is 0-65535 or a service name",
 					    argv[a - 1], argv[a]);
 	}
+	if (f->echo && !afw_flow_icmp(f->family, f->proto))
+		return afw_perr_set(e, kw_word[AFW_FKW_ID], "'id': an echo's identifier needs "
+				    "proto %s", f->family == AFW_FAMILY_IPV6 ? "icmpv6" : "icmp");
 	if (need_verdict && verdict_word < 0)
 		return afw_perr_set(e, -1, "no verdict: add accept, drop, reject or inspect");
 	if (f->own_queue && f->verdict != AFW_VERDICT_INSPECT)
@@ -203,6 +220,8 @@ void afw_flow_format(const struct afw_flow_spec *f, char *buf, size_t len)
 	inet_ntop(af, f->dst, dst, sizeof(dst));
 	if (afw_proto_has_ports(f->proto))
 		snprintf(ports, sizeof(ports), " sport %u dport %u", f->sport, f->dport);
+	else if (f->echo)
+		snprintf(ports, sizeof(ports), " id %u", f->icmp_id);
 	if (f->own_queue)
 		snprintf(queue, sizeof(queue), " queue %u", f->queue);
 	snprintf(buf, len, "proto %s from %s to %s%s %s%s",
@@ -223,6 +242,8 @@ void afw_flow_put(struct nlmsghdr *nlh, const struct afw_flow_spec *f, int with_
 		mnl_attr_put_u16(nlh, AFW_FLOW_A_SPORT, f->sport);
 		mnl_attr_put_u16(nlh, AFW_FLOW_A_DPORT, f->dport);
 	}
+	if (f->echo)
+		mnl_attr_put_u16(nlh, AFW_FLOW_A_ICMP_ID, f->icmp_id);
 	if (with_verdict) {
 		mnl_attr_put_u8(nlh, AFW_FLOW_A_VERDICT, f->verdict);
 		if (f->timeout)
@@ -290,6 +311,7 @@ static const enum mnl_attr_data_type afw_flow_types[AFW_FLOW_A_MAX + 1] = {
 	[AFW_FLOW_A_HITS] = MNL_TYPE_U64,
 	[AFW_FLOW_A_PORTID] = MNL_TYPE_U32,
 	[AFW_FLOW_A_PACKET] = MNL_TYPE_BINARY,
+	[AFW_FLOW_A_ICMP_ID] = MNL_TYPE_U16,
 };
 
 static const enum mnl_attr_data_type afw_owner_types[AFW_OWNER_A_MAX + 1] = {
@@ -369,6 +391,10 @@ static int afw_flow_parse(const struct nlmsghdr *nlh, struct afw_flow_spec *f, b
 		f->sport = mnl_attr_get_u16(tb[AFW_FLOW_A_SPORT]);
 	if (tb[AFW_FLOW_A_DPORT])
 		f->dport = mnl_attr_get_u16(tb[AFW_FLOW_A_DPORT]);
+	if (tb[AFW_FLOW_A_ICMP_ID]) {
+		f->echo = true;
+		f->icmp_id = mnl_attr_get_u16(tb[AFW_FLOW_A_ICMP_ID]);
+	}
 	if (tb[AFW_FLOW_A_TIMEOUT])
 		f->timeout = mnl_attr_get_u32(tb[AFW_FLOW_A_TIMEOUT]);
 	if (tb[AFW_FLOW_A_EXPIRES])

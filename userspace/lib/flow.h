@@ -36,6 +36,8 @@ struct afw_flow_spec {
 	uint8_t verdict;		/* AFW_VERDICT_* */
 	uint8_t src[16], dst[16];
 	uint16_t sport, dport;
+	bool echo;			/* an ICMP echo's flow: SRC pings DST */
+	uint16_t icmp_id;		/* and its identifier */
 	uint32_t timeout;		/* seconds; 0: the namespace's default */
 	uint32_t flags;			/* AFW_FLOW_F_*, for FLOW_NEW */
 	uint8_t dir;			/* AFW_DIR_*, with AFW_FLOW_F_LEARN */
@@ -51,8 +53,9 @@ struct afw_flow_spec {
 };
 
 /*
- * "proto P from ADDR to ADDR [sport N dport N] [VERDICT] [timeout S] [queue N]"
- * (queue: an inspect flow's own queue),
+ * "proto P from ADDR to ADDR [sport N dport N | id N] [VERDICT] [timeout S]
+ * [queue N]" (id: an ICMP echo's identifier, with proto icmp or ipv6-icmp;
+ * queue: an inspect flow's own queue),
  * ports by number or service name, each keyword once. With @need_verdict
  * the verdict is required. Returns -1 with @e naming the bad word.
  */
@@ -61,7 +64,7 @@ int afw_flow_parse_words(int argc, char **argv, struct afw_flow_spec *f, int nee
 const char *afw_verdict_name(uint8_t verdict);
 /* "control" (installed by FLOW_NEW: afwd or an admin) or "rule". */
 const char *afw_flow_origin_name(uint8_t origin);
-/* The flow in the words flow add reads: "proto P from A to B [sport N dport N] VERDICT". */
+/* The flow in the words flow add reads: "proto P from A to B [sport N dport N | id N] VERDICT". */
 void afw_flow_format(const struct afw_flow_spec *f, char *buf, size_t len);
 
 /* The AFW_A_FLOW nest of @f, key and (with @with_verdict) verdict, timeout and flags. */

@@ -127,14 +127,20 @@
  *	request: AFW_A_FLOW (AFW_FLOW_A_*): FAMILY, PROTO, SRC, DST required;
  *	         SPORT and DPORT for protocols with ports; VERDICT required;
  *	         TIMEOUT optional (idle seconds; default the protocol's:
- *	         AFW_CFG_A_TCP_TIMEOUT, _UDP_TIMEOUT, else _FLOW_TIMEOUT);
+ *	         AFW_CFG_A_TCP_TIMEOUT, _UDP_TIMEOUT, an echo's 30 s or
+ *	         _FLOW_TIMEOUT if less, else _FLOW_TIMEOUT);
  *	         FLAGS optional (AFW_FLOW_F_*); QUEUE optional, with VERDICT
  *	         inspect only: the queue the flow's packets go to, instead of
  *	         one of the unknown-flow queues (so that a listener can take
  *	         them with another copy range, say headers only). The fail
  *	         mode (AFW_CFG_A_FAIL_OPEN) applies to it as to those.
  *	A flow is one entry for both directions; SRC is the side that started
- *	it. When the table holds max_flows entries, the unassured flow that
+ *	it. With PROTO icmp (FAMILY ipv4) or icmpv6 (ipv6), ICMP_ID makes
+ *	it one echo exchange: SRC's echo requests with that identifier and
+ *	DST's replies to them, nothing else (an accept rule that passes an
+ *	echo request installs one). Without ICMP_ID, an ICMP flow carries all
+ *	ICMP between the two addresses, echoes with no flow of their own too.
+ *	When the table holds max_flows entries, the unassured flow that
  *	expires first is evicted to make room; assured flows (packets passed
  *	both ways) are never evicted (ENOSPC instead).
  *	A TCP SYN that starts a new connection on an accept or inspect flow
@@ -145,7 +151,8 @@
  *	Drop and reject flows end only by their timeout.
  * AFW_CMD_FLOW_DEL (doit, admin): AFW_A_FLOW with the key fields only.
  * AFW_CMD_FLOW_GET (dump, admin): one message per flow with AFW_A_FLOW,
- *	SRC first, including PACKETS, BYTES, EXPIRES (seconds left), ORIGIN,
+ *	SRC first, ICMP_ID for an echo's flow (SRC sends the requests),
+ *	including PACKETS, BYTES, EXPIRES (seconds left), ORIGIN,
  *	RULE_ID (flows of rules), STATE, QUEUE if it has one, and OWNER if a
  *	local process started it. A dump that races with changes is flagged
  *	NLM_F_DUMP_INTR.
@@ -467,6 +474,7 @@ enum afw_flow_attr {
 	AFW_FLOW_A_OIF,		/* NLA_U32, LEARNED only: its output interface, or 0 */
 	AFW_FLOW_A_HITS,	/* NLA_U64, LEARN_GET only: flows the entry decided */
 	AFW_FLOW_A_PORTID,	/* NLA_U32, LEARN_GET only: the socket that taught it */
+	AFW_FLOW_A_ICMP_ID,	/* NLA_U16, an ICMP or ICMPv6 echo's identifier */
 	__AFW_FLOW_A_MAX
 };
 

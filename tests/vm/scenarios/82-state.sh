@@ -11,6 +11,8 @@
 # - a drop stays a drop: the FINs and RSTs it drops do not end it;
 # - a RST outside the window does not end an accepted flow, FINs both ways do;
 # - a QUIC Initial on a UDP flow afwd allowed goes back to the queue;
+# - a ping is its identifier's flow: a rule that passes the requests lets
+#   their replies and the errors about them back, and nothing else;
 # - a reject rule without ports refuses connections with afw's own RST;
 # - flows time out by protocol, and list as their initiator sees them.
 . "$AFW_SRC/tests/vm/lib.sh"
@@ -191,6 +193,51 @@ check_eq "UDP flows two minutes" 120 "$(flow_of 40701 timeout)"
 check "tcp_timeout is a setting" r config set tcp_timeout 3600
 r flow add proto tcp from $C4 to $S4 sport 40702 dport 5202 accept
 check_eq "that new TCP flows take" 3600 "$(flow_of 40702 timeout)"
+r flow flush
+
+# Pings: an accept rule that passes the client's echo requests installs a
+# flow of their identifier, which lets the replies back, and the errors
+# about the requests (a traceroute's time exceeded, sent by the router
+# itself); the server's own requests, with the same identifier, are no
+# part of it, and stay unknown: dropped.
+r rule del 3
+echo_flows() {
+	flows | jq -r --argjson id "$1" \
+		'[.[] | select(.icmp_id == $id) | "\(.proto) \(.src) \(.dst) \(.origin) \(.rule) \(.assured)"] | join(",")'
+}
+check "rules for the client's pings alone, IPv4 and IPv6" sh -c "
+	$AFWCTL -n $NS_R rule add id 7 dir forward iif rc proto icmp accept &&
+	$AFWCTL -n $NS_R rule add id 8 dir forward iif rc proto icmpv6 accept"
+check "the client's ping gets its replies" nsx $NS_C ping -q -c 2 -W 3 -e 4242 $S4
+check "IPv6 too" nsx $NS_C ping -6 -q -c 2 -W 3 -e 4243 $S6
+check_eq "each is its rule's flow, by its identifier, the pinger first" \
+	"icmp $C4 $S4 rule 7 true;icmpv6 $C6 $S6 rule 8 true" \
+	"$(echo_flows 4242);$(echo_flows 4243)"
+check_eq "and idles 30 s, as conntrack's ICMP entries" 30 \
+	"$(flows | jq '.[] | select(.icmp_id == 4242) | .timeout')"
+check_fails "the server's ping with the same identifier is dropped" \
+	nsx $NS_S ping -q -c 2 -W 2 -e 4242 $C4
+check_fails "IPv6 too" nsx $NS_S ping -6 -q -c 2 -W 2 -e 4243 $C6
+check_grep "the router's time exceeded about the client's ping passes by its flow" \
+	"Time to live exceeded" "$(nsx $NS_C ping -c 1 -t 1 -W 3 -e 4242 $S4)"
+check_grep "IPv6: hop limit exceeded" "Time exceeded" \
+	"$(nsx $NS_C ping -6 -c 1 -t 1 -W 3 -e 4243 $S6)"
+check_fails "about a ping with no flow, it is dropped" \
+	sh -c "ip netns exec $NS_C ping -c 1 -t 1 -W 3 -e 4244 $S4 | grep -q 'Time to live'"
+r rule del 7
+r rule del 8
+check_fails "without the rules, a new ping is dropped" nsx $NS_C ping -q -c 1 -W 2 -e 4245 $S4
+check "an echo's flow installed by hand: flow add ... id" \
+	r flow add proto icmp from $C4 to $S4 id 4245 accept
+check "lets that ping through" nsx $NS_C ping -q -c 2 -W 3 -e 4245 $S4
+check_fails "and no other identifier" nsx $NS_C ping -q -c 1 -W 2 -e 4246 $S4
+check_fails "nor the other way" nsx $NS_S ping -q -c 1 -W 2 -e 4245 $C4
+check "flow del takes it by the same key" r flow del proto icmp from $C4 to $S4 id 4245
+check_fails "and the ping is dropped again" nsx $NS_C ping -q -c 1 -W 2 -e 4245 $S4
+check "an ICMP flow without an identifier" r flow add proto icmp from $C4 to $S4 accept
+check "carries every ping between the two" sh -c "
+	ip netns exec $NS_C ping -q -c 1 -W 3 -e 4247 $S4 &&
+	ip netns exec $NS_S ping -q -c 1 -W 3 -e 4248 $C4"
 r flow flush
 
 # Reject without ports, on the client itself: its own connections out are
