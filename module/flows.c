@@ -318,6 +318,14 @@ static void afw_flow_assure(struct afw_flows *fl, struct afw_flow *f, u8 side)
 	/* A host's flow to itself: every packet goes both ways at once. */
 	if (test_bit(AFW_FLOW_SYMMETRIC, &f->state))
 		afw_flow_set(f, AFW_FLOW_SEEN + !side);
+	/*
+	 * A ping is never assured, as conntrack never assures an ICMP entry:
+	 * anyone may ping from a new identifier a thousand times a second,
+	 * the host answers each, and so many flows no new one may push out
+	 * would leave no room for a connection's (ENOSPC).
+	 */
+	if (f->key.echo)
+		return;
 	/* Tested first: an assured flow's packets write no shared line here. */
 	if (test_bit(AFW_FLOW_SEEN + !side, &f->state) && !test_bit(AFW_FLOW_ASSURED, &f->state) &&
 	    !test_and_set_bit(AFW_FLOW_ASSURED, &f->state))
@@ -445,9 +453,8 @@ static bool afw_flows_reserve(struct afw_flows *fl, u32 max)
 
 /*
  * A ping's flow lives for as long as conntrack keeps an ICMP entry
- * (nf_conntrack_icmp_timeout): each ping is one, with a new identifier,
- * and the replies made it assured, so that a host pinged from many
- * identifiers would keep a table of them that no new flow may push out.
+ * (nf_conntrack_icmp_timeout): a ping sends a request a second, and the
+ * unanswered ones of a ping that ended are no use for long.
  */
 #define AFW_ECHO_TIMEOUT 30
 

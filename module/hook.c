@@ -139,6 +139,15 @@ static unsigned int afw_act(struct afw_hook_ctx *c, enum afw_stats_source src, u
 	case AFW_ACTION_ACCEPT:
 		return NF_ACCEPT;
 	case AFW_ACTION_QUEUE:
+		/*
+		 * afwd keys ICMP by the two addresses alone (the flows it
+		 * installs carry no echo identifier): the owner it asks for, and
+		 * the queue a ping's packets share, go by that key.
+		 */
+		if (c->p.echo) {
+			c->side = afw_flow_key_from_tuple(&c->t, &c->k);
+			c->keyed = true;
+		}
 		/* A new flow goes to afwd with its sender recorded. */
 		if (src != AFW_STATS_FLOW)
 			afw_hook_note_owner(c, afw_hook_key(c));
@@ -172,6 +181,20 @@ static bool afw_hook_own_reset(const struct afw_hook_ctx *c)
 	       (c->state->in->flags & IFF_LOOPBACK);
 }
 
+/* The verdict flow @f (of the packet's key) gives the packet. */
+static int afw_hook_flow_packet(struct afw_hook_ctx *c, struct afw_flow *f)
+{
+	int v = afw_flow_packet(&c->an->flows, f, c->side, &c->t, &c->p, c->skb, c->skb->len);
+
+	/*
+	 * Only an inspect flow's packets go to its own queue; the QUIC
+	 * Initial an accept flow sends to afwd goes where new flows go.
+	 */
+	if (v == AFW_VERDICT_INSPECT && f->verdict == AFW_VERDICT_INSPECT && f->own_queue)
+		c->own_queue = f->queue;
+	return v;
+}
+
 /* -1 when no flow decides the packet. */
 static int afw_hook_flow(struct afw_hook_ctx *c)
 {
@@ -181,27 +204,25 @@ static int afw_hook_flow(struct afw_hook_ctx *c)
 
 	f = afw_flow_lookup(fl, afw_hook_key(c));
 	if (f) {
-		v = afw_flow_packet(fl, f, c->side, &c->t, &c->p, c->skb, c->skb->len);
-		/*
-		 * Only an inspect flow's packets go to its own queue; the QUIC
-		 * Initial an accept flow sends to afwd goes where new flows go.
-		 */
-		if (v == AFW_VERDICT_INSPECT && f->verdict == AFW_VERDICT_INSPECT && f->own_queue)
-			c->own_queue = f->queue;
+		v = afw_hook_flow_packet(c, f);
 		if (v >= 0)
 			return v;
 	} else if (c->p.echo) {
 		/*
 		 * An ICMP flow installed without an echo's identifier (FLOW_NEW
-		 * without AFW_FLOW_A_ICMP_ID) carries all ICMP between its two
-		 * addresses, echoes too.
+		 * without AFW_FLOW_A_ICMP_ID, as afwd installs them) carries all
+		 * ICMP between its two addresses, echoes too; its key is then
+		 * the packet's, for its queue as for its verdict.
 		 */
 		struct afw_flow_key k;
 		u8 side = afw_flow_key_from_tuple(&c->t, &k);
 
 		f = afw_flow_lookup(fl, &k);
-		if (f)
-			return afw_flow_packet(fl, f, side, &c->t, &c->p, c->skb, c->skb->len);
+		if (f) {
+			c->k = k;
+			c->side = side;
+			return afw_hook_flow_packet(c, f);
+		}
 	}
 	/* Related: an error about a flow (PMTU above all) goes with it. */
 	afw_packet_icmp(c->skb, &c->t, &c->p);

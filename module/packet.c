@@ -106,28 +106,24 @@ static bool afw_packet_is_icmp(const struct afw_tuple *t)
 }
 
 /*
- * An echo request or reply at @off: its kind (AFW_PKT_ECHO_*) to @p->echo
- * and its identifier to @p->echo_id. Any other message, or one cut short,
- * is no echo, and the rules judge it as it is.
+ * The message at @off of a @family packet, if an echo request or reply: its
+ * kind (AFW_PKT_ECHO_*), its identifier to @id. 0 for any other message,
+ * or one cut short: no echo, and the rules judge it as it is.
  */
-static void afw_packet_echo(const struct sk_buff *skb, int off, const struct afw_tuple *t,
-			    struct afw_pkt *p)
+static u8 afw_packet_echo(const struct sk_buff *skb, int off, u8 family, u16 *id)
 {
+	u8 req = family == AFW_FAMILY_IPV4 ? ICMP_ECHO : ICMPV6_ECHO_REQUEST;
+	u8 rep = family == AFW_FAMILY_IPV4 ? ICMP_ECHOREPLY : ICMPV6_ECHO_REPLY;
 	const struct icmphdr *h;
 	struct icmphdr _h;
-	u8 req, rep;
 
 	/* struct icmp6hdr has the same first eight bytes. */
 	BUILD_BUG_ON(sizeof(struct icmp6hdr) != sizeof(struct icmphdr));
 	h = skb_header_pointer(skb, off, sizeof(_h), &_h);
-	if (!h)
-		return;
-	req = t->family == AFW_FAMILY_IPV4 ? ICMP_ECHO : ICMPV6_ECHO_REQUEST;
-	rep = t->family == AFW_FAMILY_IPV4 ? ICMP_ECHOREPLY : ICMPV6_ECHO_REPLY;
-	if (h->type == req || h->type == rep) {
-		p->echo = h->type == req ? AFW_PKT_ECHO_REQUEST : AFW_PKT_ECHO_REPLY;
-		p->echo_id = ntohs(h->un.echo.id);
-	}
+	if (!h || (h->type != req && h->type != rep))
+		return 0;
+	*id = ntohs(h->un.echo.id);
+	return h->type == req ? AFW_PKT_ECHO_REQUEST : AFW_PKT_ECHO_REPLY;
 }
 
 int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state, u8 flags,
@@ -177,7 +173,7 @@ int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state, u8 
 		}
 	} else if ((flags & AFW_TUPLE_PORTS) && first_frag && afw_packet_is_icmp(t)) {
 		/* Where another protocol's flow has its ports: an echo's identifier. */
-		afw_packet_echo(skb, thoff, t, p);
+		p->echo = afw_packet_echo(skb, thoff, t->family, &p->echo_id);
 	}
 	if (need && need->iif[0] && state->in)
 		strscpy_pad(t->iif, state->in->name, IFNAMSIZ);
@@ -246,17 +242,25 @@ void afw_packet_icmp(const struct sk_buff *skb, const struct afw_tuple *t, struc
 	if (off < 0 || !first_frag)
 		return;
 	/*
+	 * An error goes back to whoever sent what it quotes, as conntrack
+	 * checks too: one sent anywhere else is no answer, and a flow's key
+	 * alone must not carry a made-up error to any host.
+	 */
+	if (memcmp(t->daddr, inner.saddr, sizeof(t->daddr)))
+		return;
+	/*
 	 * An error about an echo (a traceroute's time exceeded, say) is one
 	 * about its exchange; about any other ICMP message, it is about none.
 	 */
 	if (inner.proto == IPPROTO_ICMP || inner.proto == IPPROTO_ICMPV6) {
-		struct afw_pkt quoted = { };
+		u8 echo = 0;
+		u16 id;
 
 		if (afw_packet_is_icmp(&inner))
-			afw_packet_echo(skb, off, &inner, &quoted);
-		if (!quoted.echo)
+			echo = afw_packet_echo(skb, off, inner.family, &id);
+		if (!echo)
 			return;
-		afw_flow_key_echo(&inner, quoted.echo_id, quoted.echo, &p->quoted);
+		afw_flow_key_echo(&inner, id, echo, &p->quoted);
 		p->icmp_error = 1;
 		return;
 	}

@@ -54,7 +54,7 @@ struct afw_flow_spec {
 
 /*
  * "proto P from ADDR to ADDR [sport N dport N | id N] [VERDICT] [timeout S]
- * [queue N]" (id: an ICMP echo's identifier, with proto icmp or ipv6-icmp;
+ * [queue N]" (id: an ICMP echo's identifier, with proto icmp or icmpv6;
  * queue: an inspect flow's own queue),
  * ports by number or service name, each keyword once. With @need_verdict
  * the verdict is required. Returns -1 with @e naming the bad word.
@@ -91,8 +91,8 @@ int afw_flow_owner_parse(const struct nlattr *nest, struct afw_flow_owner *o);
 /* The same for a FLOW_NEW or FLOW_DEL request (one the kernel echoes): no verdict needed. */
 int afw_flow_parse_request(const struct nlmsghdr *nlh, struct afw_flow_spec *f);
 /*
- * The owner of @f's flow (OWNER_GET), @f's key in either direction: fills
- * @f->owner, its strings in @b. Returns 0, or -ENOENT when none is
+ * The owner of @f's flow (OWNER_GET), @f's key in either direction (an
+ * echo's: from its pinger): fills @f->owner, its strings in @b. Returns 0, or -ENOENT when none is
  * recorded, or another -errno.
  */
 int afw_flow_owner_get(struct afw_nl *nl, struct afw_flow_spec *f, struct afw_owner_buf *b);

@@ -157,7 +157,8 @@
  *	local process started it. A dump that races with changes is flagged
  *	NLM_F_DUMP_INTR.
  * AFW_CMD_OWNER_GET (doit, admin): AFW_A_FLOW with a flow's key (either
- *	direction); the reply is AFW_A_FLOW with the key as given and OWNER.
+ *	direction; an echo's, with ICMP_ID, from the side that pings); the
+ *	reply is AFW_A_FLOW with the key as given and OWNER.
  *	A flow afwd is still deciding has its owner here before it has an
  *	entry. ENOENT: none recorded (not started by a local process, or its
  *	record is gone: 30 s after the last of its flow).

@@ -12,7 +12,8 @@
 # - a RST outside the window does not end an accepted flow, FINs both ways do;
 # - a QUIC Initial on a UDP flow afwd allowed goes back to the queue;
 # - a ping is its identifier's flow: a rule that passes the requests lets
-#   their replies and the errors about them back, and nothing else;
+#   their replies and the errors about them back (to the pinger alone),
+#   and nothing else, forwarded or on the pinging host;
 # - a reject rule without ports refuses connections with afw's own RST;
 # - flows time out by protocol, and list as their initiator sees them.
 . "$AFW_SRC/tests/vm/lib.sh"
@@ -210,16 +211,61 @@ check "rules for the client's pings alone, IPv4 and IPv6" sh -c "
 	$AFWCTL -n $NS_R rule add id 8 dir forward iif rc proto icmpv6 accept"
 check "the client's ping gets its replies" nsx $NS_C ping -q -c 2 -W 3 -e 4242 $S4
 check "IPv6 too" nsx $NS_C ping -6 -q -c 2 -W 3 -e 4243 $S6
-check_eq "each is its rule's flow, by its identifier, the pinger first" \
-	"icmp $C4 $S4 rule 7 true;icmpv6 $C6 $S6 rule 8 true" \
+check_eq "each is its rule's flow, by its identifier, the pinger first, never assured" \
+	"icmp $C4 $S4 rule 7 false;icmpv6 $C6 $S6 rule 8 false" \
 	"$(echo_flows 4242);$(echo_flows 4243)"
 check_eq "and idles 30 s, as conntrack's ICMP entries" 30 \
 	"$(flows | jq '.[] | select(.icmp_id == 4242) | .timeout')"
+# An error about the ping goes back to the pinger; one sent to another
+# address (one more of the client's) is no answer, and stays unknown.
+nsx $NS_C ip addr add 192.0.2.3/24 dev c0
+forge='
+import socket, struct, sys
+def sum16(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    s = (s >> 16) + (s & 0xffff)
+    return ~(s + (s >> 16)) & 0xffff
+src, dst, to, ident = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 28, 1, 0, 1, 1, 0,
+                 socket.inet_aton(src), socket.inet_aton(dst))
+ip = ip[:10] + struct.pack("!H", sum16(ip)) + ip[12:]
+te = struct.pack("!BBHI", 11, 0, 0, 0) + ip + struct.pack("!BBHHH", 8, 0, 0, ident, 1)
+te = te[:2] + struct.pack("!H", sum16(te)) + te[4:]
+socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP).sendto(te, (to, 0))'
+# te_seen TO: 1 when a time exceeded the server sends to TO about the
+# client's ping 4242 (its flow just refreshed) reaches the client, else 0.
+te_seen() {
+	: > $work/te.err
+	ip netns exec $NS_C timeout 60 tcpdump -l -c 1 -ni c0 "icmp[0] == 11 and dst host $1" \
+		> $work/te.out 2> $work/te.err &
+	local p=$!
+	if ! wait_until 30 grep -q listening $work/te.err; then
+		echo "tcpdump did not start"
+		kill $p
+		return
+	fi
+	nsx $NS_C ping -q -c 1 -W 3 -e 4242 $S4 > /dev/null
+	nsx $NS_S python3 -c "$forge" $C4 $S4 $1 4242
+	sleep 2
+	kill -INT $p 2> /dev/null
+	wait $p
+	grep -c "time exceeded" $work/te.out
+}
+check_eq "an error about the ping, sent to the pinger, passes by its flow" 1 "$(te_seen $C4)"
+check_eq "the same error sent to another of the client's addresses is dropped" 0 \
+	"$(te_seen 192.0.2.3)"
+# fresh ID [-6] ADDR: the client pings again, so that the flow of ID is
+# alive (a ping's idles out in 30 s, some checks' worth on the debug kernel).
+fresh() { nsx $NS_C ping -q -c 1 -W 3 -e "$@" > /dev/null; }
+fresh 4242 $S4
 check_fails "the server's ping with the same identifier is dropped" \
 	nsx $NS_S ping -q -c 2 -W 2 -e 4242 $C4
+fresh 4243 -6 $S6
 check_fails "IPv6 too" nsx $NS_S ping -6 -q -c 2 -W 2 -e 4243 $C6
+fresh 4242 $S4
 check_grep "the router's time exceeded about the client's ping passes by its flow" \
 	"Time to live exceeded" "$(nsx $NS_C ping -c 1 -t 1 -W 3 -e 4242 $S4)"
+fresh 4243 -6 $S6
 check_grep "IPv6: hop limit exceeded" "Time exceeded" \
 	"$(nsx $NS_C ping -6 -c 1 -t 1 -W 3 -e 4243 $S6)"
 check_fails "about a ping with no flow, it is dropped" \
@@ -239,6 +285,20 @@ check "carries every ping between the two" sh -c "
 	ip netns exec $NS_C ping -q -c 1 -W 3 -e 4247 $S4 &&
 	ip netns exec $NS_S ping -q -c 1 -W 3 -e 4248 $C4"
 r flow flush
+
+# On the pinging host itself: everything out, nothing in but replies (the
+# router lets everything through meanwhile).
+c() { "$AFWCTL" -n $NS_C "$@"; }
+r config set unknown accept
+check "the client: unknown drop, and everything out accepted" sh -c "
+	$AFWCTL -n $NS_C config set unknown drop && $AFWCTL -n $NS_C rule add dir out accept"
+check "its ping gets its replies" nsx $NS_C ping -q -c 2 -W 3 $S4
+check "IPv6 too" nsx $NS_C ping -6 -q -c 2 -W 3 $S6
+check "and so does its ping to itself" nsx $NS_C ping -q -c 2 -W 3 127.0.0.1
+check_fails "while the server's ping to it is dropped" nsx $NS_S ping -q -c 1 -W 2 $C4
+c rule flush
+c config set unknown accept
+r config set unknown drop
 
 # Reject without ports, on the client itself: its own connections out are
 # refused at once by afw's RST, which leaves through LOCAL_OUT itself.
