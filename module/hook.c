@@ -181,10 +181,10 @@ static bool afw_hook_own_reset(const struct afw_hook_ctx *c)
 	       (c->state->in->flags & IFF_LOOPBACK);
 }
 
-/* The verdict flow @f (of the packet's key) gives the packet. */
-static int afw_hook_flow_packet(struct afw_hook_ctx *c, struct afw_flow *f)
+/* The verdict flow @f gives the packet, sent from @side of it. */
+static int afw_hook_flow_packet(struct afw_hook_ctx *c, struct afw_flow *f, u8 side)
 {
-	int v = afw_flow_packet(&c->an->flows, f, c->side, &c->t, &c->p, c->skb, c->skb->len);
+	int v = afw_flow_packet(&c->an->flows, f, side, &c->t, &c->p, c->skb, c->skb->len);
 
 	/*
 	 * Only an inspect flow's packets go to its own queue; the QUIC
@@ -204,7 +204,7 @@ static int afw_hook_flow(struct afw_hook_ctx *c)
 
 	f = afw_flow_lookup(fl, afw_hook_key(c));
 	if (f) {
-		v = afw_hook_flow_packet(c, f);
+		v = afw_hook_flow_packet(c, f, c->side);
 		if (v >= 0)
 			return v;
 	} else if (c->p.echo) {
@@ -219,9 +219,12 @@ static int afw_hook_flow(struct afw_hook_ctx *c)
 
 		f = afw_flow_lookup(fl, &k);
 		if (f) {
-			c->k = k;
-			c->side = side;
-			return afw_hook_flow_packet(c, f);
+			v = afw_hook_flow_packet(c, f, side);
+			if (v >= 0) {
+				c->k = k;
+				c->side = side;
+				return v;
+			}
 		}
 	}
 	/* Related: an error about a flow (PMTU above all) goes with it. */
@@ -229,6 +232,15 @@ static int afw_hook_flow(struct afw_hook_ctx *c)
 	if (!c->p.icmp_error)
 		return -1;
 	f = afw_flow_lookup(fl, &c->p.quoted);
+	if (!f && c->p.quoted.echo) {
+		/* A ping an ICMP flow without identifier carries, as above. */
+		struct afw_flow_key k = c->p.quoted;
+
+		k.pa = 0;
+		k.pb = 0;
+		k.echo = 0;
+		f = afw_flow_lookup(fl, &k);
+	}
 	if (!f)
 		return -1;
 	v = READ_ONCE(f->verdict);

@@ -233,11 +233,13 @@ te = struct.pack("!BBHI", 11, 0, 0, 0) + ip + struct.pack("!BBHHH", 8, 0, 0, ide
 te = te[:2] + struct.pack("!H", sum16(te)) + te[4:]
 socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP).sendto(te, (to, 0))'
 # te_seen TO: 1 when a time exceeded the server sends to TO about the
-# client's ping 4242 (its flow just refreshed) reaches the client, else 0.
+# client's ping 4242 (its flow just refreshed) reaches the client within
+# 5 s, else 0. tcpdump hands each packet on as it comes (--immediate-mode),
+# and ends at the first.
 te_seen() {
 	: > $work/te.err
-	ip netns exec $NS_C timeout 60 tcpdump -l -c 1 -ni c0 "icmp[0] == 11 and dst host $1" \
-		> $work/te.out 2> $work/te.err &
+	ip netns exec $NS_C timeout 60 tcpdump --immediate-mode -l -c 1 -ni c0 \
+		"icmp[0] == 11 and dst host $1" > $work/te.out 2> $work/te.err &
 	local p=$!
 	if ! wait_until 30 grep -q listening $work/te.err; then
 		echo "tcpdump did not start"
@@ -246,22 +248,24 @@ te_seen() {
 	fi
 	nsx $NS_C ping -q -c 1 -W 3 -e 4242 $S4 > /dev/null
 	nsx $NS_S python3 -c "$forge" $C4 $S4 $1 4242
-	sleep 2
+	wait_until 5 grep -q "time exceeded" $work/te.out
 	kill -INT $p 2> /dev/null
 	wait $p
 	grep -c "time exceeded" $work/te.out
 }
 check_eq "an error about the ping, sent to the pinger, passes by its flow" 1 "$(te_seen $C4)"
+d0=$(stat decided.unknown.drop)
 check_eq "the same error sent to another of the client's addresses is dropped" 0 \
 	"$(te_seen 192.0.2.3)"
+check_ge "by the router, as unknown" $((d0 + 1)) "$(stat decided.unknown.drop)"
 # fresh ID [-6] ADDR: the client pings again, so that the flow of ID is
 # alive (a ping's idles out in 30 s, some checks' worth on the debug kernel).
-fresh() { nsx $NS_C ping -q -c 1 -W 3 -e "$@" > /dev/null; }
+fresh() { check "ping $1 again, its flow alive" nsx $NS_C ping -q -c 1 -W 3 -e "$@"; }
 fresh 4242 $S4
 check_fails "the server's ping with the same identifier is dropped" \
-	nsx $NS_S ping -q -c 2 -W 2 -e 4242 $C4
+	nsx $NS_S ping -q -c 1 -W 2 -e 4242 $C4
 fresh 4243 -6 $S6
-check_fails "IPv6 too" nsx $NS_S ping -6 -q -c 2 -W 2 -e 4243 $C6
+check_fails "IPv6 too" nsx $NS_S ping -6 -q -c 1 -W 2 -e 4243 $C6
 fresh 4242 $S4
 check_grep "the router's time exceeded about the client's ping passes by its flow" \
 	"Time to live exceeded" "$(nsx $NS_C ping -c 1 -t 1 -W 3 -e 4242 $S4)"
@@ -284,6 +288,8 @@ check "an ICMP flow without an identifier" r flow add proto icmp from $C4 to $S4
 check "carries every ping between the two" sh -c "
 	ip netns exec $NS_C ping -q -c 1 -W 3 -e 4247 $S4 &&
 	ip netns exec $NS_S ping -q -c 1 -W 3 -e 4248 $C4"
+check_grep "and the router's errors about them" "Time to live exceeded" \
+	"$(nsx $NS_C ping -c 1 -t 1 -W 3 -e 4249 $S4)"
 r flow flush
 
 # On the pinging host itself: everything out, nothing in but replies (the

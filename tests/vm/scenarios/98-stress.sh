@@ -258,7 +258,7 @@ afwd_loop() {
 		# Its SIGHUP handler is set once it is up (slow on the debug
 		# kernel): a SIGHUP before would end it.
 		t=$(( hard - EPOCHSECONDS ))
-		(( t > 20 )) || t=20
+		(( t > 0 )) || t=1
 		if wait_until $t afwd_up $pid && [ -S $work/afwd.sock ]; then
 			# Connections of its own to port 7000 while it is up, 2 s
 			# at a time, until the module has decided one by what afwd
@@ -267,6 +267,7 @@ afwd_loop() {
 			# the traffic load may have ended by the time afwd is up,
 			# and its first decision can come after 2 s of them.
 			t=$(( EPOCHSECONDS + 30 ))
+			(( t < hard )) || t=$hard
 			while nsx $NS_C "$STRESS" conns $S4 7000 2 10 > /dev/null 2>&1
 			      learned_now
 			      (( ! taught && EPOCHSECONDS < t )); do
@@ -537,7 +538,7 @@ has reload && check_ge "the module was reloaded" 1 "$(num reloads)"
 
 summary="duration_s=$elapsed rules_changed=$rules rulesets_loaded=$(num rules-load)"
 summary+=" flows_added=${flows:-0} flows_deleted=${flowdel:-0} afwd_restarts=$(num afwd)"
-summary+=" learned_flows_max=${learned:-0} afwd_reloads=$(grep -c '^afwd: reloaded' $keep/afwd.log 2> /dev/null)"
+summary+=" learned_flows_max=${learned:-0} afwd_reloads=$(cat $keep/afwd.log 2> /dev/null | grep -c '^afwd: reloaded')"
 summary+=" netns_cycles=$(num netns) module_reloads=$(num reloads) router_packets=$packets"
 summary+=" iperf_runs=$iperf_runs iperf_bytes=$iperf_bytes short_exchanges=$conns"
 summary+=" rmmod_max_s=$(num rmmod-max-s) slab_mb_idle=$slab_idle slab_mb_max=$(sort -n $work/slab.txt 2> /dev/null |
