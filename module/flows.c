@@ -72,13 +72,13 @@ static const struct rhashtable_params afw_flow_params = {
 
 /*
  * The lower address (as memcmp() orders them: the first byte that differs)
- * is side a, the lower port breaking a tie; both directions of a flow make
- * the same key. Every field is written, the padding too: the key is hashed
- * and compared whole.
+ * is side a: @k's addresses, family and protocol from @t, its padding and
+ * echo byte cleared (the key is hashed and compared whole). Returns 1 when
+ * @t's source is side b, 0 when side a, -1 when the addresses are the same.
  */
-u8 afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k)
+static int afw_flow_key_addrs(const struct afw_tuple *t, struct afw_flow_key *k)
 {
-	bool swap = t->sport > t->dport;
+	int swap = -1;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(t->saddr); i++) {
@@ -87,10 +87,8 @@ u8 afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k)
 			break;
 		}
 	}
-	memcpy(k->a, swap ? t->daddr : t->saddr, sizeof(k->a));
-	memcpy(k->b, swap ? t->saddr : t->daddr, sizeof(k->b));
-	k->pa = swap ? t->dport : t->sport;
-	k->pb = swap ? t->sport : t->dport;
+	memcpy(k->a, swap > 0 ? t->daddr : t->saddr, sizeof(k->a));
+	memcpy(k->b, swap > 0 ? t->saddr : t->daddr, sizeof(k->b));
 	k->family = t->family;
 	k->proto = t->proto;
 	k->echo = 0;
@@ -98,35 +96,34 @@ u8 afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k)
 	return swap;
 }
 
+/* Between two equal addresses the lower port is side a. */
+u8 afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k)
+{
+	int swap = afw_flow_key_addrs(t, k);
+
+	if (swap < 0)
+		swap = t->sport > t->dport;
+	k->pa = swap ? t->dport : t->sport;
+	k->pb = swap ? t->sport : t->dport;
+	return swap;
+}
+
 /*
- * The same sides as any flow's, the identifier on both, and the side the
- * requests come from; a host pinging itself is side a both ways.
+ * The identifier on both sides, and the side the requests come from; a
+ * host pinging itself is side a both ways.
  */
 u8 afw_flow_key_echo(const struct afw_tuple *t, u16 id, u8 echo, struct afw_flow_key *k)
 {
 	bool request = echo == AFW_PKT_ECHO_REQUEST;
-	bool swap = false, same = true;
-	unsigned int i;
+	int swap = afw_flow_key_addrs(t, k);
 
-	for (i = 0; i < ARRAY_SIZE(t->saddr); i++) {
-		if (t->saddr[i] != t->daddr[i]) {
-			swap = be32_to_cpu(t->saddr[i]) > be32_to_cpu(t->daddr[i]);
-			same = false;
-			break;
-		}
-	}
-	memcpy(k->a, swap ? t->daddr : t->saddr, sizeof(k->a));
-	memcpy(k->b, swap ? t->saddr : t->daddr, sizeof(k->b));
 	k->pa = id;
 	k->pb = id;
-	k->family = t->family;
-	k->proto = t->proto;
 	k->echo = AFW_FLOW_ECHO_A;
 	/* The sender is side b (swap): the requester is too, for a request. */
-	if (!same && swap == request)
+	if (swap >= 0 && swap == request)
 		k->echo = AFW_FLOW_ECHO_B;
-	k->pad = 0;
-	return swap;
+	return swap > 0;
 }
 
 static bool afw_flow_expired(const struct afw_flow *f)
