@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Send hand-made, often malformed, afw generic netlink requests.
 
-Usage: nlprobe.py CASE. Prints "ok" when the kernel accepted the request, or
-"error ERRNO MESSAGE" with the extended ack text. Constants come from the
+Usage: nlprobe.py CASE [ARG]. Prints "ok" when the kernel accepted the
+request, or "error ERRNO MESSAGE" with the extended ack text.
+nlprobe.py --each CASE... sends each case in turn on one socket and prints
+"CASE ok" or "CASE error ..." for each: one interpreter for a whole table
+(starting one takes seconds on a debug kernel). Constants come from the
 uapi header, so this tool never holds a copy of the protocol.
 """
 import os
@@ -115,7 +118,8 @@ def main():
     e = uapi_enums(UAPI)
     g = Genl()
     fam = g.family_id("afw")
-    case = sys.argv[1]
+    each = sys.argv[1] == "--each"
+    todo = sys.argv[2:] if each else sys.argv[1:2]
     version = attr(e["AFW_A_MODULE_VERSION"], b"0.0\0")
     cases = {
         "status": lambda: g.send(fam, e["AFW_CMD_STATUS_GET"]),
@@ -294,11 +298,16 @@ def main():
     cases["commit-without-begin"] = lambda: g.send(
         fam, e["AFW_CMD_RULESET_REPLACE"],
         attr(e["AFW_A_REPLACE_FLAGS"], struct.pack("=I", e["AFW_REPLACE_F_COMMIT"])))
-    if case not in cases:
-        sys.exit("unknown case %s; known: %s" % (case, " ".join(sorted(cases))))
-    err, msg, _ = cases[case]()
-    if case not in ("replace-busy", "flow-flood"):
-        print("ok" if err == 0 else "error %d %s" % (err, msg))
+    for case in todo:
+        if case not in cases:
+            sys.exit("unknown case %s; known: %s" % (case, " ".join(sorted(cases))))
+    for case in todo:
+        if each and case in ("replace-busy", "flow-flood"):
+            sys.exit("%s prints its own counts: run it alone" % case)
+        err, msg, _ = cases[case]()
+        if case not in ("replace-busy", "flow-flood"):
+            print(("%s " % case if each else "") + ("ok" if err == 0 else "error %d %s" % (err, msg)),
+                  flush=True)
 
 
 if __name__ == "__main__":
