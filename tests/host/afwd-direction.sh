@@ -88,6 +88,35 @@ check_grep "and the inbound one to 7001 denied by the default" \
 	'"sport":42001,"dport":7001.*"verdict":"deny","reason":"[^"]*default' "$log"
 stop_afwd
 
+# 3. Pings. Each is a flow of its own, its pinger's: the server's namespace
+# may ping out, nobody may ping it. Its ping's replies pass; the client's
+# ping, sent while that one runs and with the same identifier, is judged
+# as the inbound flow it is, not carried by the other (conntrack keys a
+# ping by its identifier, so the chain's marks are per ping too). Other
+# ICMP is answered message by message: nothing decided for it carries a
+# ping.
+check "iptables NFQUEUE chain for ICMP" pair_chain "-p icmp" "-p icmp"
+cat > $work/policy.conf << POLICY
+default deny
+prio 10 dir out proto icmp allow
+POLICY
+check "afwd starts: ICMP out allowed, the rest denied" start_afwd
+ip netns exec $S ping -q -i 0.2 -c 25 -e 4711 $CA > $work/ping-out.txt 2>&1 &
+pping=$!
+sleep 1
+check_fails "the client's ping in, same identifier, while the server's runs: dropped" \
+	ip netns exec $C ping -q -c 2 -W 1 -e 4711 $SA
+check_fails "and with another" ip netns exec $C ping -q -c 2 -W 1 -e 4712 $SA
+wait $pping
+check_grep "the server's own ping out got every reply" ' 25 received, 0% packet loss' \
+	"$(cat $work/ping-out.txt)"
+log=$(cat $work/afwd.log)
+check_grep "the log names the ping out: its identifier, allowed by line 2" \
+	'"l4":"icmp","src":"'$SA'","dst":"'$CA'".*"echo":"request","icmp_id":4711.*"verdict":"allow","reason":"[^"]*line 2' "$log"
+check_grep "and the ping in, denied by the default" \
+	'"src":"'$CA'","dst":"'$SA'".*"echo":"request","icmp_id":4711.*"verdict":"deny","reason":"[^"]*default' "$log"
+stop_afwd
+
 echo "default deny
 iif afwnosuch0 allow" > $work/policy.conf
 out=$("$afwd" --check $work/policy.conf 2>&1)

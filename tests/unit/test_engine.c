@@ -698,6 +698,93 @@ static void test_direction(int *failed)
 	rig_free(&r);
 }
 
+/*
+ * One ICMP message from 10.0.0.1 (@dir 0) or 10.0.0.2 (@dir 1) through the
+ * engine: @type, and for an echo, identifier @id.
+ */
+static enum afw_pass icmp(struct rig *r, int dir, uint8_t type, uint16_t id)
+{
+	uint8_t *p = pktbuf;
+	enum afw_pass pass;
+	struct afw_pkt pk;
+
+	memset(p, 0, 28);
+	p[0] = 0x45;
+	p[3] = 28;
+	p[8] = 64;
+	p[9] = IPPROTO_ICMP;
+	p[12] = 10, p[15] = dir ? 2 : 1;
+	p[16] = 10, p[19] = dir ? 1 : 2;
+	p[20] = type;
+	p[24] = id >> 8, p[25] = id & 0xff;
+	p[27] = 1;
+	if (afw_pkt_decode(&pk, AFW_LINK_RAW, p, 28) != AFW_PKT_OK)
+		return (enum afw_pass)-1;
+	pk.csum = AFW_CSUM_TRUSTED;
+	pk.dir = !dir ? r->cdir : r->cdir == AFW_FDIR_IN ? AFW_FDIR_OUT : AFW_FDIR_IN;
+	r->now += 1000;
+	pass = afw_engine_packet(r->e, r->pol, &pk, false, 0, r->now, &r->res, &r->decided);
+	r->decisions += r->decided;
+	return pass;
+}
+
+/*
+ * Each ping is a flow of its own, as conntrack and the module keep it: the
+ * pinger, the identifier. A decision about one ping never carries another,
+ * least of all one the other way; other ICMP is answered packet by packet,
+ * with nothing installed that would carry pings.
+ */
+static void test_ping(int *failed)
+{
+	struct rig r;
+
+	if (!rig_init(&r, "default deny\ndir out proto icmp allow\n")) {
+		CHECK(*failed, "ping: rig", 0);
+		return;
+	}
+	r.cdir = AFW_FDIR_OUT;
+	CHECK(*failed, "ping: a ping this host sends is decided as its own flow",
+	      icmp(&r, 0, 8, 7) == AFW_PASS_ACCEPT && r.decided &&
+	      r.res.decision == AFW_DECIDE_ALLOW && r.res.echo == AFW_PKT_ECHO_REQUEST &&
+	      r.res.icmp_id == 7 && r.res.sport == 0 && r.res.dport == 0 && !r.res.per_packet);
+	CHECK(*failed, "ping: its replies pass by that decision",
+	      icmp(&r, 1, 0, 7) == AFW_PASS_ACCEPT && !r.decided);
+	CHECK(*failed, "ping: and its next request",
+	      icmp(&r, 0, 8, 7) == AFW_PASS_ACCEPT && !r.decided);
+	CHECK(*failed, "ping: the other host pinging with the same identifier is another flow, "
+	      "judged inbound: dropped",
+	      icmp(&r, 1, 8, 7) == AFW_PASS_DROP && r.decided && r.res.is_default &&
+	      r.res.echo == AFW_PKT_ECHO_REQUEST && r.res.icmp_id == 7);
+	CHECK(*failed, "ping: and stays dropped",
+	      icmp(&r, 1, 8, 7) == AFW_PASS_DROP && !r.decided);
+	CHECK(*failed, "ping: while this host's ping goes on",
+	      icmp(&r, 0, 8, 7) == AFW_PASS_ACCEPT && icmp(&r, 1, 0, 7) == AFW_PASS_ACCEPT);
+	CHECK(*failed, "ping: another identifier is another ping, decided anew",
+	      icmp(&r, 0, 8, 8) == AFW_PASS_ACCEPT && r.decided && r.res.icmp_id == 8);
+	CHECK(*failed, "ping: a reply this host sends first is a flow the other host pings",
+	      icmp(&r, 0, 0, 9) == AFW_PASS_ACCEPT && r.decided &&
+	      r.res.echo == AFW_PKT_ECHO_REPLY && r.res.icmp_id == 9);
+	CHECK(*failed, "ping: an unreachable coming in is answered on its own, nothing to install",
+	      icmp(&r, 1, 3, 0) == AFW_PASS_DROP && r.decided && r.res.per_packet &&
+	      r.res.echo == AFW_PKT_ECHO_NONE);
+	CHECK(*failed, "ping: other ICMP going out too, by the policy",
+	      icmp(&r, 0, 13, 0) == AFW_PASS_ACCEPT && r.decided && r.res.per_packet);
+	CHECK(*failed, "ping: and the next such message by the same answer, not logged again",
+	      icmp(&r, 0, 13, 0) == AFW_PASS_ACCEPT && !r.decided);
+	rig_free(&r);
+
+	if (!rig_init(&r, "default allow\ndir in proto icmp deny\n")) {
+		CHECK(*failed, "ping: rig 2", 0);
+		return;
+	}
+	r.cdir = AFW_FDIR_OUT;
+	icmp(&r, 1, 8, 5);
+	CHECK(*failed, "ping: an inbound ping denied does not stop this host's own, same identifier",
+	      r.res.decision == AFW_DECIDE_DENY && icmp(&r, 0, 8, 5) == AFW_PASS_ACCEPT &&
+	      icmp(&r, 1, 0, 5) == AFW_PASS_ACCEPT);
+	rig_free(&r);
+}
+
 /* A reset engine has forgotten its flows and decisions, and counts nothing. */
 static void test_reset(int *failed)
 {
@@ -1011,6 +1098,7 @@ int main(void)
 	test_pipeline(&failed);
 	test_dns(&failed);
 	test_direction(&failed);
+	test_ping(&failed);
 	test_settled(&failed);
 	test_reset(&failed);
 	test_ask(&failed);

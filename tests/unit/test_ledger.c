@@ -237,6 +237,66 @@ static void test_use(int *failed)
 	afw_ledger_free(l);
 }
 
+/* An ICMP echo of 10.0.0.1 and 10.0.0.2: a request when @request, sent by @from. */
+static struct afw_pkt echo(const char *from, bool request, uint16_t id)
+{
+	struct afw_pkt p;
+
+	memset(&p, 0, sizeof(p));
+	p.ipver = 4;
+	p.proto = IPPROTO_ICMP;
+	p.has_l4 = 1;
+	p.icmp_type = request ? 8 : 0;
+	p.echo = request ? AFW_PKT_ECHO_REQUEST : AFW_PKT_ECHO_REPLY;
+	p.echo_id = id;
+	inet_pton(AF_INET, from, p.src);
+	inet_pton(AF_INET, strcmp(from, "10.0.0.1") ? "10.0.0.1" : "10.0.0.2", p.dst);
+	return p;
+}
+
+/*
+ * A ping's record gives the module the ping's own flow, its pinger as the
+ * source, whichever side afwd took for the client; and it answers only
+ * that ping's packets.
+ */
+static void test_echo(int *failed)
+{
+	struct afw_ledger *l = afw_ledger_new(&opts);
+	struct afw_result r = settled(0, AFW_DECIDE_ALLOW);
+	uint8_t one[16] = { 0 }, two[16] = { 0 };
+	struct afw_lrec *rec;
+	struct afw_flow_spec f;
+	struct afw_pkt p;
+
+	inet_pton(AF_INET, "10.0.0.1", one);
+	inet_pton(AF_INET, "10.0.0.2", two);
+	/* First seen: 10.0.0.1's reply, so 10.0.0.2 pings. */
+	r.l4proto = IPPROTO_ICMP;
+	r.sport = r.dport = 0;
+	r.echo = AFW_PKT_ECHO_REPLY;
+	r.icmp_id = 4242;
+	rec = afw_ledger_put(l, &r, AFW_LREC_SENT, 1000 * S);
+	afw_ledger_flow(rec, &f);
+	CHECK(*failed, "echo: the flow is the ping's, from its pinger, no ports",
+	      rec && f.echo && f.icmp_id == 4242 && f.sport == 0 && f.dport == 0 &&
+	      !memcmp(f.src, two, 16) && !memcmp(f.dst, one, 16) && f.verdict == AFW_VERDICT_ACCEPT);
+	CHECK(*failed, "echo: found again by that flow, as the module gives it back",
+	      rec && afw_ledger_find(l, &f) == rec);
+	p = echo("10.0.0.2", true, 4242);
+	CHECK(*failed, "echo: its requests are the record's", rec && afw_ledger_find_pkt(l, &p) == rec);
+	p = echo("10.0.0.1", false, 4242);
+	CHECK(*failed, "echo: and its replies", rec && afw_ledger_find_pkt(l, &p) == rec);
+	p = echo("10.0.0.1", true, 4242);
+	CHECK(*failed, "echo: a request the other way, same identifier, is not",
+	      !afw_ledger_find_pkt(l, &p));
+	p = echo("10.0.0.2", true, 4243);
+	CHECK(*failed, "echo: nor one with another identifier", !afw_ledger_find_pkt(l, &p));
+	f.echo = false;
+	f.icmp_id = 0;
+	CHECK(*failed, "echo: nor a flow of the two hosts without one", !afw_ledger_find(l, &f));
+	afw_ledger_free(l);
+}
+
 static struct afw_policy *policy(const char *text)
 {
 	struct afw_policy_error err;
@@ -492,5 +552,6 @@ int main(void)
 	afw_ledger_free(l);
 
 	test_use(&failed);
+	test_echo(&failed);
 	return failed;
 }

@@ -428,6 +428,50 @@ int main(void)
 	CHECK(failed, "ICMP type and code are read",
 	      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8) == AFW_PKT_OK && p.icmp_type == 3 &&
 	      p.icmp_code == 4 && p.payload_len == 4);
+	CHECK(failed, "an unreachable is no echo", p.echo == AFW_PKT_ECHO_NONE);
+	b[n] = 8;
+	b[n + 1] = 0;
+	put16(b + n + 4, 0x1234);
+	CHECK(failed, "an echo request's identifier is read",
+	      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8) == AFW_PKT_OK &&
+	      p.echo == AFW_PKT_ECHO_REQUEST && p.echo_id == 0x1234 && p.sport == 0 && p.dport == 0);
+	{
+		struct afw_pkt_key ka, kb;
+		uint8_t tmp[4];
+		int sa, sb;
+
+		sa = afw_pkt_flow_key(&p, &ka);
+		/* The reply: addresses swapped, type 0. */
+		memcpy(tmp, b + 12, 4);
+		memcpy(b + 12, b + 16, 4);
+		memcpy(b + 16, tmp, 4);
+		b[n] = 0;
+		afw_pkt_decode(&q, AFW_LINK_RAW, b, n + 8);
+		sb = afw_pkt_flow_key(&q, &kb);
+		CHECK(failed, "an echo's reply has its request's key, from the other side",
+		      q.echo == AFW_PKT_ECHO_REPLY && !memcmp(&ka, &kb, sizeof(ka)) && sa != sb &&
+		      afw_pkt_key_echo(&ka));
+		b[n] = 8;
+		afw_pkt_decode(&q, AFW_LINK_RAW, b, n + 8);
+		afw_pkt_flow_key(&q, &kb);
+		CHECK(failed, "a request the other way with the same identifier has another key",
+		      memcmp(&ka, &kb, sizeof(ka)) != 0);
+		put16(b + n + 4, 0x1235);
+		afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8);
+		afw_pkt_flow_key(&p, &ka);
+		CHECK(failed, "and so has another identifier", memcmp(&ka, &kb, sizeof(ka)) != 0);
+		b[n] = 3;
+		afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8);
+		afw_pkt_flow_key(&p, &ka);
+		b[n + 4] = 0;
+		memcpy(tmp, b + 12, 4);
+		memcpy(b + 12, b + 16, 4);
+		memcpy(b + 16, tmp, 4);
+		afw_pkt_decode(&q, AFW_LINK_RAW, b, n + 8);
+		afw_pkt_flow_key(&q, &kb);
+		CHECK(failed, "other ICMP is keyed by its sender: the two ways differ",
+		      !afw_pkt_key_echo(&ka) && ka.icmp && memcmp(&ka, &kb, sizeof(ka)) != 0);
+	}
 
 	/* Flow key: one key for both directions, the side says who sent it */
 	n = pkt4(b);

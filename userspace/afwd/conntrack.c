@@ -70,10 +70,15 @@ const struct afw_ct_stats *afw_ct_stats(const struct afw_ct *c)
 	return &c->stats;
 }
 
-/* One direction of the tuple: @src to @dst, in a CTA_TUPLE_* nest. */
+/*
+ * One direction of the tuple: @src to @dst, in a CTA_TUPLE_* nest. A ping's
+ * entry is keyed by its identifier and message type, as conntrack keeps it:
+ * the request's type in the original direction, the reply's in the other.
+ */
 static void afw_ct_put_tuple(struct nlmsghdr *nlh, uint16_t type, const struct afw_flow_spec *f,
 			     const uint8_t *src, const uint8_t *dst, uint16_t sport, uint16_t dport)
 {
+	bool reply = type == CTA_TUPLE_REPLY;
 	bool v6 = f->family == AFW_FAMILY_IPV6;
 	struct nlattr *tuple, *ip, *proto;
 
@@ -84,7 +89,15 @@ static void afw_ct_put_tuple(struct nlmsghdr *nlh, uint16_t type, const struct a
 	mnl_attr_nest_end(nlh, ip);
 	proto = mnl_attr_nest_start(nlh, CTA_TUPLE_PROTO);
 	mnl_attr_put_u8(nlh, CTA_PROTO_NUM, f->proto);
-	if (sport || dport) {
+	if (f->echo && v6) {
+		mnl_attr_put_u16(nlh, CTA_PROTO_ICMPV6_ID, htons(f->icmp_id));
+		mnl_attr_put_u8(nlh, CTA_PROTO_ICMPV6_TYPE, reply ? 129 : 128);
+		mnl_attr_put_u8(nlh, CTA_PROTO_ICMPV6_CODE, 0);
+	} else if (f->echo) {
+		mnl_attr_put_u16(nlh, CTA_PROTO_ICMP_ID, htons(f->icmp_id));
+		mnl_attr_put_u8(nlh, CTA_PROTO_ICMP_TYPE, reply ? 0 : 8);
+		mnl_attr_put_u8(nlh, CTA_PROTO_ICMP_CODE, 0);
+	} else if (sport || dport) {
 		mnl_attr_put_u16(nlh, CTA_PROTO_SRC_PORT, htons(sport));
 		mnl_attr_put_u16(nlh, CTA_PROTO_DST_PORT, htons(dport));
 	}

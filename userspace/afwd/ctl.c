@@ -230,6 +230,8 @@ void afw_ctl_flow_json(FILE *out, const struct afw_worker *w, const struct afw_l
 		w->qnum, fam == AF_INET6 ? "ipv6" : "ipv4", f.proto, src, f.sport, dst, f.dport,
 		afw_decision_name(afw_lrec_decision(rec)), afw_ctl_where(rec),
 		afw_l7_name(facts.l7));
+	if (f.echo)
+		fprintf(out, ",\"icmp_id\":%u", f.icmp_id);
 	if (facts.reason != AFW_REASON_NONE)
 		fprintf(out, ",\"reason\":\"%s\"", afw_reason_name(facts.reason));
 	if (facts.ech)

@@ -114,6 +114,9 @@ static int afw_ledger_key(const struct afw_result *res, struct afw_pkt_key *k)
 	memcpy(p.dst, res->dst, 16);
 	p.sport = res->sport;
 	p.dport = res->dport;
+	p.echo = res->echo;
+	p.echo_id = res->icmp_id;
+	p.has_l4 |= !!res->echo;
 	return afw_pkt_flow_key(&p, k);
 }
 
@@ -287,8 +290,9 @@ void afw_ledger_facts(const struct afw_lrec *r, struct afw_facts *f)
 	f->family = r->key.ipver == 6 ? AF_INET6 : AF_INET;
 	memcpy(f->saddr, r->key.addr[r->client], 16);
 	memcpy(f->daddr, r->key.addr[s], 16);
-	f->sport = r->key.port[r->client];
-	f->dport = r->key.port[s];
+	/* An echo's key holds its identifier where ports would be. */
+	f->sport = afw_pkt_key_echo(&r->key) ? 0 : r->key.port[r->client];
+	f->dport = afw_pkt_key_echo(&r->key) ? 0 : r->key.port[s];
 	f->l4proto = r->key.proto;
 	f->dir = r->dir;
 	f->iif = r->iif;
@@ -402,6 +406,11 @@ struct afw_lrec *afw_ledger_find(struct afw_ledger *l, const struct afw_flow_spe
 	memcpy(res.dst, f->dst, 16);
 	res.sport = f->sport;
 	res.dport = f->dport;
+	/* The module's echo flow has the pinger for its source. */
+	if (f->echo) {
+		res.echo = AFW_PKT_ECHO_REQUEST;
+		res.icmp_id = f->icmp_id;
+	}
 	afw_ledger_key(&res, &k);
 	return afw_ledger_lookup(l, &k);
 }
@@ -437,6 +446,22 @@ void afw_ledger_spec(struct afw_flow_spec *f, int ipver, uint8_t proto, const ui
 		f->flags = AFW_FLOW_F_ESTABLISHED;
 }
 
+void afw_ledger_spec_echo(struct afw_flow_spec *f, uint8_t echo, uint16_t id)
+{
+	uint8_t a[16];
+
+	if (echo == AFW_PKT_ECHO_NONE)
+		return;
+	if (echo == AFW_PKT_ECHO_REPLY) {
+		memcpy(a, f->src, 16);
+		memcpy(f->src, f->dst, 16);
+		memcpy(f->dst, a, 16);
+	}
+	f->sport = f->dport = 0;
+	f->echo = true;
+	f->icmp_id = id;
+}
+
 void afw_ledger_flow(const struct afw_lrec *r, struct afw_flow_spec *f)
 {
 	int c = r->client, s = !r->client;
@@ -444,6 +469,10 @@ void afw_ledger_flow(const struct afw_lrec *r, struct afw_flow_spec *f)
 	afw_ledger_spec(f, r->key.ipver, r->key.proto, r->key.addr[c], r->key.port[c],
 			r->key.addr[s], r->key.port[s], (enum afw_decision)r->decision,
 			r->established);
+	if (afw_pkt_key_echo(&r->key))
+		afw_ledger_spec_echo(f, r->key.icmp - AFW_PKT_KEY_ECHO == c ?
+					AFW_PKT_ECHO_REQUEST : AFW_PKT_ECHO_REPLY,
+				     r->key.port[0]);
 }
 
 void afw_lrec_set_established(struct afw_lrec *r)

@@ -87,6 +87,12 @@ void afw_ledger_flow(const struct afw_lrec *r, struct afw_flow_spec *f);
 void afw_ledger_spec(struct afw_flow_spec *f, int ipver, uint8_t proto, const uint8_t *src,
 		     uint16_t sport, const uint8_t *dst, uint16_t dport, enum afw_decision d,
 		     bool established);
+/*
+ * Makes @f, so filled, the flow of one ping: @echo is what its client
+ * sends (AFW_PKT_ECHO_REQUEST or _REPLY, as in struct afw_result; NONE
+ * leaves @f as it is). The module's flow names the pinger as its source.
+ */
+void afw_ledger_spec_echo(struct afw_flow_spec *f, uint8_t echo, uint16_t id);
 /* The verdict (AFW_VERDICT_*) a flow decided @d is installed with. */
 uint8_t afw_ledger_verdict(enum afw_decision d);
 /*

@@ -89,6 +89,11 @@ static void afw_worker_flow_words(const struct afw_flow_spec *f, char *buf, size
 
 	inet_ntop(fam, f->src, src, sizeof(src));
 	inet_ntop(fam, f->dst, dst, sizeof(dst));
+	if (f->echo) {
+		snprintf(buf, len, "%s %s -> %s echo id=%u",
+			 fam == AF_INET6 ? "icmpv6" : "icmp", src, dst, f->icmp_id);
+		return;
+	}
 	snprintf(buf, len, "%s %s%s%s:%u -> %s%s%s:%u",
 		 f->proto == IPPROTO_TCP ? "tcp" : f->proto == IPPROTO_UDP ? "udp" : "ip",
 		 l, src, r, f->sport, l, dst, r, f->dport);
@@ -221,6 +226,7 @@ static void afw_worker_install(struct afw_worker *w, const struct afw_result *r,
 
 		afw_ledger_spec(&f, r->family == AF_INET6 ? 6 : 4, r->l4proto, r->src, r->sport,
 				r->dst, r->dport, r->decision, established);
+		afw_ledger_spec_echo(&f, r->echo, r->icmp_id);
 		afw_worker_flow_own(w, &f, head);
 		afw_kern_add(w->kern, &f);
 	}
@@ -441,6 +447,7 @@ static void afw_worker_told(const struct afw_kern_told *t, void *data)
 	}
 	afw_ledger_spec(&f, p.ipver, p.proto, p.src, p.sport, p.dst, p.dport,
 			AFW_DECIDE_DENY, false);
+	afw_ledger_spec_echo(&f, p.echo, p.echo_id);
 	afw_kern_del(w->kern, &f);
 }
 
@@ -627,6 +634,7 @@ static void afw_worker_head_back(struct afw_worker *w, const struct afw_qpkt *qp
 	} else if (!rec) {
 		afw_ledger_spec(&f, p->ipver, p->proto, p->src, p->sport, p->dst, p->dport,
 				AFW_DECIDE_INSPECT, true);
+		afw_ledger_spec_echo(&f, p->echo, p->echo_id);
 		afw_worker_flow_own(w, &f, false);
 	} else {
 		/* Installed whole already: this one came before the change took. */

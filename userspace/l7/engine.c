@@ -458,6 +458,12 @@ static void afw_describe(const struct afw_pkt_key *k, int client, bool has_uid, 
 	memcpy(res->dst, k->addr[s], 16);
 	res->sport = k->port[c];
 	res->dport = k->port[s];
+	if (afw_pkt_key_echo(k)) {
+		res->echo = k->icmp - AFW_PKT_KEY_ECHO == c ? AFW_PKT_ECHO_REQUEST :
+							      AFW_PKT_ECHO_REPLY;
+		res->icmp_id = k->port[0];
+		res->sport = res->dport = 0;
+	}
 	res->has_uid = has_uid;
 	res->uid = uid;
 	facts->l7 = AFW_L7_UNKNOWN;
@@ -2291,6 +2297,16 @@ static void afw_engine_remember(struct afw_engine *e, const struct afw_pkt_key *
 	e->stats.decided[d]++;
 }
 
+/* An ask with nobody to ask: the policy's ask-default, and the reason says so. */
+static enum afw_decision afw_engine_nobody_asked(const struct afw_policy *pol,
+						 struct afw_result *res)
+{
+	size_t n = strlen(res->reason);
+
+	snprintf(res->reason + n, sizeof(res->reason) - n, "; nobody to ask: ask-default");
+	return afw_policy_ask_default(pol);
+}
+
 /* Decided on the spot, from what the first packet shows; remembered. */
 static enum afw_pass afw_engine_at_once(struct afw_engine *e, const struct afw_policy *pol,
 					const struct afw_pkt_key *k, uint32_t hash, int client,
@@ -2412,12 +2428,36 @@ static enum afw_pass afw_engine_packet_one(struct afw_engine *e, const struct af
 					       now, res, decided);
 		client = afw_pkt_client_side(p, side);
 		own = has_uid && side == client;
-		if (!p->has_l4 || (p->proto != IPPROTO_TCP && p->proto != IPPROTO_UDP))
-			return afw_engine_at_once(e, pol, &k, hash, client, p, side == client,
-						  own, uid,
-						  AFW_REASON_NOT_TLS,
-						  "neither TCP nor UDP: nothing to read", 0, res,
-						  decided);
+		if (!p->has_l4 || (p->proto != IPPROTO_TCP && p->proto != IPPROTO_UDP)) {
+			/*
+			 * ICMP other than an echo has no identifier to keep a
+			 * flow by: a flow installed for it would carry all
+			 * ICMP between the two hosts, pings either way among
+			 * it. Each such packet is answered on its own (the
+			 * record makes the next ones cheap); each ping is a
+			 * flow of its own.
+			 */
+			bool icmp = p->has_l4 && !p->echo &&
+				    (p->proto == IPPROTO_ICMP || p->proto == IPPROTO_ICMPV6);
+
+			if (!icmp)
+				return afw_engine_at_once(e, pol, &k, hash, client, p,
+							  side == client, own, uid,
+							  AFW_REASON_NOT_TLS,
+							  "neither TCP nor UDP: nothing to read", 0,
+							  res, decided);
+			afw_engine_first(e, &k, client, p, side == client, own, uid, res, &facts);
+			afw_engine_giveup(pol, &facts, res, AFW_REASON_NOT_TLS, AFW_L7_UNKNOWN,
+					  "neither TCP nor UDP: nothing to read");
+			/* No flow to hold the packet by while asking: the ask-default now. */
+			if (res->decision == AFW_DECIDE_ASK)
+				res->decision = afw_engine_nobody_asked(pol, res);
+			afw_engine_remember(e, &k, hash, client, p, res->decision,
+					    AFW_DR_PER_PACKET);
+			res->per_packet = true;
+			*decided = true;
+			return afw_decision_pass(res->decision);
+		}
 		/*
 		 * A reply to a connection afwd never saw start: its client's
 		 * packets were let through before afwd (a rule, an installed
@@ -2508,6 +2548,8 @@ static uint32_t afw_engine_res_key(struct afw_engine *e, const struct afw_result
 	memcpy(p.dst, res->dst, 16);
 	p.sport = res->sport;
 	p.dport = res->dport;
+	p.echo = res->echo;
+	p.echo_id = res->icmp_id;
 	afw_pkt_flow_key(&p, k);
 	return afw_pkt_key_hash(k, e->seed);
 }
@@ -2566,16 +2608,6 @@ int afw_engine_answer(struct afw_engine *e, const struct afw_result *res, enum a
 	if (!rec || rec->decision != AFW_DECIDE_ASK)
 		return afw_engine_kept_answer(e, res, d) ? 1 : -1;
 	return afw_engine_rec_answer(e, rec, d) ? 0 : 1;
-}
-
-/* An ask with nobody to ask: the policy's ask-default, and the reason says so. */
-static enum afw_decision afw_engine_nobody_asked(const struct afw_policy *pol,
-						 struct afw_result *res)
-{
-	size_t n = strlen(res->reason);
-
-	snprintf(res->reason + n, sizeof(res->reason) - n, "; nobody to ask: ask-default");
-	return afw_policy_ask_default(pol);
 }
 
 /*

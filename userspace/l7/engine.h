@@ -74,6 +74,13 @@ struct afw_result {
 	uint8_t l4proto;
 	uint8_t src[16], dst[16];	/* client, server */
 	uint16_t sport, dport;
+	/*
+	 * An ICMP echo's flow: what its client sends (AFW_PKT_ECHO_REQUEST
+	 * when the client pings, AFW_PKT_ECHO_REPLY when the server does) and
+	 * the identifier; the ports stay 0, as for any ICMP.
+	 */
+	uint8_t echo;
+	uint16_t icmp_id;
 	enum afw_l7 l7;
 	char host[AFW_RESULT_HOST];	/* SNI or HTTP Host; "" if none */
 	/*

@@ -145,6 +145,17 @@ static enum afw_pkt_err afw_pkt_l4(struct afw_pkt *p, const uint8_t *data, size_
 		hlen = 4;
 		p->icmp_type = h[0];
 		p->icmp_code = h[1];
+		/*
+		 * An echo's identifier names its ping, as conntrack keys it.
+		 * One too short to hold it is no echo any receiver answers.
+		 */
+		if (avail >= 8) {
+			if (h[0] == (p->proto == 1 ? 8 : 128))
+				p->echo = AFW_PKT_ECHO_REQUEST;
+			else if (h[0] == (p->proto == 1 ? 0 : 129))
+				p->echo = AFW_PKT_ECHO_REPLY;
+			p->echo_id = p->echo ? afw_get16(h + 4) : 0;
+		}
 		break;
 	default:
 		/* Another protocol: no ports, the payload is the whole L4 part. */
@@ -471,6 +482,16 @@ int afw_pkt_flow_key(const struct afw_pkt *p, struct afw_pkt_key *k)
 	memcpy(k->addr[!side], p->dst, alen);
 	k->port[side] = sport;
 	k->port[!side] = dport;
+	if (p->has_l4 && (p->proto == 1 || p->proto == 58)) {
+		/* A host's ICMP to itself: both directions are the one side. */
+		if (p->echo == AFW_PKT_ECHO_NONE) {
+			k->icmp = AFW_PKT_KEY_ICMP_SENT + side;
+		} else {
+			k->icmp = AFW_PKT_KEY_ECHO + (c == 0 ? 0 :
+				  p->echo == AFW_PKT_ECHO_REQUEST ? side : !side);
+			k->port[0] = k->port[1] = p->echo_id;
+		}
+	}
 	return side;
 }
 

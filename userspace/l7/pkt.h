@@ -52,6 +52,17 @@ enum afw_pkt_err {
 #define AFW_TCPOPT_SIG		0x4	/* MD5 signature (RFC 2385) or TCP-AO (RFC 5925) */
 #define AFW_TCPOPT_BAD		0x8	/* an option runs past the header */
 
+/* afw_pkt.echo */
+enum {
+	AFW_PKT_ECHO_NONE,
+	AFW_PKT_ECHO_REQUEST,
+	AFW_PKT_ECHO_REPLY,
+};
+
+/* afw_pkt_key.icmp: 0 for any other protocol, else one of these plus a side */
+#define AFW_PKT_KEY_ECHO	1	/* + the pinger's side */
+#define AFW_PKT_KEY_ICMP_SENT	3	/* + the sender's side */
+
 /* afw_pkt.csum: what is known of the transport checksum */
 enum afw_pkt_csum {
 	AFW_CSUM_CHECK,		/* the field is final: a receiver checks it, so compute it */
@@ -69,6 +80,8 @@ struct afw_pkt {
 	uint8_t src[16], dst[16];	/* IPv4 uses the first 4 bytes, the rest is zero */
 	uint16_t sport, dport;	/* TCP, UDP, UDP-Lite, SCTP, DCCP; ICMP: icmp_type/code */
 	uint8_t icmp_type, icmp_code;
+	uint8_t echo;		/* AFW_PKT_ECHO_*: an ICMP or ICMPv6 echo, with echo_id */
+	uint16_t echo_id;
 	uint8_t tcp_flags;
 	uint16_t tcp_window;
 	uint32_t tcp_seq, tcp_ack;
@@ -125,10 +138,19 @@ enum afw_pkt_err afw_pkt_decode_head(struct afw_pkt *p, uint8_t buf[AFW_PKT_HEAD
  */
 bool afw_pkt_csum_ok(const struct afw_pkt *p);
 
-/* Both directions of a flow give the same key; compare and hash it as bytes. */
+/*
+ * Both directions of a flow give the same key; compare and hash it as bytes.
+ * An ICMP echo's flow is the one ping, as conntrack and the module keep it:
+ * @icmp is 1 + the side that sends the requests, both ports hold the
+ * identifier; a ping the other way, or with another identifier, is another
+ * flow, decided on its own. Other ICMP has no identifier to tell one
+ * exchange from the next: its key is its sender's (@icmp 3 + that side),
+ * so that what one host sends is never taken for what the other may.
+ */
 struct afw_pkt_key {
 	uint8_t ipver;
 	uint8_t proto;
+	uint8_t icmp;
 	uint16_t port[2];
 	uint8_t addr[2][16];
 };
@@ -137,9 +159,16 @@ struct afw_pkt_key {
  * Fills @k for a decoded packet and returns the side (0 or 1) of @k that
  * sent @p. Endpoint 0 is the lower (address, port) pair, so the key does not
  * depend on direction; the caller stores, per flow, which side is the client
- * (afw_pkt_client_side() on the flow's first packet).
+ * (afw_pkt_client_side() on the flow's first packet). An echo's requests
+ * and replies give the same key, its pinger's side in @k->icmp.
  */
 int afw_pkt_flow_key(const struct afw_pkt *p, struct afw_pkt_key *k);
+
+/* Whether @k is an ICMP echo's: its ports hold the identifier. */
+static inline bool afw_pkt_key_echo(const struct afw_pkt_key *k)
+{
+	return k->icmp == AFW_PKT_KEY_ECHO || k->icmp == AFW_PKT_KEY_ECHO + 1;
+}
 
 /*
  * The client's side for a flow whose first seen packet is @p, sent by @side:

@@ -116,6 +116,9 @@ void afw_report_json(FILE *out, const struct afw_result *r, const struct timespe
 	fprintf(out, "\"proto\":\"%s\",\"l4\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
 		"\"sport\":%u,\"dport\":%u", afw_l7_name(r->l7), afw_l4_name(r->l4proto),
 		src, dst, r->sport, r->dport);
+	if (r->echo)
+		fprintf(out, ",\"echo\":\"%s\",\"icmp_id\":%u",
+			r->echo == AFW_PKT_ECHO_REQUEST ? "request" : "reply", r->icmp_id);
 	afw_json_opt(out, "sni", r->l7 == AFW_L7_TLS || r->l7 == AFW_L7_QUIC ? r->host : "");
 	fputs(",\"alpn\":[", out);
 	afw_alpn_list(out, r, afw_json_bytes);
@@ -160,6 +163,9 @@ void afw_report_text(FILE *out, const struct afw_result *r, const struct timespe
 	fprintf(out, "%s %s%s%s:%u -> %s%s%s:%u %s", afw_l4_name(r->l4proto), v6 ? "[" : "", src,
 		v6 ? "]" : "", r->sport, v6 ? "[" : "", dst, v6 ? "]" : "", r->dport,
 		afw_l7_name(r->l7));
+	if (r->echo)
+		fprintf(out, " echo-%s id=%u", r->echo == AFW_PKT_ECHO_REQUEST ? "request" : "reply",
+			r->icmp_id);
 	if (*r->host) {
 		fputs(r->l7 == AFW_L7_HTTP ? " host=" : r->l7 == AFW_L7_DNS ? " qname=" :
 		      " sni=", out);

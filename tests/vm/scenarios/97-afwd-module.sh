@@ -206,6 +206,30 @@ check_grep "and is installed in the module" accept \
 check_eq "a denied name fails" "" "$(fetch denied.test 3 2> /dev/null)"
 check_grep "and is installed as drop" drop \
 	"$("$AFWCTL" -n $NS_R -j flow list | jq -r '.[] | select(.dport == 443) | .verdict')"
+
+# --- Pings afwd decides go into the module as their own flows, each with
+# its identifier and its pinger: the client's allowed ping carries nothing
+# of the server's, not even with the same identifier.
+{ echo "prio 5 from $C4 proto icmp allow"; cat $work/allow.conf; } > $work/policy.conf
+check_grep "a reload allows ICMP from the client" "^ok " "$(reload)"
+check "ICMP through the router goes to afwd" \
+	"$AFWCTL" -n $NS_R rule add prio 102 proto icmp queue
+nsx $NS_C ping -q -i 0.2 -c 15 -e 4711 $S4 > $work/ping-c.txt 2>&1 &
+pc=$!
+echo_flow() {
+	"$AFWCTL" -n $NS_R -j flow list | jq -r '.[] | select(.proto == "icmp") |
+		"\(.src) \(.dst) \(.icmp_id) \(.verdict) \(.origin)"'
+}
+check "afwd installs the client's ping: the client pings, identifier 4711" \
+	wait_until 10 eval '[ "$(echo_flow)" = "$C4 $S4 4711 accept control" ]'
+check_fails "the server's ping to the client, same identifier, meanwhile: dropped" \
+	nsx $NS_S ping -q -c 2 -W 1 -e 4711 $C4
+wait $pc
+check_grep "every reply came back to the client's ping" ' 15 received, 0% packet loss' \
+	"$(cat $work/ping-c.txt)"
+check_grep "afwd denied the server's ping as its own flow" \
+	'"src":"'$S4'","dst":"'$C4'".*"echo":"request","icmp_id":4711.*"verdict":"deny"' \
+	"$(cat $work/afwd.log)"
 stop_afwd
 "$AFWCTL" -n $NS_R rule flush
 "$AFWCTL" -n $NS_R flow flush
