@@ -68,6 +68,40 @@ int main(void)
 	free(d.host);
 
 	{
+		/* A ping's: its identifier; the module's flow names the same pinger first. */
+		struct afwctl_decided_set one = { .v = calloc(1, sizeof(*one.v)), .n = 1, .cap = 1 };
+		struct afw_flow_spec g = { .family = AFW_FAMILY_IPV4, .proto = 1, .echo = true,
+					   .icmp_id = 4711 };
+
+		CHECK(failed, "a ping's line is read with its identifier",
+		      one.v && afwctl_decided_parse("{\"queue\":0,\"family\":\"ipv4\",\"proto\":1,"
+						    "\"src\":\"192.0.2.1\",\"sport\":0,"
+						    "\"dst\":\"192.0.2.2\",\"dport\":0,"
+						    "\"decision\":\"allow\",\"where\":\"module\","
+						    "\"l7\":\"unknown\",\"icmp_id\":4711,"
+						    "\"reason\":\"not-tls\",\"by\":\"p:2\","
+						    "\"host\":\"\"}", &one.v[0]) == 0 &&
+		      one.v[0].echo && one.v[0].icmp_id == 4711);
+		inet_pton(AF_INET, "192.0.2.1", g.src);
+		inet_pton(AF_INET, "192.0.2.2", g.dst);
+		CHECK(failed, "found by the module's flow of that ping",
+		      one.v && afwctl_decided_find(&one, &g) == one.v);
+		memcpy(g.src, one.v[0].dst, 16);
+		memcpy(g.dst, one.v[0].src, 16);
+		CHECK(failed, "not by the other host's ping with the same identifier",
+		      afwctl_decided_find(&one, &g) == NULL);
+		memcpy(g.src, one.v[0].src, 16);
+		memcpy(g.dst, one.v[0].dst, 16);
+		g.icmp_id = 4712;
+		CHECK(failed, "nor by another identifier", afwctl_decided_find(&one, &g) == NULL);
+		g.echo = false;
+		g.icmp_id = 0;
+		CHECK(failed, "nor by a flow of the two hosts without one",
+		      afwctl_decided_find(&one, &g) == NULL);
+		afwctl_decided_free(&one);
+	}
+
+	{
 		/* afwd's whole answer: every line counts, a bad or empty one is skipped. */
 		char text[] = HEAD "\"decision\":\"allow\",\"by\":\"a\",\"host\":\"a.test\"}\n"
 			      "\n"

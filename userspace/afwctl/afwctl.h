@@ -46,6 +46,8 @@ struct afwctl_decided {
 	uint8_t family, proto;
 	uint8_t src[16], dst[16];
 	uint16_t sport, dport;
+	bool echo;			/* a ping's flow: icmp_id, its pinger as src */
+	uint16_t icmp_id;
 	char *decision;			/* afwd's word: allow, deny, reject, inspect */
 	char *by;			/* JSON strings, quotes and escapes kept */
 	char *host;

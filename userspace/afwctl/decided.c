@@ -165,6 +165,14 @@ static int afwctl_decided_fields(const char *line, struct afwctl_decided *d)
 	d->proto = (uint8_t)n;
 	d->sport = (uint16_t)sport;
 	d->dport = (uint16_t)dport;
+	/* A ping's: its identifier, its pinger as src. */
+	v = p;
+	if (!afwctl_json_find(&v, "icmp_id")) {
+		if (afwctl_json_num(&v, "icmp_id", 65535, &n))
+			return -1;
+		d->echo = true;
+		d->icmp_id = (uint16_t)n;
+	}
 	return afwctl_json_text(&p, "decision", &d->decision) || afwctl_json_text(&p, "by", &d->by) ||
 	       afwctl_json_text(&p, "host", &d->host) ? -1 : 0;
 }
@@ -190,6 +198,10 @@ static int afwctl_decided_cmp(const void *a, const void *b)
 		return x->sport < y->sport ? -1 : 1;
 	if (x->dport != y->dport)
 		return x->dport < y->dport ? -1 : 1;
+	if (x->echo != y->echo)
+		return x->echo < y->echo ? -1 : 1;
+	if (x->icmp_id != y->icmp_id)
+		return x->icmp_id < y->icmp_id ? -1 : 1;
 	c = memcmp(x->src, y->src, 16);
 	return c ? c : memcmp(x->dst, y->dst, 16);
 }
@@ -312,8 +324,11 @@ const struct afwctl_decided *afwctl_decided_find(const struct afwctl_decided_set
 	memcpy(key.dst, f->dst, 16);
 	key.sport = f->sport;
 	key.dport = f->dport;
+	key.echo = f->echo;
+	key.icmp_id = f->icmp_id;
 	hit = bsearch(&key, set->v, set->n, sizeof(*set->v), afwctl_decided_cmp);
-	if (hit)
+	/* A ping's flow names its pinger first, in the module and in afwd alike. */
+	if (hit || f->echo)
 		return hit;
 	/* An entry the other way round is the same flow. */
 	memcpy(key.src, f->dst, 16);
