@@ -161,8 +161,10 @@ wait_until 20 pongs_ge long.test 5
 lport=$(port_of long.test)
 fetch allowed.test > /dev/null
 check_eq "long.test's record was given up for allowed.test's" 1 "$(stats | jq '.queues[0].records')"
-rport=$("$AFWD" --flows --ctl $work/run/afwd.sock | jq -r 'select(.host == "allowed.test") | .sport')
-check_grep "afwd lists that record" '^[0-9]+$' "$rport"
+# Its one record: allowed.test's, or that of a late packet of an earlier
+# connection (below) that took its place, in a 6.1 boot beside other work.
+rport=$("$AFWD" --flows --ctl $work/run/afwd.sock | jq -r '.sport')
+check_grep "afwd lists its one record" '^[0-9]+$' "$rport"
 check_grep "a reload flushes the module's flows when a record was given up" \
 	"flows without a record were flushed" "$(reload)"
 # The one record is allowed.test's unless a late packet of an earlier
@@ -210,26 +212,30 @@ check_grep "and is installed as drop" drop \
 # --- Pings afwd decides go into the module as their own flows, each with
 # its identifier and its pinger: the client's allowed ping carries nothing
 # of the server's, not even with the same identifier.
-{ echo "prio 5 from $C4 proto icmp allow"; cat $work/allow.conf; } > $work/policy.conf
+{ echo "prio 5 from $C4,$C6 proto icmp,icmpv6 allow"; cat $work/allow.conf; } > $work/policy.conf
 check_grep "a reload allows ICMP from the client" "^ok " "$(reload)"
-check "ICMP through the router goes to afwd" \
+check "ICMP and ICMPv6 through the router go to afwd" \
 	"$AFWCTL" -n $NS_R rule add prio 102 proto icmp queue
-nsx $NS_C ping -q -i 0.2 -c 15 -e 4711 $S4 > $work/ping-c.txt 2>&1 &
-pc=$!
-echo_flow() {
-	"$AFWCTL" -n $NS_R -j flow list | jq -r '.[] | select(.proto == "icmp") |
+"$AFWCTL" -n $NS_R rule add prio 103 proto icmpv6 queue > /dev/null
+echo_flow() {	# PROTO
+	"$AFWCTL" -n $NS_R -j flow list | jq -r --arg p "$1" '.[] | select(.proto == $p) |
 		"\(.src) \(.dst) \(.icmp_id) \(.verdict) \(.origin)"'
 }
-check "afwd installs the client's ping: the client pings, identifier 4711" \
-	wait_until 10 eval '[ "$(echo_flow)" = "$C4 $S4 4711 accept control" ]'
-check_fails "the server's ping to the client, same identifier, meanwhile: dropped" \
-	nsx $NS_S ping -q -c 2 -W 1 -e 4711 $C4
-wait $pc
-check_grep "every reply came back to the client's ping" ' 15 received, 0% packet loss' \
-	"$(cat $work/ping-c.txt)"
-check_grep "afwd denied the server's ping as its own flow" \
-	'"src":"'$S4'","dst":"'$C4'".*"echo":"request","icmp_id":4711.*"verdict":"deny"' \
-	"$(cat $work/afwd.log)"
+for v in 4 6; do
+	if [ $v = 4 ]; then c=$C4 s=$S4 p=icmp id=4711; else c=$C6 s=$S6 p=icmpv6 id=4713; fi
+	nsx $NS_C ping -$v -q -i 0.2 -c 15 -e $id $s > $work/ping-c.txt 2>&1 &
+	pc=$!
+	check "IPv$v: afwd installs the client's ping: the client pings, identifier $id" \
+		wait_until 10 eval '[ "$(echo_flow $p)" = "$c $s $id accept control" ]'
+	check_fails "IPv$v: the server's ping to the client, same identifier, meanwhile: dropped" \
+		nsx $NS_S ping -$v -q -c 2 -W 1 -e $id $c
+	wait $pc
+	check_grep "IPv$v: every reply came back to the client's ping" \
+		' 15 received, 0% packet loss' "$(cat $work/ping-c.txt)"
+	check_grep "IPv$v: afwd denied the server's ping as its own flow" \
+		'"src":"'$s'","dst":"'$c'".*"echo":"request","icmp_id":'$id'.*"verdict":"deny"' \
+		"$(cat $work/afwd.log)"
+done
 stop_afwd
 "$AFWCTL" -n $NS_R rule flush
 "$AFWCTL" -n $NS_R flow flush
