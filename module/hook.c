@@ -140,15 +140,11 @@ static unsigned int afw_act(struct afw_hook_ctx *c, enum afw_stats_source src, u
 		return NF_ACCEPT;
 	case AFW_ACTION_QUEUE:
 		/*
-		 * afwd keys ICMP by the two addresses alone (the flows it
-		 * installs carry no echo identifier): the owner it asks for, and
-		 * the queue a ping's packets share, go by that key.
+		 * A new flow goes to afwd with its sender recorded. A ping's
+		 * key holds its identifier and pinger, as afwd asks for its
+		 * owner (OWNER_GET with AFW_FLOW_A_ICMP_ID) and installs it;
+		 * its requests and replies share that key, and so a queue.
 		 */
-		if (c->p.echo) {
-			c->side = afw_flow_key_from_tuple(&c->t, &c->k);
-			c->keyed = true;
-		}
-		/* A new flow goes to afwd with its sender recorded. */
 		if (src != AFW_STATS_FLOW)
 			afw_hook_note_owner(c, afw_hook_key(c));
 		return afw_queue(c->an, c->cfg, afw_hook_key(c), c->own_queue);
@@ -210,9 +206,10 @@ static int afw_hook_flow(struct afw_hook_ctx *c)
 	} else if (c->p.echo) {
 		/*
 		 * An ICMP flow installed without an echo's identifier (FLOW_NEW
-		 * without AFW_FLOW_A_ICMP_ID, as afwd installs them) carries all
-		 * ICMP between its two addresses, echoes too; its key is then
-		 * the packet's, for its queue as for its verdict.
+		 * without AFW_FLOW_A_ICMP_ID: "afwctl flow add proto icmp",
+		 * or an afwd older than its echo flows) carries all ICMP
+		 * between its two addresses, echoes too; its key is then the
+		 * packet's, for its queue as for its verdict.
 		 */
 		struct afw_flow_key k;
 		u8 side = afw_flow_key_from_tuple(&c->t, &k);

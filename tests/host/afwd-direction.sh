@@ -115,6 +115,21 @@ check_grep "the log names the ping out: its identifier, allowed by line 2" \
 	'"l4":"icmp","src":"'$SA'","dst":"'$CA'".*"echo":"request","icmp_id":4711.*"verdict":"allow","reason":"[^"]*line 2' "$log"
 check_grep "and the ping in, denied by the default" \
 	'"src":"'$CA'","dst":"'$SA'".*"echo":"request","icmp_id":4711.*"verdict":"deny","reason":"[^"]*default' "$log"
+# A reload that denies ICMP out reaches a running ping through its
+# conntrack mark, whatever echo code the pinger chose: conntrack keys the
+# code with the identifier, and Linux answers any code.
+: > $work/code5.txt
+ip netns exec $S python3 "$src/tests/tools/icmpcode.py" $CA 4800 5 6 $work/code5.txt &
+pcode=$!
+replies() { wc -l < $work/code5.txt; }
+check "a ping out with echo code 5 gets replies" wait_until 5 eval '[ "$(replies)" -ge 5 ]'
+echo "default deny" > $work/policy.conf
+check_grep "a reload to deny everything changes its recorded verdict" \
+	"recorded flow.* changed verdict" "$("$afwd" --reload --ctl $work/afwd.sock 2>&1)"
+sleep 0.5
+n=$(replies)
+wait $pcode
+check_eq "its replies stop: the mark was found by the ping's code" "$n" "$(replies)"
 stop_afwd
 
 echo "default deny

@@ -127,6 +127,38 @@ int main(void)
 		      kept(&a, e) == AFW_DECIDE_ASK);
 	}
 
+	{
+		/* A question about a ping holds that ping's packets, no other ICMP. */
+		struct afw_result pr = t_result("", 0, AFW_DECIDE_ASK);
+		struct afw_pkt p;
+
+		pr.l4proto = IPPROTO_ICMP;
+		pr.dport = 0;
+		pr.echo = AFW_PKT_ECHO_REQUEST;
+		pr.icmp_id = 4711;
+		memset(&p, 0, sizeof(p));
+		p.ipver = 4;
+		p.proto = IPPROTO_ICMP;
+		p.has_l4 = 1;
+		p.echo = AFW_PKT_ECHO_REPLY;
+		p.echo_id = 4711;
+		memcpy(p.src, pr.dst, 16);
+		memcpy(p.dst, pr.src, 16);
+		CHECK(failed, "ping: a question about a ping is found by its reply",
+		      afw_ask_add(&a, 1, &pr, 0, 60 * S) && afw_ask_find(&a, 1, &p));
+		p.echo = AFW_PKT_ECHO_REQUEST;
+		CHECK(failed, "ping: not by the other host's ping, same identifier",
+		      !afw_ask_find(&a, 1, &p));
+		memcpy(p.src, pr.src, 16);
+		memcpy(p.dst, pr.dst, 16);
+		p.echo_id = 4712;
+		CHECK(failed, "ping: nor by another identifier", !afw_ask_find(&a, 1, &p));
+		p.echo = AFW_PKT_ECHO_NONE;
+		p.echo_id = 0;
+		p.icmp_type = 13;
+		CHECK(failed, "ping: nor by other ICMP of the two hosts", !afw_ask_find(&a, 1, &p));
+	}
+
 	afw_ask_destroy(&a);
 	return failed;
 }

@@ -702,7 +702,8 @@ static void test_direction(int *failed)
  * One ICMP message from 10.0.0.1 (@dir 0) or 10.0.0.2 (@dir 1) through the
  * engine: @type, and for an echo, identifier @id.
  */
-static enum afw_pass icmp(struct rig *r, int dir, uint8_t type, uint16_t id)
+static enum afw_pass icmp_at(struct rig *r, int dir, uint8_t type, uint8_t code, uint16_t id,
+			     uint16_t frag)
 {
 	uint8_t *p = pktbuf;
 	enum afw_pass pass;
@@ -712,10 +713,12 @@ static enum afw_pass icmp(struct rig *r, int dir, uint8_t type, uint16_t id)
 	p[0] = 0x45;
 	p[3] = 28;
 	p[8] = 64;
+	p[6] = frag >> 8, p[7] = frag & 0xff;
 	p[9] = IPPROTO_ICMP;
 	p[12] = 10, p[15] = dir ? 2 : 1;
 	p[16] = 10, p[19] = dir ? 1 : 2;
 	p[20] = type;
+	p[21] = code;
 	p[24] = id >> 8, p[25] = id & 0xff;
 	p[27] = 1;
 	if (afw_pkt_decode(&pk, AFW_LINK_RAW, p, 28) != AFW_PKT_OK)
@@ -726,6 +729,11 @@ static enum afw_pass icmp(struct rig *r, int dir, uint8_t type, uint16_t id)
 	pass = afw_engine_packet(r->e, r->pol, &pk, false, 0, r->now, &r->res, &r->decided);
 	r->decisions += r->decided;
 	return pass;
+}
+
+static enum afw_pass icmp(struct rig *r, int dir, uint8_t type, uint16_t id)
+{
+	return icmp_at(r, dir, type, 0, id, 0);
 }
 
 /*
@@ -761,9 +769,15 @@ static void test_ping(int *failed)
 	      icmp(&r, 0, 8, 7) == AFW_PASS_ACCEPT && icmp(&r, 1, 0, 7) == AFW_PASS_ACCEPT);
 	CHECK(*failed, "ping: another identifier is another ping, decided anew",
 	      icmp(&r, 0, 8, 8) == AFW_PASS_ACCEPT && r.decided && r.res.icmp_id == 8);
-	CHECK(*failed, "ping: a reply this host sends first is a flow the other host pings",
-	      icmp(&r, 0, 0, 9) == AFW_PASS_ACCEPT && r.decided &&
-	      r.res.echo == AFW_PKT_ECHO_REPLY && r.res.icmp_id == 9);
+	CHECK(*failed, "ping: a reply this host sends first is judged as the other host's ping, "
+	      "inbound: dropped",
+	      icmp(&r, 0, 0, 9) == AFW_PASS_DROP && r.decided && r.res.is_default &&
+	      r.res.echo == AFW_PKT_ECHO_REQUEST && r.res.icmp_id == 9 && r.res.src[3] == 2);
+	CHECK(*failed, "ping: and that ping's requests with it",
+	      icmp(&r, 1, 8, 9) == AFW_PASS_DROP && !r.decided);
+	CHECK(*failed, "ping: a reply coming in first is this host's ping, allowed out",
+	      icmp(&r, 1, 0, 10) == AFW_PASS_ACCEPT && r.decided &&
+	      r.res.echo == AFW_PKT_ECHO_REQUEST && r.res.src[3] == 1);
 	CHECK(*failed, "ping: an unreachable coming in is answered on its own, nothing to install",
 	      icmp(&r, 1, 3, 0) == AFW_PASS_DROP && r.decided && r.res.per_packet &&
 	      r.res.echo == AFW_PKT_ECHO_NONE);
@@ -771,6 +785,21 @@ static void test_ping(int *failed)
 	      icmp(&r, 0, 13, 0) == AFW_PASS_ACCEPT && r.decided && r.res.per_packet);
 	CHECK(*failed, "ping: and the next such message by the same answer, not logged again",
 	      icmp(&r, 0, 13, 0) == AFW_PASS_ACCEPT && !r.decided);
+	CHECK(*failed, "ping: an echo's code goes with its flow (conntrack keys it)",
+	      icmp_at(&r, 0, 8, 5, 12, 0) == AFW_PASS_ACCEPT && r.decided && r.res.icmp_code == 5);
+	{
+		struct afw_policy_error err;
+		struct afw_policy *deny = afw_policy_parse("default deny\n", 13, "test", &err);
+
+		CHECK(*failed, "ping: a reload forgets the answers given message by message",
+		      deny && afw_engine_forget_answers(r.e) == 2);
+		afw_policy_free(r.pol);
+		r.pol = deny;
+		CHECK(*failed, "ping: so the next such message meets the new policy",
+		      icmp(&r, 0, 13, 0) == AFW_PASS_DROP && r.decided && r.res.per_packet);
+		CHECK(*failed, "ping: while a ping's decision stays with its record (the ledger's "
+		      "to judge again)", icmp(&r, 0, 8, 7) == AFW_PASS_ACCEPT && !r.decided);
+	}
 	rig_free(&r);
 
 	if (!rig_init(&r, "default allow\ndir in proto icmp deny\n")) {
@@ -778,6 +807,12 @@ static void test_ping(int *failed)
 		return;
 	}
 	r.cdir = AFW_FDIR_OUT;
+	CHECK(*failed, "ping: a later fragment of an echo coming in is answered on its own",
+	      icmp_at(&r, 1, 8, 0, 11, 0x2001) == AFW_PASS_DROP && r.decided && r.res.per_packet &&
+	      !r.res.echo);
+	CHECK(*failed, "ping: one going out too, nothing installed",
+	      icmp_at(&r, 0, 8, 0, 11, 0x2001) == AFW_PASS_ACCEPT && r.decided &&
+	      r.res.per_packet);
 	icmp(&r, 1, 8, 5);
 	CHECK(*failed, "ping: an inbound ping denied does not stop this host's own, same identifier",
 	      r.res.decision == AFW_DECIDE_DENY && icmp(&r, 0, 8, 5) == AFW_PASS_ACCEPT &&

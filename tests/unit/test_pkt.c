@@ -472,6 +472,59 @@ int main(void)
 		CHECK(failed, "other ICMP is keyed by its sender: the two ways differ",
 		      !afw_pkt_key_echo(&ka) && ka.icmp && memcmp(&ka, &kb, sizeof(ka)) != 0);
 	}
+	{
+		/* Echoes by family, length, fragment; a host pinging itself. */
+		struct afw_pkt_key ka, kb;
+
+		n = ipv6(b, 58, 8);
+		memset(b + n, 0, 8);
+		b[n] = 128;
+		put16(b + n + 4, 77);
+		CHECK(failed, "an ICMPv6 echo request is read with its identifier",
+		      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8) == AFW_PKT_OK &&
+		      p.echo == AFW_PKT_ECHO_REQUEST && p.echo_id == 77);
+		b[n] = 129;
+		CHECK(failed, "and a reply",
+		      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8) == AFW_PKT_OK &&
+		      p.echo == AFW_PKT_ECHO_REPLY);
+		b[n] = 8;
+		CHECK(failed, "ICMPv6 type 8 is no echo",
+		      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8) == AFW_PKT_OK && !p.echo);
+		n = ipv6(b, 1, 8);
+		memset(b + n, 0, 8);
+		b[n] = 8;
+		CHECK(failed, "nor is ICMP (IPv4's) type 8 over IPv6",
+		      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8) == AFW_PKT_OK && !p.echo);
+		n = ipv4(b, 0, 58, 8, 0);
+		memset(b + n, 0, 8);
+		b[n] = 128;
+		CHECK(failed, "nor ICMPv6's type 128 over IPv4",
+		      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8) == AFW_PKT_OK && !p.echo);
+		n = ipv4(b, 0, 1, 6, 0);
+		memset(b + n, 0, 6);
+		b[n] = 8;
+		CHECK(failed, "an echo cut short of its identifier is no echo",
+		      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 6) == AFW_PKT_OK && !p.echo);
+		n = ipv4(b, 0, 1, 8, 0x2001);
+		memset(b + n, 0, 8);
+		b[n] = 8;
+		afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8);
+		CHECK(failed, "a later fragment of an echo is ICMP keyed by its sender, no echo",
+		      !p.has_l4 && !p.echo &&
+		      afw_pkt_flow_key(&p, &ka) + AFW_PKT_KEY_ICMP_SENT == ka.icmp);
+		n = ipv4(b, 0, 1, 8, 0);
+		memset(b + n, 0, 8);
+		memcpy(b + 16, src4, 4);
+		b[n] = 8;
+		put16(b + n + 4, 9);
+		afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8);
+		afw_pkt_flow_key(&p, &ka);
+		b[n] = 0;
+		afw_pkt_decode(&q, AFW_LINK_RAW, b, n + 8);
+		afw_pkt_flow_key(&q, &kb);
+		CHECK(failed, "a host pinging itself: request and reply share the key",
+		      !memcmp(&ka, &kb, sizeof(ka)) && afw_pkt_key_echo(&ka));
+	}
 
 	/* Flow key: one key for both directions, the side says who sent it */
 	n = pkt4(b);

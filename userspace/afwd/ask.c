@@ -164,8 +164,16 @@ struct afw_ask_prompt *afw_ask_add(struct afw_ask *a, unsigned int worker,
 /* Whether @p is a packet of @r's flow, either way. */
 static bool afw_ask_same_flow(const struct afw_result *r, const struct afw_pkt *p)
 {
+	struct afw_pkt_key kr, kp;
+
 	if ((r->family == AF_INET6) != (p->ipver == 6) || r->l4proto != p->proto)
 		return false;
+	/* ICMP by its key: the one ping asked about, in either direction. */
+	if (afw_pkt_icmp(p)) {
+		afw_result_flow_key(r, &kr);
+		afw_pkt_flow_key(p, &kp);
+		return !memcmp(&kr, &kp, sizeof(kr));
+	}
 	if (!memcmp(r->src, p->src, 16) && !memcmp(r->dst, p->dst, 16))
 		return !p->has_l4 || (r->sport == p->sport && r->dport == p->dport);
 	if (!memcmp(r->src, p->dst, 16) && !memcmp(r->dst, p->src, 16))

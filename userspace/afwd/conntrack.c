@@ -92,11 +92,11 @@ static void afw_ct_put_tuple(struct nlmsghdr *nlh, uint16_t type, const struct a
 	if (f->echo && v6) {
 		mnl_attr_put_u16(nlh, CTA_PROTO_ICMPV6_ID, htons(f->icmp_id));
 		mnl_attr_put_u8(nlh, CTA_PROTO_ICMPV6_TYPE, reply ? 129 : 128);
-		mnl_attr_put_u8(nlh, CTA_PROTO_ICMPV6_CODE, 0);
+		mnl_attr_put_u8(nlh, CTA_PROTO_ICMPV6_CODE, f->icmp_code);
 	} else if (f->echo) {
 		mnl_attr_put_u16(nlh, CTA_PROTO_ICMP_ID, htons(f->icmp_id));
 		mnl_attr_put_u8(nlh, CTA_PROTO_ICMP_TYPE, reply ? 0 : 8);
-		mnl_attr_put_u8(nlh, CTA_PROTO_ICMP_CODE, 0);
+		mnl_attr_put_u8(nlh, CTA_PROTO_ICMP_CODE, f->icmp_code);
 	} else if (sport || dport) {
 		mnl_attr_put_u16(nlh, CTA_PROTO_SRC_PORT, htons(sport));
 		mnl_attr_put_u16(nlh, CTA_PROTO_DST_PORT, htons(dport));

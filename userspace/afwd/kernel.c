@@ -23,6 +23,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <time.h>
 #include <sys/socket.h>
 #include <linux/genetlink.h>
@@ -300,6 +301,14 @@ static bool afw_kern_queue(struct afw_kern *k, const struct afw_flow_spec *f, ui
 
 bool afw_kern_add(struct afw_kern *k, const struct afw_flow_spec *f)
 {
+	/*
+	 * Never an ICMP flow without an echo's identifier: the module would
+	 * carry all ICMP between the two hosts by it, pings either way. The
+	 * engine answers such ICMP packet by packet; this holds should any
+	 * path ever ask otherwise.
+	 */
+	if (!f->echo && f->proto == (f->family == AFW_FAMILY_IPV6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP))
+		return true;
 	return afw_kern_queue(k, f, AFW_CMD_FLOW_NEW);
 }
 

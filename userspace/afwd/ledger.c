@@ -32,6 +32,7 @@ struct afw_lrec {
 	bool judged;				/* by the policy, not refused by a reader */
 	bool waiting;
 	bool established;			/* TCP: decided past the client's SYN */
+	uint8_t icmp_code;			/* an echo's (key.icmp): for conntrack's tuple */
 	bool head;				/* inspected by its headers alone */
 	bool settled;				/* decided by its ends, unread */
 	uint8_t dir;				/* enum afw_dir */
@@ -105,19 +106,7 @@ const struct afw_ledger_stats *afw_ledger_stats(const struct afw_ledger *l)
 /* The key of a flow given client first, as afw_pkt_flow_key() makes it from a packet. */
 static int afw_ledger_key(const struct afw_result *res, struct afw_pkt_key *k)
 {
-	struct afw_pkt p = { 0 };
-
-	p.ipver = res->family == AF_INET6 ? 6 : 4;
-	p.proto = res->l4proto;
-	p.has_l4 = res->sport || res->dport;
-	memcpy(p.src, res->src, 16);
-	memcpy(p.dst, res->dst, 16);
-	p.sport = res->sport;
-	p.dport = res->dport;
-	p.echo = res->echo;
-	p.echo_id = res->icmp_id;
-	p.has_l4 |= !!res->echo;
-	return afw_pkt_flow_key(&p, k);
+	return afw_result_flow_key(res, k);
 }
 
 static struct afw_lrec *afw_ledger_lookup(struct afw_ledger *l, const struct afw_pkt_key *k)
@@ -293,6 +282,11 @@ void afw_ledger_facts(const struct afw_lrec *r, struct afw_facts *f)
 	/* An echo's key holds its identifier where ports would be. */
 	f->sport = afw_pkt_key_echo(&r->key) ? 0 : r->key.port[r->client];
 	f->dport = afw_pkt_key_echo(&r->key) ? 0 : r->key.port[s];
+	if (afw_pkt_key_echo(&r->key)) {
+		f->echo = r->key.icmp - AFW_PKT_KEY_ECHO == r->client ? AFW_PKT_ECHO_REQUEST :
+								       AFW_PKT_ECHO_REPLY;
+		f->icmp_id = r->key.port[0];
+	}
 	f->l4proto = r->key.proto;
 	f->dir = r->dir;
 	f->iif = r->iif;
@@ -316,6 +310,8 @@ void afw_facts_from_result(const struct afw_result *res, struct afw_facts *f)
 	memcpy(f->daddr, res->dst, 16);
 	f->sport = res->sport;
 	f->dport = res->dport;
+	f->echo = res->echo;
+	f->icmp_id = res->icmp_id;
 	f->l4proto = res->l4proto;
 	f->dir = res->dir;
 	f->iif = res->iif;
@@ -357,6 +353,7 @@ struct afw_lrec *afw_ledger_put(struct afw_ledger *l, const struct afw_result *r
 	r->hash = afw_pkt_key_hash(&k, l->seed);
 	r->client = (uint8_t)side;
 	r->decision = (uint8_t)res->decision;
+	r->icmp_code = res->icmp_code;
 	/*
 	 * A flow that lied to a reader (a malformed hello, conflicting
 	 * retransmits) was denied without the policy: no policy may allow it.
@@ -446,7 +443,7 @@ void afw_ledger_spec(struct afw_flow_spec *f, int ipver, uint8_t proto, const ui
 		f->flags = AFW_FLOW_F_ESTABLISHED;
 }
 
-void afw_ledger_spec_echo(struct afw_flow_spec *f, uint8_t echo, uint16_t id)
+void afw_ledger_spec_echo(struct afw_flow_spec *f, uint8_t echo, uint16_t id, uint8_t code)
 {
 	uint8_t a[16];
 
@@ -460,6 +457,7 @@ void afw_ledger_spec_echo(struct afw_flow_spec *f, uint8_t echo, uint16_t id)
 	f->sport = f->dport = 0;
 	f->echo = true;
 	f->icmp_id = id;
+	f->icmp_code = code;
 }
 
 void afw_ledger_flow(const struct afw_lrec *r, struct afw_flow_spec *f)
@@ -472,7 +470,7 @@ void afw_ledger_flow(const struct afw_lrec *r, struct afw_flow_spec *f)
 	if (afw_pkt_key_echo(&r->key))
 		afw_ledger_spec_echo(f, r->key.icmp - AFW_PKT_KEY_ECHO == c ?
 					AFW_PKT_ECHO_REQUEST : AFW_PKT_ECHO_REPLY,
-				     r->key.port[0]);
+				     r->key.port[0], r->icmp_code);
 }
 
 void afw_lrec_set_established(struct afw_lrec *r)

@@ -90,9 +90,10 @@ void afw_ledger_spec(struct afw_flow_spec *f, int ipver, uint8_t proto, const ui
 /*
  * Makes @f, so filled, the flow of one ping: @echo is what its client
  * sends (AFW_PKT_ECHO_REQUEST or _REPLY, as in struct afw_result; NONE
- * leaves @f as it is). The module's flow names the pinger as its source.
+ * leaves @f as it is), with its identifier and code. The module's flow
+ * names the pinger as its source.
  */
-void afw_ledger_spec_echo(struct afw_flow_spec *f, uint8_t echo, uint16_t id);
+void afw_ledger_spec_echo(struct afw_flow_spec *f, uint8_t echo, uint16_t id, uint8_t code);
 /* The verdict (AFW_VERDICT_*) a flow decided @d is installed with. */
 uint8_t afw_ledger_verdict(enum afw_decision d);
 /*

@@ -61,10 +61,20 @@ static uint32_t afw_worker_idle_s(const struct afw_worker *w)
 	return w->d->cfg->flow_timeout ? w->d->cfg->flow_timeout : AFW_MODULE_FLOW_TIMEOUT;
 }
 
+/* The module's idle timeout for a ping's flow (conntrack's for ICMP), in s. */
+#define AFW_WORKER_ECHO_TIMEOUT 30
+
 /* What this worker adds to every flow it installs: timeout and queue. */
 static void afw_worker_flow_own(const struct afw_worker *w, struct afw_flow_spec *f, bool head)
 {
 	f->timeout = w->d->cfg->flow_timeout;
+	/*
+	 * A ping's flow idles out as the module keeps pings (30 s, or its
+	 * flow_timeout if less): a program handed the same identifier later
+	 * is judged anew, not carried by a long-finished ping's decision.
+	 */
+	if (f->echo && f->timeout > AFW_WORKER_ECHO_TIMEOUT)
+		f->timeout = 0;
 	/* Inspected by its headers alone: they come from the headers queue. */
 	if (w->head >= 0 && f->verdict == AFW_VERDICT_INSPECT && head) {
 		f->own_queue = true;
@@ -226,7 +236,7 @@ static void afw_worker_install(struct afw_worker *w, const struct afw_result *r,
 
 		afw_ledger_spec(&f, r->family == AF_INET6 ? 6 : 4, r->l4proto, r->src, r->sport,
 				r->dst, r->dport, r->decision, established);
-		afw_ledger_spec_echo(&f, r->echo, r->icmp_id);
+		afw_ledger_spec_echo(&f, r->echo, r->icmp_id, r->icmp_code);
 		afw_worker_flow_own(w, &f, head);
 		afw_kern_add(w->kern, &f);
 	}
@@ -447,7 +457,7 @@ static void afw_worker_told(const struct afw_kern_told *t, void *data)
 	}
 	afw_ledger_spec(&f, p.ipver, p.proto, p.src, p.sport, p.dst, p.dport,
 			AFW_DECIDE_DENY, false);
-	afw_ledger_spec_echo(&f, p.echo, p.echo_id);
+	afw_ledger_spec_echo(&f, p.echo, p.echo_id, p.icmp_code);
 	afw_kern_del(w->kern, &f);
 }
 
@@ -634,7 +644,7 @@ static void afw_worker_head_back(struct afw_worker *w, const struct afw_qpkt *qp
 	} else if (!rec) {
 		afw_ledger_spec(&f, p->ipver, p->proto, p->src, p->sport, p->dst, p->dport,
 				AFW_DECIDE_INSPECT, true);
-		afw_ledger_spec_echo(&f, p->echo, p->echo_id);
+		afw_ledger_spec_echo(&f, p->echo, p->echo_id, p->icmp_code);
 		afw_worker_flow_own(w, &f, false);
 	} else {
 		/* Installed whole already: this one came before the change took. */
@@ -695,6 +705,7 @@ static void afw_worker_rejudge(struct afw_worker *w)
 		afw_kern_forget(w->kern);
 	/* The generation first: the policy read next is at least that new. */
 	n = afw_ledger_rejudge(w->ledger, atomic_load(&d->policy), afw_worker_changed, w);
+	afw_engine_forget_answers(w->engine);
 	if (w->ct)
 		afw_ct_flush(w->ct);
 	atomic_fetch_add(&d->reload_changed, n);
@@ -1045,6 +1056,8 @@ static int afw_worker_owner(void *ctx, const struct afw_facts *f, struct afw_own
 	memcpy(spec.dst, f->daddr, alen);
 	spec.sport = f->sport;
 	spec.dport = f->dport;
+	/* A ping's owner is kept under its own key: its pinger, its identifier. */
+	afw_ledger_spec_echo(&spec, f->echo, f->icmp_id, 0);
 	w->owner_nl->family_id = w->kern->family_id;
 	w->owners_asked++;
 	ret = afw_flow_owner_get(w->owner_nl, &spec, buf);

@@ -383,6 +383,22 @@ static void afw_engine_forget(struct afw_engine *e)
 	}
 }
 
+unsigned int afw_engine_forget_answers(struct afw_engine *e)
+{
+	struct afw_drec *d, *next;
+	unsigned int n = 0;
+
+	for (d = e->lru_head; d; d = next) {
+		next = d->next;
+		if (!(d->flags & AFW_DR_PER_PACKET))
+			continue;
+		afw_rec_unlink(e, d);
+		free(d);
+		n++;
+	}
+	return n;
+}
+
 uint64_t afw_engine_reset(struct afw_engine *e)
 {
 	uint64_t left;
@@ -472,6 +488,8 @@ static void afw_describe(const struct afw_pkt_key *k, int client, bool has_uid, 
 	memcpy(facts->daddr, res->dst, 16);
 	facts->sport = res->sport;
 	facts->dport = res->dport;
+	facts->echo = res->echo;
+	facts->icmp_id = res->icmp_id;
 	facts->l4proto = res->l4proto;
 	facts->has_uid = has_uid;
 	facts->uid = uid;
@@ -2261,6 +2279,9 @@ static void afw_engine_first(struct afw_engine *e, const struct afw_pkt_key *k, 
 			     struct afw_result *res, struct afw_facts *facts)
 {
 	afw_describe(k, client, has_uid, uid, res, facts);
+	/* Linux answers an echo whatever its code, and copies the code. */
+	if (res->echo)
+		res->icmp_code = p->icmp_code;
 	facts->owner = afw_engine_owner(e);
 	afw_orient(p, from_client, &facts->dir, &facts->iif, &facts->oif);
 	res->dir = facts->dir;
@@ -2430,15 +2451,15 @@ static enum afw_pass afw_engine_packet_one(struct afw_engine *e, const struct af
 		own = has_uid && side == client;
 		if (!p->has_l4 || (p->proto != IPPROTO_TCP && p->proto != IPPROTO_UDP)) {
 			/*
-			 * ICMP other than an echo has no identifier to keep a
-			 * flow by: a flow installed for it would carry all
-			 * ICMP between the two hosts, pings either way among
-			 * it. Each such packet is answered on its own (the
-			 * record makes the next ones cheap); each ping is a
-			 * flow of its own.
+			 * ICMP other than an echo (a later fragment of one
+			 * too) has no identifier to keep a flow by: a flow
+			 * installed for it would carry all ICMP between the
+			 * two hosts, pings either way among it. Each such
+			 * packet is answered on its own (the record makes the
+			 * next ones cheap, until a reload forgets it); each
+			 * ping is a flow of its own.
 			 */
-			bool icmp = p->has_l4 && !p->echo &&
-				    (p->proto == IPPROTO_ICMP || p->proto == IPPROTO_ICMPV6);
+			bool icmp = afw_pkt_icmp(p) && (!p->has_l4 || !p->echo);
 
 			if (!icmp)
 				return afw_engine_at_once(e, pol, &k, hash, client, p,
@@ -2534,12 +2555,11 @@ static enum afw_pass afw_engine_packet_one(struct afw_engine *e, const struct af
 	return afw_engine_udp_packet(e, pol, f, p, side, now, res, &facts, decided);
 }
 
-/* The flow key of @res. */
-static uint32_t afw_engine_res_key(struct afw_engine *e, const struct afw_result *res,
-				   struct afw_pkt_key *k)
+int afw_result_flow_key(const struct afw_result *res, struct afw_pkt_key *k)
 {
 	struct afw_pkt p;
 
+	/* A packet the client sent: its ends, ports, and for a ping its echo. */
 	memset(&p, 0, sizeof(p));
 	p.ipver = res->family == AF_INET6 ? 6 : 4;
 	p.proto = res->l4proto;
@@ -2550,7 +2570,16 @@ static uint32_t afw_engine_res_key(struct afw_engine *e, const struct afw_result
 	p.dport = res->dport;
 	p.echo = res->echo;
 	p.echo_id = res->icmp_id;
-	afw_pkt_flow_key(&p, k);
+	p.icmp_type = res->echo == AFW_PKT_ECHO_REPLY ? (p.ipver == 4 ? 0 : 129) :
+		      res->echo ? (p.ipver == 4 ? 8 : 128) : 0;
+	return afw_pkt_flow_key(&p, k);
+}
+
+/* The flow key of @res. */
+static uint32_t afw_engine_res_key(struct afw_engine *e, const struct afw_result *res,
+				   struct afw_pkt_key *k)
+{
+	afw_result_flow_key(res, k);
 	return afw_pkt_key_hash(k, e->seed);
 }
 

@@ -81,6 +81,7 @@ struct afw_result {
 	 */
 	uint8_t echo;
 	uint16_t icmp_id;
+	uint8_t icmp_code;		/* the echo's code: conntrack keys it */
 	enum afw_l7 l7;
 	char host[AFW_RESULT_HOST];	/* SNI or HTTP Host; "" if none */
 	/*
@@ -161,6 +162,20 @@ struct afw_engine;
 
 struct afw_engine *afw_engine_new(const struct afw_engine_opts *o);
 void afw_engine_free(struct afw_engine *e);
+
+/*
+ * The flow key (afw_pkt_flow_key()) of the flow @res describes, as its
+ * packets give it; returns the client's side of it.
+ */
+int afw_result_flow_key(const struct afw_result *res, struct afw_pkt_key *k);
+
+/*
+ * Forgets the answers given packet by packet (ICMP other than echoes,
+ * packets that did not decode): nothing of them is installed, so a reload
+ * reaches them only so, and their next packet meets the new policy.
+ * Returns how many went.
+ */
+unsigned int afw_engine_forget_answers(struct afw_engine *e);
 
 /*
  * Forgets every flow and decided record, and zeroes the counters: the

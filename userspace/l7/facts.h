@@ -112,6 +112,13 @@ struct afw_facts {
 	int family;			/* AF_INET or AF_INET6 */
 	uint8_t saddr[16], daddr[16];	/* client, server; network order, AF_INET in 4 bytes */
 	uint16_t sport, dport;		/* host order; meaningful for port protocols only */
+	/*
+	 * An ICMP echo's flow: what its client (the pinger, but for a host
+	 * pinging itself) sends, AFW_PKT_ECHO_*, and the identifier. For
+	 * asking who sent it; rules do not test them.
+	 */
+	uint8_t echo;
+	uint16_t icmp_id;
 	uint8_t dir;			/* enum afw_dir of the client's packets */
 	uint32_t iif, oif;		/* the client's packets' interfaces; 0: none or unknown */
 	uint8_t l4proto;		/* IPPROTO_TCP, IPPROTO_UDP, ... */

@@ -149,10 +149,10 @@ static enum afw_pkt_err afw_pkt_l4(struct afw_pkt *p, const uint8_t *data, size_
 		 * An echo's identifier names its ping, as conntrack keys it.
 		 * One too short to hold it is no echo any receiver answers.
 		 */
-		if (avail >= 8) {
-			if (h[0] == (p->proto == 1 ? 8 : 128))
+		if (avail >= 8 && afw_pkt_icmp(p)) {
+			if (h[0] == (p->ipver == 4 ? 8 : 128))
 				p->echo = AFW_PKT_ECHO_REQUEST;
-			else if (h[0] == (p->proto == 1 ? 0 : 129))
+			else if (h[0] == (p->ipver == 4 ? 0 : 129))
 				p->echo = AFW_PKT_ECHO_REPLY;
 			p->echo_id = p->echo ? afw_get16(h + 4) : 0;
 		}
@@ -482,9 +482,10 @@ int afw_pkt_flow_key(const struct afw_pkt *p, struct afw_pkt_key *k)
 	memcpy(k->addr[!side], p->dst, alen);
 	k->port[side] = sport;
 	k->port[!side] = dport;
-	if (p->has_l4 && (p->proto == 1 || p->proto == 58)) {
+	/* A later fragment is ICMP all the same, and no echo: it has no header. */
+	if (afw_pkt_icmp(p)) {
 		/* A host's ICMP to itself: both directions are the one side. */
-		if (p->echo == AFW_PKT_ECHO_NONE) {
+		if (!p->has_l4 || p->echo == AFW_PKT_ECHO_NONE) {
 			k->icmp = AFW_PKT_KEY_ICMP_SENT + side;
 		} else {
 			k->icmp = AFW_PKT_KEY_ECHO + (c == 0 ? 0 :
@@ -500,6 +501,9 @@ int afw_pkt_client_side(const struct afw_pkt *p, int side)
 	uint8_t synack = AFW_TCP_SYN | AFW_TCP_ACK;
 
 	if (p->proto == 6 && p->has_l4 && (p->tcp_flags & synack) == synack)
+		return !side;
+	/* An echo's flow is its pinger's, as a connection is its client's. */
+	if (afw_pkt_icmp(p) && p->has_l4 && p->echo == AFW_PKT_ECHO_REPLY)
 		return !side;
 	/* Mid-stream, the service is the lower port more often than not. */
 	if (p->proto == 6 && p->has_l4 && !(p->tcp_flags & AFW_TCP_SYN) && p->sport < p->dport)

@@ -164,6 +164,12 @@ struct afw_pkt_key {
  */
 int afw_pkt_flow_key(const struct afw_pkt *p, struct afw_pkt_key *k);
 
+/* ICMP of the packet's own family (ICMPv6 over IPv6): the one with echoes. */
+static inline bool afw_pkt_icmp(const struct afw_pkt *p)
+{
+	return (p->ipver == 4 && p->proto == 1) || (p->ipver == 6 && p->proto == 58);
+}
+
 /* Whether @k is an ICMP echo's: its ports hold the identifier. */
 static inline bool afw_pkt_key_echo(const struct afw_pkt_key *k)
 {
@@ -172,8 +178,9 @@ static inline bool afw_pkt_key_echo(const struct afw_pkt_key *k)
 
 /*
  * The client's side for a flow whose first seen packet is @p, sent by @side:
- * the sender, except for a SYN+ACK, which the server sends, and for TCP
- * without a SYN, where the lower port is taken for the server's.
+ * the sender, except for a SYN+ACK, which the server sends, an echo reply,
+ * whose flow is the pinger's, and for TCP without a SYN, where the lower
+ * port is taken for the server's.
  */
 int afw_pkt_client_side(const struct afw_pkt *p, int side);
 

@@ -38,6 +38,7 @@ struct afw_flow_spec {
 	uint16_t sport, dport;
 	bool echo;			/* an ICMP echo's flow: SRC pings DST */
 	uint16_t icmp_id;		/* and its identifier */
+	uint8_t icmp_code;		/* and its code, for conntrack's tuple (afwd) */
 	uint32_t timeout;		/* seconds; 0: the namespace's default */
 	uint32_t flags;			/* AFW_FLOW_F_*, for FLOW_NEW */
 	uint8_t dir;			/* AFW_DIR_*, with AFW_FLOW_F_LEARN */

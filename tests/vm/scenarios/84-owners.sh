@@ -99,12 +99,17 @@ out=$(c flow owner proto tcp from $C4 to $S4 sport 42001 dport 5202 2>&1)
 check_grep "a flow nobody started says so" "no owner recorded for this flow" "$out"
 out=$("$AFWCTL" -n $NS_C flow owner proto tcp from $C4 to $S4 2>&1)
 check_grep "a key without ports is refused" "needs sport and dport" "$out"
-# A ping waiting for afwd: afwd keys ICMP by the two addresses (its flows
-# carry no identifier), and asks for the owner by those.
+# A ping waiting for afwd: its owner is kept under the ping's own key, its
+# pinger and identifier, as afwd asks for it; not under the two addresses,
+# where another program's ping to the same host would find it.
 check_fails "a ping waiting for afwd gets no reply" nsx $NS_C ping -q -c 1 -W 2 -e 4242 $S4
-out=$(c flow owner proto icmp from $C4 to $S4 2>&1)
-check_grep "flow owner names the waiting ping's program, by the addresses" \
+out=$(c flow owner proto icmp from $C4 to $S4 id 4242 2>&1)
+check_grep "flow owner names the waiting ping's program, by its identifier" \
 	"^uid 0 gid 0 pid [0-9]+ comm ping exe /usr/bin/ping cgroup / age [0-9]+$" "$out"
+out=$(c flow owner proto icmp from $C4 to $S4 id 4243 2>&1)
+check_grep "another identifier has no owner" "no owner recorded for this flow" "$out"
+out=$(c flow owner proto icmp from $C4 to $S4 2>&1)
+check_grep "nor have the two addresses alone" "no owner recorded for this flow" "$out"
 
 # Forwarded flows were started elsewhere: no owner.
 "$AFWCTL" -n $NS_R rule add dir forward proto tcp dport 5201 accept
