@@ -173,7 +173,9 @@ for sport in $sports; do
 done
 # echoed SPORT: lines the connection from SPORT has had back so far.
 echoed() { cat "$logdir/echoed-$1" 2> /dev/null || echo 0; }
-check "four long connections start" wait_until 30 all_connected
+# Four python3 clients: on a starved CPU (a 6.1 boot at nice 10 beside the
+# debug kernel's and more) they took over 30 s to connect.
+check "four long connections start" wait_until 90 all_connected
 running=0
 for pid in "${pids[@]}"; do
 	kill -0 "$pid" 2> /dev/null && running=$((running + 1))
