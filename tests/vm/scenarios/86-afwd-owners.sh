@@ -48,7 +48,7 @@ check "the client's unknown flows go to afwd, failing closed" \
 ip netns exec $NS_C "$AFWD" -q 0 -p $work/policy.conf --ctl $work/afwd.sock -j --module on \
 	2> $work/afwd.log &
 apid=$!
-check "afwd starts with the module" wait_until 20 grep -q 'afwd: ready' $work/afwd.log
+check "afwd starts with the module" wait_until 60 grep -q 'afwd: ready' $work/afwd.log
 
 # talk PROG [CGROUP [UID]]: PROG's TCP echo exchange, from the client's
 # namespace (nsenter keeps the cgroup2 mount that ip netns exec hides).

@@ -91,7 +91,7 @@ as_user unshare -Urm bash -c '
 	- "$bin" 2>/dev/null &
 on_exit "kill $!"
 check "a user's own mount namespace shows prog-b at prog-a's path" \
-	wait_until 20 test -s "$bin/ns.pid"
+	wait_until 60 test -s "$bin/ns.pid"
 out=$(as_user timeout 10 "/proc/$(cat "$bin/ns.pid")/root$bin/prog-a" -c "readlink /proc/\$\$/exe
 	exec 3<>/dev/tcp/$S4/5201 && echo connected || echo refused" 2>/dev/null)
 check_eq "run from there by a host process, it says it is $bin/prog-a, and is refused" \

@@ -23,7 +23,7 @@ start_afwd() {
 	nsx $NS_R "$AFW_SRC/build/afwd" -q "$1" --module "$2" -p $dir/policy.conf \
 		--ctl $dir/afwd.sock 2> $dir/afwd.log &
 	on_exit pkill -f "build/afwd -q $1"
-	wait_until 10 grep -q 'afwd: ready' $dir/afwd.log
+	wait_until 60 grep -q 'afwd: ready' $dir/afwd.log
 }
 
 check_eq "the default for unknown flows is accept" accept "$(cfg unknown)"

@@ -42,7 +42,7 @@ start_afwd() {
 	ip netns exec $NS_C "$AFWD" -q 0 -p $work/policy.conf --ctl $work/afwd.sock -j \
 		--module on 2> $work/afwd.log &
 	apid=$!
-	wait_until 20 grep -q 'afwd: ready' $work/afwd.log
+	wait_until 60 grep -q 'afwd: ready' $work/afwd.log
 }
 check "afwd starts with the module" start_afwd
 

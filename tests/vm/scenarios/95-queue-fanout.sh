@@ -33,7 +33,7 @@ listener_start() {
 	ip netns exec "$ns" python3 "$listen" "$@" "$log" 0-3 ${more_queues:-} 2> "$log.err" &
 	lpid=$!
 	on_exit kill "$lpid"
-	wait_until 10 test -e "$log"
+	wait_until 60 test -e "$log"
 }
 
 # listener_stop: SIGTERM, then the listener's exit status.
@@ -44,7 +44,7 @@ listener_stop() {
 serving() { [ "$(nsx $NS_S ss -Hltnu 'sport = :7000' | wc -l)" -ge 4 ]; }
 nsx $NS_S python3 "$echo" server $S4 7000 &
 nsx $NS_S python3 "$echo" server $S6 7000 &
-check "echo servers listen" wait_until 20 serving
+check "echo servers listen" wait_until 60 serving
 
 # flows DST SPORT COUNT: COUNT TCP connections and UDP exchanges from the
 # client, printing how many came back.

@@ -65,8 +65,9 @@ start_afwd() {
 	ip netns exec $NS_R "$AFWD" -q 0 -p $work/policy.conf --ctl $work/run/afwd.sock -j "$@" \
 		2> $work/afwd.log &
 	apid=$!
-	# Slow to come up on a starved CPU (more than 10 s in a loaded run).
-	wait_until 30 grep -q 'afwd: ready' $work/afwd.log
+	# Slow to come up on a starved CPU (more than 10 s in a loaded run);
+	# wait_listen allows 60 s too.
+	wait_until 60 grep -q 'afwd: ready' $work/afwd.log
 }
 stop_afwd() { kill $apid; wait $apid 2> /dev/null; apid=; }
 reload() { "$AFWD" --reload --ctl $work/run/afwd.sock; }
