@@ -476,35 +476,30 @@ int main(void)
 		/* Echoes by family, length, fragment; a host pinging itself. */
 		struct afw_pkt_key ka, kb;
 
-		n = ipv6(b, 58, 8);
-		memset(b + n, 0, 8);
-		b[n] = 128;
-		put16(b + n + 4, 77);
-		CHECK(failed, "an ICMPv6 echo request is read with its identifier",
-		      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8) == AFW_PKT_OK &&
-		      p.echo == AFW_PKT_ECHO_REQUEST && p.echo_id == 77);
-		b[n] = 129;
-		CHECK(failed, "and a reply",
-		      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8) == AFW_PKT_OK &&
-		      p.echo == AFW_PKT_ECHO_REPLY);
-		b[n] = 8;
-		CHECK(failed, "ICMPv6 type 8 is no echo",
-		      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8) == AFW_PKT_OK && !p.echo);
-		n = ipv6(b, 1, 8);
-		memset(b + n, 0, 8);
-		b[n] = 8;
-		CHECK(failed, "nor is ICMP (IPv4's) type 8 over IPv6",
-		      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8) == AFW_PKT_OK && !p.echo);
-		n = ipv4(b, 0, 58, 8, 0);
-		memset(b + n, 0, 8);
-		b[n] = 128;
-		CHECK(failed, "nor ICMPv6's type 128 over IPv4",
-		      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 8) == AFW_PKT_OK && !p.echo);
-		n = ipv4(b, 0, 1, 6, 0);
-		memset(b + n, 0, 6);
-		b[n] = 8;
-		CHECK(failed, "an echo cut short of its identifier is no echo",
-		      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + 6) == AFW_PKT_OK && !p.echo);
+		/* Family, protocol, type, ICMP bytes: what the decoder takes for an echo. */
+		static const struct {
+			uint8_t ver, proto, type, len, echo;
+			const char *name;
+		} cases[] = {
+			{ 6, 58, 128, 8, AFW_PKT_ECHO_REQUEST, "an ICMPv6 echo request is read" },
+			{ 6, 58, 129, 8, AFW_PKT_ECHO_REPLY, "and a reply" },
+			{ 6, 58, 8, 8, AFW_PKT_ECHO_NONE, "ICMPv6 type 8 is no echo" },
+			{ 6, 1, 8, 8, AFW_PKT_ECHO_NONE, "nor is ICMP (IPv4's) type 8 over IPv6" },
+			{ 4, 58, 128, 8, AFW_PKT_ECHO_NONE, "nor ICMPv6's type 128 over IPv4" },
+			{ 4, 1, 8, 6, AFW_PKT_ECHO_NONE, "an echo cut short of its identifier is no echo" },
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			n = cases[i].ver == 6 ? ipv6(b, cases[i].proto, cases[i].len) :
+						 ipv4(b, 0, cases[i].proto, cases[i].len, 0);
+			memset(b + n, 0, cases[i].len);
+			b[n] = cases[i].type;
+			put16(b + n + 4, 77);
+			CHECK(failed, cases[i].name,
+			      afw_pkt_decode(&p, AFW_LINK_RAW, b, n + cases[i].len) == AFW_PKT_OK &&
+			      p.echo == cases[i].echo && p.echo_id == (p.echo ? 77 : 0));
+		}
 		n = ipv4(b, 0, 1, 8, 0x2001);
 		memset(b + n, 0, 8);
 		b[n] = 8;
