@@ -103,12 +103,6 @@ const struct afw_ledger_stats *afw_ledger_stats(const struct afw_ledger *l)
 	return &l->stats;
 }
 
-/* The key of a flow given client first, as afw_pkt_flow_key() makes it from a packet. */
-static int afw_ledger_key(const struct afw_result *res, struct afw_pkt_key *k)
-{
-	return afw_result_flow_key(res, k);
-}
-
 static struct afw_lrec *afw_ledger_lookup(struct afw_ledger *l, const struct afw_pkt_key *k)
 {
 	uint32_t hash = afw_pkt_key_hash(k, l->seed);
@@ -279,12 +273,12 @@ void afw_ledger_facts(const struct afw_lrec *r, struct afw_facts *f)
 	f->family = r->key.ipver == 6 ? AF_INET6 : AF_INET;
 	memcpy(f->saddr, r->key.addr[r->client], 16);
 	memcpy(f->daddr, r->key.addr[s], 16);
+	f->sport = r->key.port[r->client];
+	f->dport = r->key.port[s];
 	/* An echo's key holds its identifier where ports would be. */
-	f->sport = afw_pkt_key_echo(&r->key) ? 0 : r->key.port[r->client];
-	f->dport = afw_pkt_key_echo(&r->key) ? 0 : r->key.port[s];
 	if (afw_pkt_key_echo(&r->key)) {
-		f->echo = r->key.icmp - AFW_PKT_KEY_ECHO == r->client ? AFW_PKT_ECHO_REQUEST :
-								       AFW_PKT_ECHO_REPLY;
+		f->sport = f->dport = 0;
+		f->echo = afw_pkt_key_echo_sent(&r->key, r->client);
 		f->icmp_id = r->key.port[0];
 	}
 	f->l4proto = r->key.proto;
@@ -332,7 +326,7 @@ struct afw_lrec *afw_ledger_put(struct afw_ledger *l, const struct afw_result *r
 	if (!l->o.max)
 		return NULL;
 	afw_facts_from_result(res, &facts);
-	side = afw_ledger_key(res, &k);
+	side = afw_result_flow_key(res, &k);
 	old = afw_ledger_lookup(l, &k);
 	if (old)
 		afw_ledger_drop(l, old);
@@ -408,7 +402,7 @@ struct afw_lrec *afw_ledger_find(struct afw_ledger *l, const struct afw_flow_spe
 		res.echo = AFW_PKT_ECHO_REQUEST;
 		res.icmp_id = f->icmp_id;
 	}
-	afw_ledger_key(&res, &k);
+	afw_result_flow_key(&res, &k);
 	return afw_ledger_lookup(l, &k);
 }
 
@@ -468,9 +462,8 @@ void afw_ledger_flow(const struct afw_lrec *r, struct afw_flow_spec *f)
 			r->key.addr[s], r->key.port[s], (enum afw_decision)r->decision,
 			r->established);
 	if (afw_pkt_key_echo(&r->key))
-		afw_ledger_spec_echo(f, r->key.icmp - AFW_PKT_KEY_ECHO == c ?
-					AFW_PKT_ECHO_REQUEST : AFW_PKT_ECHO_REPLY,
-				     r->key.port[0], r->icmp_code);
+		afw_ledger_spec_echo(f, afw_pkt_key_echo_sent(&r->key, c), r->key.port[0],
+				     r->icmp_code);
 }
 
 void afw_lrec_set_established(struct afw_lrec *r)

@@ -475,8 +475,7 @@ static void afw_describe(const struct afw_pkt_key *k, int client, bool has_uid, 
 	res->sport = k->port[c];
 	res->dport = k->port[s];
 	if (afw_pkt_key_echo(k)) {
-		res->echo = k->icmp - AFW_PKT_KEY_ECHO == c ? AFW_PKT_ECHO_REQUEST :
-							      AFW_PKT_ECHO_REPLY;
+		res->echo = afw_pkt_key_echo_sent(k, c);
 		res->icmp_id = k->port[0];
 		res->sport = res->dport = 0;
 	}
@@ -2345,6 +2344,30 @@ static enum afw_pass afw_engine_at_once(struct afw_engine *e, const struct afw_p
 }
 
 /*
+ * Decided for this packet alone, with nothing to install or mark: an
+ * ask has no flow to hold the packet by, so the ask-default decides now.
+ * Remembered, so that the same packets later take the answer unlogged,
+ * until a reload forgets it (afw_engine_forget_answers()).
+ */
+static enum afw_pass afw_engine_per_packet(struct afw_engine *e, const struct afw_policy *pol,
+					   const struct afw_pkt_key *k, uint32_t hash, int client,
+					   const struct afw_pkt *p, bool from_client, bool has_uid,
+					   uint32_t uid, enum afw_reason reason, const char *why,
+					   struct afw_result *res, bool *decided)
+{
+	struct afw_facts facts;
+
+	afw_engine_first(e, k, client, p, from_client, has_uid, uid, res, &facts);
+	afw_engine_giveup(pol, &facts, res, reason, AFW_L7_UNKNOWN, why);
+	if (res->decision == AFW_DECIDE_ASK)
+		res->decision = afw_engine_nobody_asked(pol, res);
+	afw_engine_remember(e, k, hash, client, p, res->decision, AFW_DR_PER_PACKET);
+	res->per_packet = true;
+	*decided = true;
+	return afw_decision_pass(res->decision);
+}
+
+/*
  * A new TCP flow, at its client's SYN, that the policy decides by its
  * ends alone (afw_policy_settled()): decided now, unread, and remembered.
  * No analysis slot is taken.
@@ -2467,17 +2490,10 @@ static enum afw_pass afw_engine_packet_one(struct afw_engine *e, const struct af
 							  AFW_REASON_NOT_TLS,
 							  "neither TCP nor UDP: nothing to read", 0,
 							  res, decided);
-			afw_engine_first(e, &k, client, p, side == client, own, uid, res, &facts);
-			afw_engine_giveup(pol, &facts, res, AFW_REASON_NOT_TLS, AFW_L7_UNKNOWN,
-					  "neither TCP nor UDP: nothing to read");
-			/* No flow to hold the packet by while asking: the ask-default now. */
-			if (res->decision == AFW_DECIDE_ASK)
-				res->decision = afw_engine_nobody_asked(pol, res);
-			afw_engine_remember(e, &k, hash, client, p, res->decision,
-					    AFW_DR_PER_PACKET);
-			res->per_packet = true;
-			*decided = true;
-			return afw_decision_pass(res->decision);
+			return afw_engine_per_packet(e, pol, &k, hash, client, p, side == client,
+						     own, uid, AFW_REASON_NOT_TLS,
+						     "neither TCP nor UDP: nothing to read", res,
+						     decided);
 		}
 		/*
 		 * A reply to a connection afwd never saw start: its client's
@@ -2570,8 +2586,6 @@ int afw_result_flow_key(const struct afw_result *res, struct afw_pkt_key *k)
 	p.dport = res->dport;
 	p.echo = res->echo;
 	p.echo_id = res->icmp_id;
-	p.icmp_type = res->echo == AFW_PKT_ECHO_REPLY ? (p.ipver == 4 ? 0 : 129) :
-		      res->echo ? (p.ipver == 4 ? 8 : 128) : 0;
 	return afw_pkt_flow_key(&p, k);
 }
 
@@ -2687,7 +2701,6 @@ enum afw_pass afw_engine_undecodable(struct afw_engine *e, const struct afw_poli
 				     uint64_t now, struct afw_result *res, bool *decided)
 {
 	struct afw_pkt copy = *p;
-	struct afw_facts facts;
 	struct afw_pkt_key k;
 	struct afw_drec *d;
 	uint32_t hash;
@@ -2718,16 +2731,9 @@ enum afw_pass afw_engine_undecodable(struct afw_engine *e, const struct afw_poli
 		afw_rec_lru_add(e, d);
 		return (enum afw_pass)d->pass;
 	}
-	afw_engine_first(e, &k, side, &copy, true, has_uid, uid, res, &facts);
-	afw_engine_giveup(pol, &facts, res, AFW_REASON_UNDECODABLE, AFW_L7_UNKNOWN,
-			  p->reason ? p->reason : "undecodable");
-	/* Nothing to hold a packet by, nor to answer later: the ask-default now. */
-	if (res->decision == AFW_DECIDE_ASK)
-		res->decision = afw_engine_nobody_asked(pol, res);
-	afw_engine_remember(e, &k, hash, side, &copy, res->decision, AFW_DR_PER_PACKET);
-	res->per_packet = true;
-	*decided = true;
-	return afw_decision_pass(res->decision);
+	return afw_engine_per_packet(e, pol, &k, hash, side, &copy, true, has_uid, uid,
+				     AFW_REASON_UNDECODABLE, p->reason ? p->reason : "undecodable",
+				     res, decided);
 }
 
 /* A decision the timer made, to @fn: an ask is resolved first, if it can be. */

@@ -176,6 +176,12 @@ static inline bool afw_pkt_key_echo(const struct afw_pkt_key *k)
 	return k->icmp == AFW_PKT_KEY_ECHO || k->icmp == AFW_PKT_KEY_ECHO + 1;
 }
 
+/* What side @side of an echo's key @k sends: AFW_PKT_ECHO_REQUEST if it pings. */
+static inline uint8_t afw_pkt_key_echo_sent(const struct afw_pkt_key *k, int side)
+{
+	return k->icmp - AFW_PKT_KEY_ECHO == side ? AFW_PKT_ECHO_REQUEST : AFW_PKT_ECHO_REPLY;
+}
+
 /*
  * The client's side for a flow whose first seen packet is @p, sent by @side:
  * the sender, except for a SYN+ACK, which the server sends, an echo reply,
