@@ -70,67 +70,6 @@ static const struct rhashtable_params afw_flow_params = {
 	.automatic_shrinking = true,
 };
 
-/*
- * The lower address (as memcmp() orders them: the first byte that differs)
- * is side a: @k's addresses, family and protocol from @t, its padding and
- * echo byte cleared (the key is hashed and compared whole). Returns 1 when
- * @t's source is side b, 0 when side a, -1 when the addresses are the same.
- */
-static int afw_flow_key_addrs(const struct afw_tuple *t, struct afw_flow_key *k)
-{
-	int swap = -1;
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(t->saddr); i++) {
-		if (t->saddr[i] != t->daddr[i]) {
-			swap = be32_to_cpu(t->saddr[i]) > be32_to_cpu(t->daddr[i]);
-			break;
-		}
-	}
-	memcpy(k->a, swap > 0 ? t->daddr : t->saddr, sizeof(k->a));
-	memcpy(k->b, swap > 0 ? t->saddr : t->daddr, sizeof(k->b));
-	k->family = t->family;
-	k->proto = t->proto;
-	k->echo = 0;
-	k->pad = 0;
-	return swap;
-}
-
-/* Between two equal addresses the lower port is side a. */
-u8 afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k)
-{
-	int swap = afw_flow_key_addrs(t, k);
-
-	if (swap < 0)
-		swap = t->sport > t->dport;
-	k->pa = swap ? t->dport : t->sport;
-	k->pb = swap ? t->sport : t->dport;
-	return swap;
-}
-
-/*
- * The identifier on both sides, and the side the requests come from; a
- * host pinging itself is side a both ways.
- */
-u8 afw_flow_key_echo(const struct afw_tuple *t, u16 id, u8 echo, struct afw_flow_key *k)
-{
-	bool request = echo == AFW_PKT_ECHO_REQUEST;
-	int swap = afw_flow_key_addrs(t, k);
-
-	k->pa = id;
-	k->pb = id;
-	k->echo = AFW_FLOW_ECHO_A;
-	/* The sender is side b (swap): the requester is too, for a request. */
-	if (swap >= 0 && swap == request)
-		k->echo = AFW_FLOW_ECHO_B;
-	return swap > 0;
-}
-
-static bool afw_flow_expired(const struct afw_flow *f)
-{
-	return time_after_eq(jiffies, READ_ONCE(f->expires));
-}
-
 struct afw_flow *afw_flow_lookup(struct afw_flows *fl, const struct afw_flow_key *k)
 {
 	struct afw_flow *f = rhashtable_lookup(&fl->ht, k, afw_flow_params);
@@ -162,6 +101,8 @@ static void afw_flow_gone(struct afw_flows *fl, struct afw_flow *f)
 	if (f->origin == AFW_FLOW_ORIGIN_RULE)
 		atomic_dec(&fl->rule_flows);
 	atomic_inc(&fl->gen);
+	/* Before the grace period that frees @f: see afw_flow_find(). */
+	atomic64_inc(&fl->gone);
 }
 
 static void afw_flow_retire(struct afw_flows *fl, struct afw_flow *f)
@@ -311,6 +252,12 @@ static bool afw_flow_quic_initial(const struct sk_buff *skb, const struct afw_pk
 
 static void afw_flow_assure(struct afw_flows *fl, struct afw_flow *f, u8 side)
 {
+	/*
+	 * Most packets: both sides were seen, nothing is left to note, and
+	 * the packet writes no shared line here.
+	 */
+	if (test_bit(AFW_FLOW_ASSURED, &f->state))
+		return;
 	afw_flow_set(f, AFW_FLOW_SEEN + side);
 	/* A host's flow to itself: every packet goes both ways at once. */
 	if (test_bit(AFW_FLOW_SYMMETRIC, &f->state))
@@ -323,8 +270,7 @@ static void afw_flow_assure(struct afw_flows *fl, struct afw_flow *f, u8 side)
 	 */
 	if (f->key.echo)
 		return;
-	/* Tested first: an assured flow's packets write no shared line here. */
-	if (test_bit(AFW_FLOW_SEEN + !side, &f->state) && !test_bit(AFW_FLOW_ASSURED, &f->state) &&
+	if (test_bit(AFW_FLOW_SEEN + !side, &f->state) &&
 	    !test_and_set_bit(AFW_FLOW_ASSURED, &f->state))
 		afw_flow_unlist(fl, f);
 }
@@ -895,11 +841,18 @@ int afw_flows_init(struct afw_net *an)
 	fl->full_tick = jiffies - 1;
 	INIT_LIST_HEAD(&fl->unassured);
 	INIT_DELAYED_WORK(&fl->gc, afw_flows_gc);
+	fl->hint = alloc_percpu(struct afw_flow_hint);
+	if (!fl->hint)
+		return -ENOMEM;
 	ret = rhashtable_init(&fl->ht, &afw_flow_params);
 	if (ret)
-		return ret;
+		goto err_hint;
 	fl->ready = true;
 	return 0;
+
+err_hint:
+	free_percpu(fl->hint);
+	return ret;
 }
 
 static void afw_flow_free_now(void *ptr, void *arg)
@@ -919,6 +872,7 @@ void afw_flows_exit(struct afw_net *an)
 		rhashtable_walk_exit(&fl->gc_iter);
 	/* No reader is left, so nothing needs a grace period, nor the list. */
 	rhashtable_free_and_destroy(&fl->ht, afw_flow_free_now, NULL);
+	free_percpu(fl->hint);
 }
 
 int afw_flows_module_init(void)

@@ -3,9 +3,14 @@
 #define _AFW_FLOWS_H
 
 #include <linux/atomic.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/rhashtable-types.h>
 #include <linux/siphash.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/afw.h>
 
@@ -109,12 +114,30 @@ struct afw_flow_counts {
 	u64 inserted, expired, closed, evicted, refused, restarted, by_rule;
 };
 
+/*
+ * The flow a CPU's hook found last, kept for the packets after it, which
+ * most often belong to it too (a burst, a stream, a ping and its reply):
+ * a hit costs a compare of the key, not its hash and a walk of the table.
+ * @gone is afw_flows.gone as it was before that lookup.
+ */
+struct afw_flow_hint {
+	struct afw_flow *flow;
+	u64 gone;
+};
+
 struct afw_flows {
 	struct rhashtable ht;
 	atomic_t count;
 	atomic_t rule_flows;		/* of them, accept rules' */
 	/* Bumped by every insert and removal; flags dumps that race them. */
 	atomic_t gen;
+	/*
+	 * Bumped by every removal, before the flow's grace period starts: a
+	 * hint taken while it held the same value points at a flow not yet
+	 * freed. 64 bits, so that it never comes round again.
+	 */
+	atomic64_t gone;
+	struct afw_flow_hint __percpu *hint;
 	struct afw_flow_events events;
 	/* Eviction candidates, oldest first. */
 	spinlock_t lru_lock;
@@ -175,13 +198,68 @@ enum {
 	AFW_PKT_ECHO_REPLY,
 };
 
-/* Fills @k from @t; returns the side @t's source is on. */
-u8 afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k);
+/*
+ * The lower address (as memcmp() orders them: the first byte that differs)
+ * is side a: @k's addresses, family and protocol from @t, its padding and
+ * echo byte cleared (the key is hashed and compared whole). Returns 1 when
+ * @t's source is side b, 0 when side a, -1 when the addresses are the same.
+ */
+static inline int afw_flow_key_addrs(const struct afw_tuple *t, struct afw_flow_key *k)
+{
+	int swap = -1;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t->saddr); i++) {
+		if (t->saddr[i] != t->daddr[i]) {
+			swap = be32_to_cpu(t->saddr[i]) > be32_to_cpu(t->daddr[i]);
+			break;
+		}
+	}
+	memcpy(k->a, swap > 0 ? t->daddr : t->saddr, sizeof(k->a));
+	memcpy(k->b, swap > 0 ? t->saddr : t->daddr, sizeof(k->b));
+	k->family = t->family;
+	k->proto = t->proto;
+	k->echo = 0;
+	k->pad = 0;
+	return swap;
+}
+
+/*
+ * Fills @k from @t; returns the side @t's source is on. Between two equal
+ * addresses the lower port is side a. Inline, as the next two: every
+ * packet's.
+ */
+static inline u8 afw_flow_key_from_tuple(const struct afw_tuple *t, struct afw_flow_key *k)
+{
+	int swap = afw_flow_key_addrs(t, k);
+
+	if (swap < 0)
+		swap = t->sport > t->dport;
+	k->pa = swap ? t->dport : t->sport;
+	k->pb = swap ? t->sport : t->dport;
+	return swap;
+}
+
 /*
  * Fills @k with the echo exchange of @t's addresses and @id, @t a request
  * (AFW_PKT_ECHO_REQUEST) or a reply; returns the side @t's source is on.
+ * The identifier on both sides, and the side the requests come from; a
+ * host pinging itself is side a both ways.
  */
-u8 afw_flow_key_echo(const struct afw_tuple *t, u16 id, u8 echo, struct afw_flow_key *k);
+static inline u8 afw_flow_key_echo(const struct afw_tuple *t, u16 id, u8 echo,
+				   struct afw_flow_key *k)
+{
+	bool request = echo == AFW_PKT_ECHO_REQUEST;
+	int swap = afw_flow_key_addrs(t, k);
+
+	k->pa = id;
+	k->pb = id;
+	k->echo = AFW_FLOW_ECHO_A;
+	/* The sender is side b (swap): the requester is too, for a request. */
+	if (swap >= 0 && swap == request)
+		k->echo = AFW_FLOW_ECHO_B;
+	return swap > 0;
+}
 
 /*
  * Every packet of a known flow pays for this hash: an IPv4 key's addresses
@@ -206,6 +284,56 @@ static inline u32 afw_flow_key_hash(const struct afw_flow_key *k, u32 seed,
 
 /* Under rcu_read_lock(): the live flow of @k, or NULL. */
 struct afw_flow *afw_flow_lookup(struct afw_flows *fl, const struct afw_flow_key *k);
+
+static inline bool afw_flow_expired(const struct afw_flow *f)
+{
+	return time_after_eq(jiffies, READ_ONCE(f->expires));
+}
+
+/*
+ * The same, for a hook: this CPU's hint first (struct afw_flow_hint), in
+ * softirq context or with bottom halves off, where nothing else on the CPU
+ * runs a hook meanwhile; inline, as every packet of a known flow comes here.
+ *
+ * A hint is used only while no flow has left the table since it was taken.
+ * A flow leaves, then @gone is bumped, then its grace period starts (call_rcu()
+ * or synchronize_rcu() after afw_flow_gone()); a hook that still reads the
+ * old @gone is in a read-side section that began before that grace period,
+ * so the flow it points at is not freed under it. The value is read before
+ * the lookup whose result becomes the hint, so a flow that leaves during
+ * that lookup makes the hint stale at once.
+ */
+static inline struct afw_flow *afw_flow_find(struct afw_flows *fl,
+					     const struct afw_flow_key *k)
+{
+	const u64 *x = (const u64 *)k, *y;
+	struct afw_flow_hint *h;
+	struct afw_flow *f;
+	u64 gone;
+
+	/*
+	 * A local sender's LOCAL_OUT runs in process context, where a softirq
+	 * could run a hook on this CPU between the two words of a hint; and
+	 * under PREEMPT_RT bottom halves off do not keep the task on its CPU.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) || !in_softirq())
+		return afw_flow_lookup(fl, k);
+	h = this_cpu_ptr(fl->hint);
+	gone = atomic64_read_acquire(&fl->gone);
+	f = h->flow;
+	if (f && h->gone == gone) {
+		y = (const u64 *)&f->key;
+		if (!((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
+		      (x[4] ^ y[4])))
+			return afw_flow_expired(f) ? NULL : f;
+	}
+	f = afw_flow_lookup(fl, k);
+	if (f) {
+		h->flow = f;
+		h->gone = gone;
+	}
+	return f;
+}
 
 /*
  * Notes a packet of @f from @side. Returns the AFW_VERDICT_* it gets, or

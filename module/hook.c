@@ -198,7 +198,7 @@ static int afw_hook_flow(struct afw_hook_ctx *c)
 	struct afw_flow *f;
 	int v;
 
-	f = afw_flow_lookup(fl, afw_hook_key(c));
+	f = afw_flow_find(fl, afw_hook_key(c));
 	if (f) {
 		v = afw_hook_flow_packet(c, f, c->side);
 		if (v >= 0)
@@ -436,14 +436,27 @@ static unsigned int afw_hook_run(struct afw_hook_ctx *c, struct sk_buff *skb,
 static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 			     const struct nf_hook_state *state)
 {
-	struct afw_hook_ctx c = {
-		.an = priv, .skb = skb, .state = state, .own_queue = -1,
-		.exe = AFW_EXE_UNSEEN,
-	};
+	/*
+	 * Not cleared on entry, which a kernel built with INIT_STACK_ALL_ZERO
+	 * (Debian's) would do to all of it for every packet: these are set
+	 * here, @cfg, the tuple and the packet's fields by afw_hook_run()
+	 * before any use, and the key and its side with @keyed. The packet's
+	 * echo identifier and quoted flow are read only when it says they
+	 * were filled in (afw_pkt.echo, .icmp_error).
+	 */
+	struct afw_hook_ctx c __uninitialized;
 	unsigned int ret;
 
+	c.an = priv;
+	c.skb = skb;
+	c.state = state;
+	c.own_queue = -1;
+	c.keyed = false;
+	c.exe = AFW_EXE_UNSEEN;
 	ret = afw_hook_run(&c, skb, state);
-	afw_owner_exe_done(c.exe);
+	/* Only a packet that looked its sender's program up holds one. */
+	if (c.exe != AFW_EXE_UNSEEN)
+		afw_owner_exe_done(c.exe);
 	return ret;
 }
 

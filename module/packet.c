@@ -78,9 +78,9 @@ static int afw_packet_l3_ipv6(const struct sk_buff *skb, unsigned int nhoff,
 	return off;
 }
 
-/* The L3 header at @nhoff; the L4 offset, or -EINVAL. */
-static int afw_packet_l3(const struct sk_buff *skb, unsigned int nhoff, u8 family,
-			 struct afw_tuple *t, bool *first_frag)
+/* The L3 header at @nhoff; the L4 offset, or -EINVAL. Inline: every packet's. */
+static __always_inline int afw_packet_l3(const struct sk_buff *skb, unsigned int nhoff,
+					 u8 family, struct afw_tuple *t, bool *first_frag)
 {
 	const struct iphdr *iph;
 	struct iphdr _iph;
