@@ -40,6 +40,13 @@
  *	Prints "connrate: OK/N ok, R conn/s, p50 A us, p99 B us"; exits 1 if
  *	any connection failed, and dies by SIGALRM if the run outlasts a
  *	second a connection and a minute.
+ *   afwstress rtt ADDR COUNT INTERVAL_MS
+ *	COUNT ICMP echo requests to the IPv4 ADDR, as ping sends them (56
+ *	bytes of data) INTERVAL_MS apart, each timed as ping times it, from
+ *	just before its send to the kernel's receive timestamp of its reply,
+ *	but to the nanosecond where ping prints microseconds. Needs a raw socket (root). Prints "rtt:
+ *	OK/N replies, min A avg B max C us"; exits 1 if any reply was lost
+ *	(a second each).
  */
 
 #include <arpa/inet.h>
@@ -569,6 +576,141 @@ static int afws_connrate(int argc, char **argv)
 	return ok == n ? 0 : 1;
 }
 
+#define AFWS_ICMP_HLEN 8
+#define AFWS_ICMP_ECHOREPLY 0
+#define AFWS_ICMP_ECHO 8
+
+static uint16_t afws_csum(const void *data, size_t len)
+{
+	const uint8_t *b = data;
+	uint32_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)b[i] << 8 | b[i + 1];
+	if (len & 1)
+		sum += (uint32_t)b[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return htons((uint16_t)~sum);
+}
+
+/* CLOCK_REALTIME, the clock of the kernel's receive timestamps. */
+static double afws_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * The reply to request @seq of @id, within a second: when the kernel took
+ * it in (SO_TIMESTAMPNS), as ping reads its replies' times, so that the
+ * wake-up of this process is not part of the round trip; < 0 if none.
+ */
+static double afws_echo_reply(int fd, uint16_t id, uint16_t seq)
+{
+	double deadline = afws_now() + 1;
+	uint8_t buf[1500];
+	union {
+		char b[CMSG_SPACE(sizeof(struct timespec))];
+		struct cmsghdr align;
+	} ctl;
+
+	while (afws_now() < deadline) {
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct msghdr msg = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = ctl.b, .msg_controllen = sizeof(ctl.b),
+		};
+		const struct cmsghdr *cm;
+		struct timespec ts;
+		const uint8_t *h;
+		unsigned int ihl;
+		ssize_t n;
+
+		if (!afws_wait(fd, POLLIN, 100))
+			continue;
+		n = recvmsg(fd, &msg, 0);
+		if (n < 20)
+			continue;
+		/* A raw IPv4 socket reads the IP header too. */
+		ihl = (buf[0] & 0x0f) * 4u;
+		if ((size_t)n < ihl + AFWS_ICMP_HLEN)
+			continue;
+		h = buf + ihl;
+		if (h[0] != AFWS_ICMP_ECHOREPLY || (h[4] << 8 | h[5]) != id ||
+		    (h[6] << 8 | h[7]) != seq)
+			continue;
+		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, (struct cmsghdr *)cm)) {
+			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+				memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+				return ts.tv_sec + ts.tv_nsec / 1e9;
+			}
+		}
+		return afws_wall();
+	}
+	return -1;
+}
+
+static int afws_rtt(int argc, char **argv)
+{
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	double min = 0, max = 0, sum = 0, t0, t1;
+	unsigned long n, i, ok = 0, gap_ms;
+	uint8_t pkt[AFWS_ICMP_HLEN + 56];
+	uint16_t id = (uint16_t)getpid(), c;
+	int fd;
+
+	if (argc != 3 || inet_pton(AF_INET, argv[0], &dst.sin_addr) != 1) {
+		fprintf(stderr, "rtt: ADDR (IPv4) COUNT INTERVAL_MS\n");
+		return 2;
+	}
+	n = strtoul(argv[1], NULL, 10);
+	gap_ms = strtoul(argv[2], NULL, 10);
+	fd = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+	if (fd < 0) {
+		perror("rtt: raw socket");
+		return 2;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &(int){ 1 }, sizeof(int)) < 0) {
+		perror("rtt: SO_TIMESTAMPNS");
+		return 2;
+	}
+	for (i = AFWS_ICMP_HLEN; i < sizeof(pkt); i++)
+		pkt[i] = (uint8_t)i;
+	for (i = 0; i < n; i++) {
+		/* Type, code, checksum, identifier, sequence number. */
+		memset(pkt, 0, AFWS_ICMP_HLEN);
+		pkt[0] = AFWS_ICMP_ECHO;
+		pkt[4] = id >> 8;
+		pkt[5] = id & 0xff;
+		pkt[6] = (i >> 8) & 0xff;
+		pkt[7] = i & 0xff;
+		c = afws_csum(pkt, sizeof(pkt));
+		memcpy(pkt + 2, &c, 2);
+		t0 = afws_wall();
+		if (sendto(fd, pkt, sizeof(pkt), 0, (struct sockaddr *)&dst, sizeof(dst)) < 0) {
+			perror("rtt: sendto");
+			return 1;
+		}
+		t1 = afws_echo_reply(fd, id, (uint16_t)i);
+		if (t1 >= 0) {
+			t1 -= t0;
+			min = !ok || t1 < min ? t1 : min;
+			max = t1 > max ? t1 : max;
+			sum += t1;
+			ok++;
+		}
+		usleep((useconds_t)(gap_ms * 1000));
+	}
+	close(fd);
+	printf("rtt: %lu/%lu replies, min %.2f avg %.2f max %.2f us\n", ok, n, min * 1e6,
+	       ok ? sum / ok * 1e6 : 0, max * 1e6);
+	return ok == n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "flows"))
@@ -583,11 +725,14 @@ int main(int argc, char **argv)
 		return afws_conns(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "connrate"))
 		return afws_connrate(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "rtt"))
+		return afws_rtt(argc - 2, argv + 2);
 	fprintf(stderr, "usage: afwstress flows SECONDS [SEED [PER_SECOND]]\n"
 			"       afwstress fill N\n"
 			"       afwstress newflows ADDR N PER_SECOND\n"
 			"       afwstress echo ADDR PORT\n"
 			"       afwstress conns ADDR PORT SECONDS [PER_SECOND]\n"
-			"       afwstress connrate ADDR PORT N [REQUEST]\n");
+			"       afwstress connrate ADDR PORT N [REQUEST]\n"
+			"       afwstress rtt ADDR COUNT INTERVAL_MS\n");
 	return 2;
 }
