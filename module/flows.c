@@ -95,14 +95,21 @@ static void afw_flow_unlist(struct afw_flows *fl, struct afw_flow *f)
 /* For the one caller that took @f out of the table: all but the free. */
 static void afw_flow_gone(struct afw_flows *fl, struct afw_flow *f)
 {
+	/*
+	 * First, so that a CPU's hint stops finding @f as soon as the table
+	 * does (before its FLOW_DEL event goes out), and before the grace
+	 * period that frees it: see afw_flow_find(). Ordered after the unlink,
+	 * for the reader that sees the new count, then looks up: its walk
+	 * must not find @f and hint it under that count.
+	 */
+	smp_mb__before_atomic();
+	atomic64_inc(&fl->gone);
 	afw_genl_flow_event(container_of(fl, struct afw_net, flows), f, AFW_CMD_FLOW_DEL);
 	afw_flow_unlist(fl, f);
 	atomic_dec(&fl->count);
 	if (f->origin == AFW_FLOW_ORIGIN_RULE)
 		atomic_dec(&fl->rule_flows);
 	atomic_inc(&fl->gen);
-	/* Before the grace period that frees @f: see afw_flow_find(). */
-	atomic64_inc(&fl->gone);
 }
 
 static void afw_flow_retire(struct afw_flows *fl, struct afw_flow *f)
@@ -841,7 +848,7 @@ int afw_flows_init(struct afw_net *an)
 	fl->full_tick = jiffies - 1;
 	INIT_LIST_HEAD(&fl->unassured);
 	INIT_DELAYED_WORK(&fl->gc, afw_flows_gc);
-	fl->hint = alloc_percpu(struct afw_flow_hint);
+	fl->hint = alloc_percpu_gfp(struct afw_flow_hint, GFP_KERNEL_ACCOUNT);
 	if (!fl->hint)
 		return -ENOMEM;
 	ret = rhashtable_init(&fl->ht, &afw_flow_params);

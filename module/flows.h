@@ -296,12 +296,14 @@ static inline bool afw_flow_expired(const struct afw_flow *f)
  * runs a hook meanwhile; inline, as every packet of a known flow comes here.
  *
  * A hint is used only while no flow has left the table since it was taken.
- * A flow leaves, then @gone is bumped, then its grace period starts (call_rcu()
- * or synchronize_rcu() after afw_flow_gone()); a hook that still reads the
- * old @gone is in a read-side section that began before that grace period,
- * so the flow it points at is not freed under it. The value is read before
- * the lookup whose result becomes the hint, so a flow that leaves during
- * that lookup makes the hint stale at once.
+ * A flow leaves, then @gone is bumped (a full barrier between the two:
+ * afw_flow_gone()), then its grace period starts (call_rcu() or
+ * synchronize_rcu() after it); a hook that still reads the old @gone is in
+ * a read-side section that began before that grace period, so the flow it
+ * points at is not freed under it. The value is read, with acquire, before
+ * the lookup whose result becomes the hint: a lookup after a read of the
+ * new count cannot find a flow whose leaving bumped it, and a flow that
+ * leaves during the lookup makes the hint stale at once.
  */
 static inline struct afw_flow *afw_flow_find(struct afw_flows *fl,
 					     const struct afw_flow_key *k)
@@ -315,8 +317,11 @@ static inline struct afw_flow *afw_flow_find(struct afw_flows *fl,
 	 * A local sender's LOCAL_OUT runs in process context, where a softirq
 	 * could run a hook on this CPU between the two words of a hint; and
 	 * under PREEMPT_RT bottom halves off do not keep the task on its CPU.
+	 * in_softirq() also holds in a hard interrupt or NMI that came in
+	 * during a softirq: no hook runs there, and one that did must not
+	 * write the hint the softirq is halfway through.
 	 */
-	if (IS_ENABLED(CONFIG_PREEMPT_RT) || !in_softirq())
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) || !in_softirq() || in_hardirq())
 		return afw_flow_lookup(fl, k);
 	h = this_cpu_ptr(fl->hint);
 	gone = atomic64_read_acquire(&fl->gone);
