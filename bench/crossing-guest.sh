@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Inside the crossing VM (bench/crossing.sh). Writes crossing.txt and the
+# traces to the result share.
+set -u
+. "$AFW_SRC/tests/vm/lib.sh"
+. "$AFW_SRC/bench/lib.sh"
+exec 2> "$AFW_OUT/crossing.log"
+res=$AFW_OUT/crossing.txt
+: > "$res"
+work=$(mktemp -d)
+# afwd reads the policy here as the user afw once it runs.
+chmod 755 $work
+fw_ns=$NS_R
+stress=$AFW_SRC/build/tools/afwstress port=7000
+T=/sys/kernel/tracing
+on_exit afwd_stop
+
+topo_routed || { echo "bench: the topology did not come up" >> "$res"; exit 1; }
+nsx $NS_S "$stress" echo $S4 $port &
+wait_until 30 bound_in $NS_S tcp ":$port" || { echo "bench: no echo server" >> "$res"; exit 1; }
+mountpoint -q $T || mount -t tracefs none $T
+
+# rate NAME: 1,000 connections after 100 not counted.
+rate() {
+	nsx $NS_C "$stress" connrate $S4 $port 100 > /dev/null
+	echo "$1: $(nsx $NS_C "$stress" connrate $S4 $port 1000)" >> "$res"
+}
+# traced NAME: 20 connections under the tracer, its output to trace-NAME.txt.
+traced() {
+	local f
+	echo function_graph > $T/current_tracer
+	echo funcgraph-proc > $T/trace_options
+	echo funcgraph-abstime > $T/trace_options
+	echo 20000 > $T/buffer_size_kb
+	printf '%s\n' '__x64_sys_*' net_rx_action nf_hook_slow nfqnl_enqueue_packet \
+		nfqnl_recv_verdict nf_reinject genl_rcv_msg schedule tcp_v4_rcv ip_forward \
+		netlink_unicast io_submit_sqes io_issue_sqe io_cqring_wait > $T/set_ftrace_filter
+	for f in afw_hook afw_flow_insert afw_genl_flow_event; do
+		echo "$f" >> $T/set_ftrace_filter
+	done
+	echo 1 > $T/tracing_on
+	echo "  under the tracer: $(nsx $NS_C "$stress" connrate $S4 $port 20)" >> "$res"
+	echo 0 > $T/tracing_on
+	cp $T/trace "$AFW_OUT/trace-$1.txt"
+	echo > $T/trace
+	echo nop > $T/current_tracer
+}
+
+rate "no firewall"
+afw_load || { echo "bench: afw.ko did not load" >> "$res"; exit 1; }
+nsx $NS_R "$AFWCTL" rule add prio 10 dir forward proto tcp dport $port accept > /dev/null
+rate "a kernel rule accepts the port"
+nsx $NS_R "$AFWCTL" rule flush
+nsx $NS_R "$AFWCTL" flow flush
+nsx $NS_R "$AFWCTL" config set unknown queue queue 0-1 fail closed > /dev/null
+printf 'default deny\nprio 10 proto tcp dport %s allow\n' $port > $work/policy.conf
+afwd_run --no-learn || { echo "bench: afwd did not start" >> "$res"; exit 1; }
+rate "afwd decides at the SYN by the port, --no-learn"
+traced port
+afwd_stop
+printf 'default allow\n' > $work/policy.conf
+afwd_run || { echo "bench: afwd did not start" >> "$res"; exit 1; }
+rate "afwd, default allow: reads each connection's first bytes"
+traced allow
+afwd_stop
+afw_unload
+rate "no firewall, again"

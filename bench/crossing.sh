@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Where a new connection's crossing to afwd spends its time: one boot of
+# Debian's 6.1 kernel (one vCPU, -icount shift=0,sleep=off: a guest
+# nanosecond is an instruction), the connect benchmark's router and echo
+# server, and for each row 1,000 connections with afwstress connrate, then
+# 20 more under ftrace's function_graph, filtered to the system calls, the
+# softirq, the netfilter, NFQUEUE and io_uring entry points and afw's
+# generic netlink handlers, with absolute timestamps. Rows: no firewall; a
+# kernel rule accepting the port; afwd deciding at the SYN by the port
+# (--no-learn); afwd with `default allow`, reading each connection's first
+# bytes. Prints the rates; the traces stay in build/bench/crossing
+# (trace-port.txt, trace-allow.txt). Not a test: about 4 minutes of wall
+# time.
+#
+#   bench/crossing.sh [KERNEL_LABEL]    default 6.1
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+label=${1:-6.1}
+. "$src/bench/prepare.sh"
+bench_prepare "$label" crossing
+rm -f "$out/crossing.txt" "$out"/trace-*.txt
+"$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out" -c 1 -m 3072 --icount \
+	-t 3600 -j "$src/bench/crossing-guest.sh" -e "AFW_KO=$src/build/kmod/$label/afw.ko"
+cat "$out/crossing.txt"
