@@ -51,14 +51,10 @@ static u32 afw_flow_hashfn(const void *data, u32 len, u32 seed)
 	return afw_flow_key_hash(data, seed, &afw_flow_secret);
 }
 
-/* Five word compares, not a call to memcmp(); 0 is a match. */
+/* 0 is a match. */
 static int afw_flow_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
 {
-	const u64 *x = arg->key, *y = (const u64 *)&((const struct afw_flow *)obj)->key;
-
-	static_assert(sizeof(struct afw_flow_key) == 5 * sizeof(u64));
-	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
-		(x[4] ^ y[4])) != 0;
+	return !afw_flow_key_eq(arg->key, &((const struct afw_flow *)obj)->key);
 }
 
 static const struct rhashtable_params afw_flow_params = {

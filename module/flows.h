@@ -198,6 +198,16 @@ enum {
 	AFW_PKT_ECHO_REPLY,
 };
 
+/* Five word compares, not a call to memcmp(): the table's and the hint's. */
+static inline bool afw_flow_key_eq(const struct afw_flow_key *a, const struct afw_flow_key *b)
+{
+	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
+
+	static_assert(sizeof(struct afw_flow_key) == 5 * sizeof(u64));
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
+		 (x[4] ^ y[4]));
+}
+
 /*
  * The lower address (as memcmp() orders them: the first byte that differs)
  * is side a: @k's addresses, family and protocol from @t, its padding and
@@ -308,7 +318,6 @@ static inline bool afw_flow_expired(const struct afw_flow *f)
 static inline struct afw_flow *afw_flow_find(struct afw_flows *fl,
 					     const struct afw_flow_key *k)
 {
-	const u64 *x = (const u64 *)k, *y;
 	struct afw_flow_hint *h;
 	struct afw_flow *f;
 	u64 gone;
@@ -326,12 +335,8 @@ static inline struct afw_flow *afw_flow_find(struct afw_flows *fl,
 	h = this_cpu_ptr(fl->hint);
 	gone = atomic64_read_acquire(&fl->gone);
 	f = h->flow;
-	if (f && h->gone == gone) {
-		y = (const u64 *)&f->key;
-		if (!((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
-		      (x[4] ^ y[4])))
-			return afw_flow_expired(f) ? NULL : f;
-	}
+	if (f && h->gone == gone && afw_flow_key_eq(k, &f->key))
+		return afw_flow_expired(f) ? NULL : f;
 	f = afw_flow_lookup(fl, k);
 	if (f) {
 		h->flow = f;

@@ -454,9 +454,7 @@ static unsigned int afw_hook(void *priv, struct sk_buff *skb,
 	c.keyed = false;
 	c.exe = AFW_EXE_UNSEEN;
 	ret = afw_hook_run(&c, skb, state);
-	/* Only a packet that looked its sender's program up holds one. */
-	if (c.exe != AFW_EXE_UNSEEN)
-		afw_owner_exe_done(c.exe);
+	afw_owner_exe_done(c.exe);
 	return ret;
 }
 

@@ -107,7 +107,7 @@ static const struct rhashtable_params afw_owner_params = {
 	.automatic_shrinking = true,
 };
 
-static void afw_exe_put(struct afw_exe *e)
+void afw_owner_exe_put(struct afw_exe *e)
 {
 	if (!e || !refcount_dec_and_test(&e->ref))
 		return;
@@ -222,7 +222,7 @@ out:
 
 static void afw_owner_free(struct afw_owner *o)
 {
-	afw_exe_put(o->exe);
+	afw_owner_exe_put(o->exe);
 	kfree_rcu(o, rcu);
 }
 
@@ -334,12 +334,6 @@ u64 afw_owner_exe_match(struct afw_net *an, const struct afw_flow_key *k,
 	return o && o->exe ? o->exe->match : 0;
 }
 
-void afw_owner_exe_done(struct afw_exe *exe)
-{
-	if (exe != AFW_EXE_UNSEEN)
-		afw_exe_put(exe);
-}
-
 /*
  * Records @cur as the owner of @k: see afw_owner_note(). @exe: the task's
  * program cache (afw_owner_exe_of()), or NULL for a listener's record,
@@ -389,7 +383,7 @@ static void afw_owner_record(struct afw_net *an, const struct afw_flow_key *k,
 	return;
 
 lost_free:
-	afw_exe_put(n->exe);
+	afw_owner_exe_put(n->exe);
 	kfree(n);
 lost:
 	atomic64_inc(&ow->lost);

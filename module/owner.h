@@ -83,7 +83,15 @@ void afw_owner_note_in(struct afw_net *an, const struct afw_flow_key *k,
 u64 afw_owner_exe_match(struct afw_net *an, const struct afw_flow_key *k,
 			const struct sk_buff *skb, const struct nf_hook_state *state,
 			struct afw_exe **exe);
-void afw_owner_exe_done(struct afw_exe *exe);
+/* Drops a reference to a program (NULL: none). */
+void afw_owner_exe_put(struct afw_exe *exe);
+
+/* Inline: every packet comes here, and few took a program to drop. */
+static inline void afw_owner_exe_done(struct afw_exe *exe)
+{
+	if (exe != AFW_EXE_UNSEEN)
+		afw_owner_exe_put(exe);
+}
 
 /* Under rcu_read_lock(): the owner recorded for @k, or NULL. */
 const struct afw_owner *afw_owner_lookup(struct afw_owners *ow, const struct afw_flow_key *k);
