@@ -19,10 +19,7 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bench/prepare.sh"
 bench_prepare 6.1 hookcost
-kos=()
-for ko in "${@:-$src/build/kmod/6.1/afw.ko}"; do
-	kos+=("$(realpath "$ko")")
-done
+bench_kos "$@"
 rm -f "$out/hookcost.txt"
 "$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out" -c 1 -m 3072 --icount \
 	-t 3600 -j "$src/bench/hookcost-guest.sh" -e "AFW_KO=${kos[0]}" -e "AFW_BENCH_KOS=${kos[*]}"

@@ -17,3 +17,14 @@ bench_prepare() {
 	mkdir -p "$out"
 	"$src/tests/vm/mkinitramfs.sh" "$kver" "$out/initrd.gz"
 }
+
+# bench_kos [KO...]: sets kos to the builds of afw.ko named, as absolute
+# paths (the guest reads them from the host's root), or to the tree's own
+# build for Debian's 6.1 when none is.
+bench_kos() {
+	local ko
+	kos=()
+	for ko in "${@:-$src/build/kmod/6.1/afw.ko}"; do
+		kos+=("$(realpath "$ko")")
+	done
+}

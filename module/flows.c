@@ -153,7 +153,8 @@ static void afw_flow_touch(struct afw_flow *f)
 		WRITE_ONCE(f->expires, next);
 }
 
-static void afw_flow_set(struct afw_flow *f, unsigned int bit)
+/* Inline: a TCP packet of a known flow sets two bits (or finds them set). */
+static __always_inline void afw_flow_set(struct afw_flow *f, unsigned int bit)
 {
 	if (!test_bit(bit, &f->state))
 		set_bit(bit, &f->state);
@@ -233,9 +234,11 @@ static bool afw_flow_tcp(struct afw_flow *f, u8 side, const struct afw_pkt *p)
 /*
  * A QUIC long-header Initial (RFC 9000 17.2.2; RFC 9369 for v2) or a
  * packet of a version afwd may not know: a client that opens a new QUIC
- * connection from the same UDP socket sends one of these first.
+ * connection from the same UDP socket sends one of these first. Out of
+ * line: its copy of the header would give afw_flow_packet() a stack canary
+ * on every packet.
  */
-static bool afw_flow_quic_initial(const struct sk_buff *skb, const struct afw_pkt *p)
+static noinline bool afw_flow_quic_initial(const struct sk_buff *skb, const struct afw_pkt *p)
 {
 	u8 _h[5];
 	const u8 *h;

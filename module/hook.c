@@ -104,7 +104,11 @@ struct afw_hook_ctx {
 	struct afw_exe *exe;	/* the sender's program, once looked up */
 };
 
-static const struct afw_flow_key *afw_hook_key(struct afw_hook_ctx *c)
+/*
+ * Inline: every packet of a known flow builds its key here, and the call
+ * with its saved registers was a tenth of what such a packet costs afw.
+ */
+static __always_inline const struct afw_flow_key *afw_hook_key(struct afw_hook_ctx *c)
 {
 	if (!c->keyed) {
 		if (c->p.echo)
@@ -396,6 +400,11 @@ static unsigned int afw_hook_run(struct afw_hook_ctx *c, struct sk_buff *skb,
 	}
 	if (flows) {
 		v = afw_hook_flow(c);
+		/* Most packets: a known flow's accept, counted without afw_act()'s cases. */
+		if (likely(v == AFW_VERDICT_ACCEPT)) {
+			afw_stats_decided(c->an->stats, AFW_STATS_FLOW, AFW_ACTION_ACCEPT);
+			return NF_ACCEPT;
+		}
 		if (v >= 0)
 			return afw_act(c, AFW_STATS_FLOW, v);
 	}

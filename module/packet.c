@@ -83,7 +83,11 @@ static __always_inline int afw_packet_l3(const struct sk_buff *skb, unsigned int
 					 u8 family, struct afw_tuple *t, bool *first_frag)
 {
 	const struct iphdr *iph;
-	struct iphdr _iph;
+	/*
+	 * Not cleared (INIT_STACK_ALL_ZERO would, on every packet):
+	 * skb_header_pointer() fills it before anything reads it, or fails.
+	 */
+	struct iphdr _iph __uninitialized;
 
 	if (family == AFW_FAMILY_IPV6)
 		return afw_packet_l3_ipv6(skb, nhoff, t, first_frag);
@@ -130,7 +134,7 @@ int afw_packet_tuple(struct sk_buff *skb, const struct nf_hook_state *state, u8 
 		     const struct afw_tuple *need, struct afw_tuple *t, struct afw_pkt *p)
 {
 	bool first_frag;
-	u8 _l4[20];
+	u8 _l4[20] __uninitialized;	/* as _iph in afw_packet_l3() */
 	const u8 *l4;
 	int thoff;
 

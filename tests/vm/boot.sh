@@ -5,7 +5,7 @@
 #
 #   boot.sh -k KERNEL_IMAGE -i INITRD -o OUTDIR -j JOB [-e VAR=VALUE]...
 #           [-t TIMEOUT_S] [-m MEM_MB] [-c CPUS] [-a KERNEL_ARGS] [-d DISK]
-#           [--icount | --icount-idle] [--interactive]
+#           [--icount | --icount-idle] [--interactive] [-g GDB_SOCKET]
 #
 # The guest sees the host's root read-only (with a tmpfs overlay) and OUTDIR
 # writable at /afw-out. The job's exit status lands in OUTDIR/rc, the serial
@@ -20,11 +20,13 @@
 # is looked into and stopped long before TIMEOUT. DISK, a raw ext4 image, is
 # the guest's disk: init keeps the overlay's upper layer there instead of in
 # memory, so that a second boot from it is a reboot of the same system.
+# GDB_SOCKET, a path: QEMU's gdbstub listens there, for a debugger (or
+# bench/hookpath.sh) to step the guest's kernel.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-kernel= initrd= out= job= tmo=1800 mem=2048 cpus=2 icount= interactive= append= disk=
+kernel= initrd= out= job= tmo=1800 mem=2048 cpus=2 icount= interactive= append= disk= gdb=
 envs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -38,6 +40,7 @@ while [ $# -gt 0 ]; do
 	-c) cpus=$2; shift 2 ;;
 	-a) append=" $2"; shift 2 ;;
 	-d) disk=$2; shift 2 ;;
+	-g) gdb=$2; shift 2 ;;
 	--icount) icount=shift=0,sleep=off; shift ;;
 	--icount-idle) icount=shift=0; shift ;;
 	--interactive) interactive=1; shift ;;
@@ -74,6 +77,7 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -m "$mem" -smp "$cpus"
 	-virtfs "local,path=$out,mount_tag=afwout,security_model=none,multidevs=remap"
 	-nic none -no-reboot -display none)
 [ -z "$disk" ] || qemu+=(-drive "file=$disk,if=virtio,format=raw")
+[ -z "$gdb" ] || qemu+=(-chardev "socket,id=gdb0,path=$gdb,server=on,wait=off" -gdb chardev:gdb0)
 
 if [ -n "$interactive" ]; then
 	exec "${qemu[@]}" -serial mon:stdio
