@@ -39,6 +39,8 @@ commit=$(git -C "$src" describe --always --dirty 2> /dev/null || echo unknown)
 # A half measured earlier (AFW_BENCH_HALVES names fewer) keeps its figures
 # and the commit they were measured at; the table names each.
 for half in ${AFW_BENCH_HALVES:-throughput latency scaling}; do
+	# On a fresh tree the half's folder is not there yet (boot.sh makes it).
+	mkdir -p "$out/$half"
 	rm -f "$out/$half/seed-$half.csv" "$out/$half/commit"
 	echo "$commit" > "$out/$half/commit.run"
 	clock=--icount
