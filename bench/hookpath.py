@@ -31,10 +31,10 @@ def reg(name):
     return int(gdb.parse_and_eval(name)) & (2 ** 64 - 1)
 
 
-hook = [a for a, n in syms if n == os.environ["AFW_STEP_FUNC"]][0]
+target = [a for a, n in syms if n == os.environ["AFW_STEP_FUNC"]][0]
 gdb.execute("set pagination off")
 gdb.execute("target remote " + os.environ["AFW_STEP_SOCK"])
-gdb.execute("break *0x%x" % hook)
+gdb.execute("break *0x%x" % target)
 with open(os.environ["AFW_STEP_OUT"], "w") as out:
     for call in range(3):
         gdb.execute("continue")
