@@ -38,9 +38,7 @@ traced() {
 
 bench_tcp $NS_C $S4 1 2 > /dev/null	# warm-up
 measure "no firewall"
-bench_accept > $work/accept
-rules_file 10 $work/rules
-cat $work/accept >> $work/rules
+bench_hook_rules $work/rules
 for ko in $AFW_BENCH_KOS; do
 	AFW_KO=$ko afw_load || { echo "$ko: did not load" >> "$res"; continue; }
 	nsx $NS_R "$AFWCTL" load $work/rules

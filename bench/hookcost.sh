@@ -11,7 +11,9 @@
 # cost to every build (about 670 ns: the time it gave a function that
 # returned at once), so two builds' difference is the instructions one
 # saves. No firewall first and last. Not a test: an A/B for changes to the
-# packet path, about 3 minutes of wall time a build.
+# packet path, about 3 minutes of wall time a build. AFW_BENCH_RULES=accept
+# loads the accepting rules alone, so that a rule, not a flow, decides
+# each packet.
 #
 #   bench/hookcost.sh KO...    each KO an afw.ko built for Debian's 6.1
 #   bench/hookcost.sh          the tree's own build, alone
@@ -22,5 +24,6 @@ bench_prepare 6.1 hookcost
 bench_kos "$@"
 rm -f "$out/hookcost.txt"
 "$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out" -c 1 -m 3072 --icount \
-	-t 3600 -j "$src/bench/hookcost-guest.sh" -e "AFW_KO=${kos[0]}" -e "AFW_BENCH_KOS=${kos[*]}"
+	-t 3600 -j "$src/bench/hookcost-guest.sh" -e "AFW_KO=${kos[0]}" -e "AFW_BENCH_KOS=${kos[*]}" \
+	-e "AFW_BENCH_RULES=${AFW_BENCH_RULES:-}"
 cat "$out/hookcost.txt"

@@ -27,9 +27,7 @@ step() {
 }
 
 topo_routed || exit 1
-bench_accept > $work/accept
-rules_file 10 $work/rules
-cat $work/accept >> $work/rules
+bench_hook_rules $work/rules
 for ko in $AFW_BENCH_KOS; do
 	loaded=
 	AFW_KO=$ko afw_load && nsx $NS_R "$AFWCTL" load $work/rules && loaded=1

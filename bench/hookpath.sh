@@ -13,7 +13,8 @@
 # Not a test: about 3 minutes of wall time a build. AFW_BENCH_FUNC steps
 # another function than afw_hook (nf_hook_slow: every hook of the packet's
 # way, with netfilter's own part); AFW_BENCH_PHASES="udp" or "tcp" takes
-# one traffic.
+# one traffic; AFW_BENCH_RULES=accept loads the accepting rules alone,
+# so that a rule, not a flow, decides each packet.
 #
 #   bench/hookpath.sh KO...    each KO an afw.ko built for Debian's 6.1
 #   bench/hookpath.sh          the tree's own build, alone
@@ -33,9 +34,9 @@ rm -f "$out"/ready.* "$out"/done.* "$out"/steps-*.txt "$out/hookpath.txt"
 sock=$(mktemp -u /tmp/afw-gdb.XXXXXX)
 "$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out" -c 1 -m 3072 --icount \
 	-t 3600 -g "$sock" -j "$src/bench/hookpath-guest.sh" -e "AFW_KO=${kos[0]}" \
-	-e "AFW_BENCH_KOS=${kos[*]}" -e "AFW_BENCH_PHASES=$phases" > "$out/boot.log" 2>&1 &
+	-e "AFW_BENCH_KOS=${kos[*]}" -e "AFW_BENCH_PHASES=$phases" -e "AFW_BENCH_RULES=${AFW_BENCH_RULES:-}" > "$out/boot.log" 2>&1 &
 vm=$!
-trap 'kill $vm 2> /dev/null; rm -f "$sock"' EXIT
+trap 'kill $vm 2> /dev/null || true; rm -f "$sock"' EXIT
 
 # The guest says ready.N (its kallsyms in it) when the traffic of step N
 # flows, and waits for done.N.

@@ -54,6 +54,19 @@ bench_accept() {
 	printf 'prio 1000 dir forward from %s/32 to %s/32 accept\nprio 1000 dir forward from %s/32 to %s/32 accept\n' \
 		$C4 $S4 $S4 $C4
 }
+# bench_hook_rules FILE: the ruleset of the hook benchmarks (hookcost.sh,
+# hookpath.sh): rules_file's 10 rules and bench_accept's, whose accept
+# installs each flow; with AFW_BENCH_RULES=accept, bench_accept's alone,
+# which with nothing refused and unknown flows accepted install no flow,
+# so that a rule decides every packet.
+bench_hook_rules() {
+	if [ "${AFW_BENCH_RULES:-}" = accept ]; then
+		: > "$1"
+	else
+		rules_file 10 "$1"
+	fi
+	bench_accept >> "$1"
+}
 # bench_ruled N SETUP CMD...: afw on the router with rules_file's N rules
 # (bench/rules-mem.sh) and then $work/accept, "CMD SETUP" run under them,
 # and the rules and their flows taken away again; SETUP skipped when the
