@@ -35,6 +35,7 @@ struct afw_table {
 	u32 seed;
 	u64 best;			/* lowest order of any entry */
 	u32 hmask;			/* buckets - 1 */
+	u32 words;			/* the tuple's 32-bit words the mask covers */
 	u32 nentries;
 	u32 *start;			/* hmask + 2 chain starts */
 	struct afw_entry *entries;

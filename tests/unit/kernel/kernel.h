@@ -38,6 +38,9 @@ typedef uint16_t __be16;
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define fallthrough __attribute__((fallthrough))
+#define __uninitialized
+/* The lowest set bit of a word that has one. */
+#define __ffs(x) ((unsigned long)__builtin_ctzl(x))
 
 #define IFNAMSIZ 16
 #define IPPROTO_ICMP 1
