@@ -49,6 +49,30 @@ traced() {
 }
 
 rate "no firewall"
+# The least a firewall that reads each connection's first bytes in
+# userspace can pay: that packet alone queued (iptables, no afw) to the
+# kernel selftest's nf-queue client, which accepts it unread, a verdict a
+# packet. Neither handshake, nor analysis, nor an install.
+nfq=$AFW_SRC/build/tools/nf-queue
+first_data=(FORWARD -p tcp --dport $port ! --syn -m length ! --length 0:60 -j NFQUEUE --queue-num 0)
+if [ -x "$nfq" ]; then
+	# ip netns exec execs the client, so $! is the client itself: it
+	# must be gone before afwd takes queue 0.
+	ip netns exec $NS_R "$nfq" -q 0 -t 3600 > /dev/null 2>> $work/nfq.log &
+	nfq_pid=$!
+	sleep 1
+	nsx $NS_R iptables -A "${first_data[@]}"
+	rate "the first data packet alone to the selftest's nf-queue client, no afw"
+	echo "  queued: $(nsx $NS_R iptables -L FORWARD -v -x -n | awk '/NFQUEUE/ { print $1 }')" \
+		"packets for 1,100 connections" >> "$res"
+	nsx $NS_R iptables -D "${first_data[@]}"
+	kill $nfq_pid
+	wait $nfq_pid 2> /dev/null
+	# An empty table still hooks every packet.
+	nsx $NS_R nft flush ruleset
+else
+	echo "the first data packet alone to the selftest's nf-queue client: not built" >> "$res"
+fi
 afw_load || { echo "bench: afw.ko did not load" >> "$res"; exit 1; }
 nsx $NS_R "$AFWCTL" rule add prio 10 dir forward proto tcp dport $port accept > /dev/null
 rate "a kernel rule accepts the port"

@@ -7,8 +7,10 @@
 # server, and for each row 1,000 connections with afwstress connrate, then
 # 20 more under ftrace's function_graph, filtered to the system calls, the
 # softirq, the netfilter, NFQUEUE and io_uring entry points and afw's
-# generic netlink handlers, with absolute timestamps. Rows: no firewall; a
-# kernel rule accepting the port; afwd deciding at the SYN by the port
+# generic netlink handlers, with absolute timestamps. Rows: no firewall;
+# each connection's first data packet alone queued by iptables to the
+# kernel selftest's nf-queue client, which accepts it unread (no afw: the
+# least a crossing costs); a kernel rule accepting the port; afwd deciding at the SYN by the port
 # (--no-learn); afwd with `default allow`, reading each connection's first
 # bytes. Prints the rates; the traces stay in build/bench/crossing
 # (trace-port.txt, trace-allow.txt). Not a test: about 4 minutes of wall
