@@ -80,12 +80,12 @@ nsx $NS_R "$AFWCTL" rule flush
 nsx $NS_R "$AFWCTL" flow flush
 nsx $NS_R "$AFWCTL" config set unknown queue queue 0-1 fail closed > /dev/null
 printf 'default deny\nprio 10 proto tcp dport %s allow\n' $port > $work/policy.conf
-afwd_run --no-learn || { echo "bench: afwd did not start" >> "$res"; exit 1; }
+afwd_run --no-learn ${AFW_BENCH_AFWD_OPTS:-} || { echo "bench: afwd did not start" >> "$res"; exit 1; }
 rate "afwd decides at the SYN by the port, --no-learn"
 traced port
 afwd_stop
 printf 'default allow\n' > $work/policy.conf
-afwd_run || { echo "bench: afwd did not start" >> "$res"; exit 1; }
+afwd_run ${AFW_BENCH_AFWD_OPTS:-} || { echo "bench: afwd did not start" >> "$res"; exit 1; }
 rate "afwd, default allow: reads each connection's first bytes"
 traced allow
 afwd_stop

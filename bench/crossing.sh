@@ -14,7 +14,7 @@
 # (--no-learn); afwd with `default allow`, reading each connection's first
 # bytes. Prints the rates; the traces stay in build/bench/crossing
 # (trace-port.txt, trace-allow.txt). Not a test: about 4 minutes of wall
-# time.
+# time. AFW_BENCH_AFWD_OPTS: more options for afwd (say, "--io poll").
 #
 #   bench/crossing.sh [KERNEL_LABEL]    default 6.1
 set -euo pipefail
@@ -24,5 +24,6 @@ label=${1:-6.1}
 bench_prepare "$label" crossing
 rm -f "$out/crossing.txt" "$out"/trace-*.txt
 "$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out" -c 1 -m 3072 --icount \
-	-t 3600 -j "$src/bench/crossing-guest.sh" -e "AFW_KO=$src/build/kmod/$label/afw.ko"
+	-t 3600 -j "$src/bench/crossing-guest.sh" -e "AFW_KO=$src/build/kmod/$label/afw.ko" \
+	-e "AFW_BENCH_AFWD_OPTS=${AFW_BENCH_AFWD_OPTS:-}"
 cat "$out/crossing.txt"
