@@ -10,9 +10,9 @@
 # generic netlink handlers, with absolute timestamps. Rows: no firewall;
 # each connection's first data packet alone queued by iptables to the
 # kernel selftest's nf-queue client, which accepts it unread (no afw: the
-# least a crossing costs); a kernel rule accepting the port; afwd deciding at the SYN by the port
-# (--no-learn); afwd with `default allow`, reading each connection's first
-# bytes. Prints the rates; the traces stay in build/bench/crossing
+# least a crossing costs); a kernel rule accepting the port; afwd deciding
+# at the SYN by the port (--no-learn); afwd with `default allow`, reading
+# each connection's first bytes. Prints the rates; the traces stay in build/bench/crossing
 # (trace-port.txt, trace-allow.txt). Not a test: about 4 minutes of wall
 # time. AFW_BENCH_AFWD_OPTS: more options for afwd (say, "--io poll").
 #

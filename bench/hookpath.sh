@@ -34,7 +34,8 @@ rm -f "$out"/ready.* "$out"/done.* "$out"/steps-*.txt "$out/hookpath.txt"
 sock=$(mktemp -u /tmp/afw-gdb.XXXXXX)
 "$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out" -c 1 -m 3072 --icount \
 	-t 3600 -g "$sock" -j "$src/bench/hookpath-guest.sh" -e "AFW_KO=${kos[0]}" \
-	-e "AFW_BENCH_KOS=${kos[*]}" -e "AFW_BENCH_PHASES=$phases" -e "AFW_BENCH_RULES=${AFW_BENCH_RULES:-}" > "$out/boot.log" 2>&1 &
+	-e "AFW_BENCH_KOS=${kos[*]}" -e "AFW_BENCH_PHASES=$phases" \
+	-e "AFW_BENCH_RULES=${AFW_BENCH_RULES:-}" > "$out/boot.log" 2>&1 &
 vm=$!
 trap 'kill $vm 2> /dev/null || true; rm -f "$sock"' EXIT
 
