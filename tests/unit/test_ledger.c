@@ -437,6 +437,9 @@ int main(void)
 	afw_ledger_answered(l, rec, now + 500 * MS, 1 * S);
 	CHECK(failed, "a packet right after the install is the install's race: not resent",
 	      afw_lrec_state(rec) == AFW_LREC_SENT);
+	afw_ledger_answered(l, rec, now - 1, 1 * S);
+	CHECK(failed, "a packet whose round read the clock before the install: not resent",
+	      afw_lrec_state(rec) == AFW_LREC_SENT);
 	afw_ledger_answered(l, rec, now + 2 * S, 1 * S);
 	CHECK(failed, "a packet long after it: the flow is installed again at once",
 	      afw_lrec_state(rec) == AFW_LREC_WAIT && afw_ledger_next_due(l) == now + 2 * S);

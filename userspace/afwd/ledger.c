@@ -591,7 +591,12 @@ enum afw_decision afw_ledger_answered(struct afw_ledger *l, struct afw_lrec *r, 
 	l->stats.answered++;
 	r->seen = now;
 	afw_ledger_touch(l, r);
-	if (r->state == AFW_LREC_SENT && now - r->sent_at >= resend_ns)
+	/*
+	 * @now may come from before the send: a round reads the clock once,
+	 * and a flow installed in it (by a told handshake, or an earlier
+	 * packet of the round) is sent later. That is the install's race, too.
+	 */
+	if (r->state == AFW_LREC_SENT && now > r->sent_at && now - r->sent_at >= resend_ns)
 		afw_ledger_wait(l, r, now);
 	return (enum afw_decision)r->decision;
 }
