@@ -192,6 +192,7 @@ static const struct nla_policy afw_serve_policy[AFW_A_MAX + 1] = {
 	AFW_REPLY_ATTRS,
 	[AFW_A_SERVE_FIRST] = { .type = NLA_U16 },
 	[AFW_A_SERVE_COUNT] = { .type = NLA_U16 },
+	[AFW_A_SERVE_TELL] = { .type = NLA_FLAG },
 };
 
 static const struct nla_policy afw_config_set_policy[AFW_A_MAX + 1] = {
@@ -315,6 +316,8 @@ struct afw_stats_view {
 	u64 learned_flows;
 	u64 learned_untold;
 	u64 learned_full;
+	u64 handshakes_told;
+	u64 handshakes_queued;
 };
 
 static int afw_put_stats(struct sk_buff *skb, const struct afw_stats_view *v)
@@ -361,7 +364,11 @@ static int afw_put_stats(struct sk_buff *skb, const struct afw_stats_view *v)
 	    nla_put_u64_64bit(skb, AFW_STATS_A_LEARNED_FLOWS, v->learned_flows, AFW_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, AFW_STATS_A_LEARNED_UNTOLD, v->learned_untold,
 			      AFW_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, AFW_STATS_A_LEARNED_FULL, v->learned_full, AFW_STATS_A_PAD))
+	    nla_put_u64_64bit(skb, AFW_STATS_A_LEARNED_FULL, v->learned_full, AFW_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_HANDSHAKES_TOLD, v->handshakes_told,
+			      AFW_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_HANDSHAKES_QUEUED, v->handshakes_queued,
+			      AFW_STATS_A_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -402,6 +409,8 @@ static int afw_stats_get(struct sk_buff *skb, struct genl_info *info)
 	v.learned_flows = atomic64_read(&an->learn.flows);
 	v.learned_untold = atomic64_read(&an->learn.untold);
 	v.learned_full = atomic64_read(&an->learn.full);
+	v.handshakes_told = atomic64_read(&an->handshakes_told);
+	v.handshakes_queued = atomic64_read(&an->handshakes_queued);
 	mutex_unlock(&an->lock);
 
 	ret = afw_put_stats(msg, &v);
@@ -1065,7 +1074,8 @@ static int afw_queue_serve(struct sk_buff *skb, struct genl_info *info)
 	first = info->attrs[AFW_A_SERVE_FIRST] ? nla_get_u16(info->attrs[AFW_A_SERVE_FIRST]) : 0;
 	count = info->attrs[AFW_A_SERVE_COUNT] ? nla_get_u16(info->attrs[AFW_A_SERVE_COUNT]) : 1;
 	mutex_lock(&an->lock);
-	ret = afw_serve_add(an, info->snd_portid, first, count, info->extack);
+	ret = afw_serve_add(an, info->snd_portid, first, count,
+			    nla_get_flag(info->attrs[AFW_A_SERVE_TELL]), info->extack);
 	mutex_unlock(&an->lock);
 	return ret;
 }
@@ -1487,11 +1497,15 @@ static int afw_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	 2 * nla_total_size(sizeof(u8)) + 3 * nla_total_size(sizeof(u32)) + \
 	 nla_total_size(AFW_LEARN_PACKET_MAX))
 
-void afw_genl_tell_learned(struct afw_net *an, const struct nf_hook_state *state,
-			   const struct sk_buff *skb, const struct afw_tuple *t,
-			   const struct afw_flow_key *k, const struct afw_learned *e)
+/*
+ * The packet @skb (@t) of flow @k in the hook @state, told to @portid as
+ * @cmd: for LEARNED, with @e's verdict and line. Never waits: a socket
+ * with no room is not told (ENOBUFS there).
+ */
+static int afw_genl_tell(const struct nf_hook_state *state, const struct sk_buff *skb,
+			 const struct afw_tuple *t, const struct afw_owner *o, u8 cmd,
+			 const struct afw_learned *e, u32 portid)
 {
-	const struct afw_owner *o = afw_owner_lookup(&an->owners, k);
 	unsigned int alen = t->family == AFW_FAMILY_IPV6 ? 16 : 4;
 	int off = skb_network_offset(skb);
 	u8 buf[AFW_LEARN_PACKET_MAX];
@@ -1503,15 +1517,16 @@ void afw_genl_tell_learned(struct afw_net *an, const struct nf_hook_state *state
 
 	/* The family is going (afw_genl_exit()): its id may not be used. */
 	if (!READ_ONCE(afw_genl_events_on))
-		goto err_untold;
+		return -ESHUTDOWN;
 	len = min_t(unsigned int, skb->len - off, AFW_LEARN_PACKET_MAX);
 	data = skb_header_pointer(skb, off, len, buf);
+	if (!data)
+		return -EINVAL;
 	/* Sized to the message: a burst of them shares afwd's receive buffer. */
-	msg = genlmsg_new(AFW_LEARNED_SIZE + afw_owner_size(o),
-			  GFP_ATOMIC | __GFP_NOWARN);
-	if (!msg || !data)
-		goto err;
-	hdr = genlmsg_put(msg, 0, 0, &afw_genl_family, 0, AFW_CMD_LEARNED);
+	msg = genlmsg_new(AFW_LEARNED_SIZE + afw_owner_size(o), GFP_ATOMIC | __GFP_NOWARN);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put(msg, 0, 0, &afw_genl_family, 0, cmd);
 	if (!hdr)
 		goto err;
 	nest = nla_nest_start(msg, AFW_A_FLOW);
@@ -1523,8 +1538,8 @@ void afw_genl_tell_learned(struct afw_net *an, const struct nf_hook_state *state
 	    nla_put_u16(msg, AFW_FLOW_A_SPORT, t->sport) ||
 	    nla_put_u16(msg, AFW_FLOW_A_DPORT, t->dport) ||
 	    nla_put_u8(msg, AFW_FLOW_A_DIR, t->dir) ||
-	    nla_put_u8(msg, AFW_FLOW_A_VERDICT, e->verdict) ||
-	    nla_put_u32(msg, AFW_FLOW_A_LINE, e->line) ||
+	    (e && (nla_put_u8(msg, AFW_FLOW_A_VERDICT, e->verdict) ||
+		   nla_put_u32(msg, AFW_FLOW_A_LINE, e->line))) ||
 	    nla_put_u32(msg, AFW_FLOW_A_IIF, state->in ? state->in->ifindex : 0) ||
 	    nla_put_u32(msg, AFW_FLOW_A_OIF, state->out ? state->out->ifindex : 0) ||
 	    nla_put(msg, AFW_FLOW_A_PACKET, len, data))
@@ -1533,15 +1548,28 @@ void afw_genl_tell_learned(struct afw_net *an, const struct nf_hook_state *state
 	afw_put_owner_rec(msg, state->net, o, 0, NULL);
 	nla_nest_end(msg, nest);
 	genlmsg_end(msg, hdr);
-	/* Never waits: a socket with no room is not told (ENOBUFS there). */
-	if (genlmsg_unicast(state->net, msg, e->portid))
-		goto err_untold;
-	return;
+	return genlmsg_unicast(state->net, msg, portid);
 
 err:
 	nlmsg_free(msg);
-err_untold:
-	atomic64_inc(&an->learn.untold);
+	return -EMSGSIZE;
+}
+
+void afw_genl_tell_learned(struct afw_net *an, const struct nf_hook_state *state,
+			   const struct sk_buff *skb, const struct afw_tuple *t,
+			   const struct afw_flow_key *k, const struct afw_learned *e)
+{
+	if (afw_genl_tell(state, skb, t, afw_owner_lookup(&an->owners, k), AFW_CMD_LEARNED, e,
+			  e->portid))
+		atomic64_inc(&an->learn.untold);
+}
+
+int afw_genl_tell_handshake(struct afw_net *an, const struct nf_hook_state *state,
+			    const struct sk_buff *skb, const struct afw_tuple *t,
+			    const struct afw_flow_key *k, u32 portid)
+{
+	return afw_genl_tell(state, skb, t, afw_owner_lookup(&an->owners, k), AFW_CMD_HANDSHAKE,
+			     NULL, portid);
 }
 
 static int afw_learn_flush(struct sk_buff *skb, struct genl_info *info)

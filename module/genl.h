@@ -37,6 +37,16 @@ void afw_genl_tell_learned(struct afw_net *an, const struct nf_hook_state *state
 			   const struct sk_buff *skb, const struct afw_tuple *t,
 			   const struct afw_flow_key *k, const struct afw_learned *e);
 
+/*
+ * Tells socket @portid of the bare handshake packet @skb (@t) of the new
+ * flow @k in the hook @state (AFW_CMD_HANDSHAKE). Packet path, under
+ * rcu_read_lock(); 0 once the socket holds it, else an error and nothing
+ * told.
+ */
+int afw_genl_tell_handshake(struct afw_net *an, const struct nf_hook_state *state,
+			    const struct sk_buff *skb, const struct afw_tuple *t,
+			    const struct afw_flow_key *k, u32 portid);
+
 int afw_genl_init(void);
 void afw_genl_exit(void);
 

@@ -60,22 +60,30 @@ static_assert((int)AFW_VERDICT_ACCEPT == (int)AFW_ACTION_ACCEPT &&
 	      (int)AFW_VERDICT_REJECT == (int)AFW_ACTION_REJECT &&
 	      (int)AFW_VERDICT_INSPECT == (int)AFW_ACTION_QUEUE);
 
+/* The fan-out's queue for flow @k. */
+static u16 afw_queue_num(struct afw_net *an, const struct afw_config *cfg,
+			 const struct afw_flow_key *k)
+{
+	u16 num = cfg->queue_num;
+
+	/* Both directions share the key, so a flow stays on one queue. */
+	if (cfg->queue_count > 1)
+		num += reciprocal_scale(afw_flow_key_hash(k, 0, &an->queue_key),
+					cfg->queue_count);
+	return num;
+}
+
 /* To the flow's own queue (@own >= 0), or to the fan-out's choice. */
 static unsigned int afw_queue(struct afw_net *an, const struct afw_config *cfg,
 			      const struct afw_flow_key *k, int own)
 {
-	u16 num = cfg->queue_num;
 	unsigned int verdict;
+	u16 num;
 
 	/* The module is going: queue nothing its hooks could not take back. */
 	if (unlikely(READ_ONCE(an->draining)))
 		return cfg->fail_open ? NF_ACCEPT : NF_DROP;
-	if (own >= 0)
-		num = (u16)own;
-	/* Both directions share the key, so a flow stays on one queue. */
-	else if (cfg->queue_count > 1)
-		num += reciprocal_scale(afw_flow_key_hash(k, 0, &an->queue_key),
-					cfg->queue_count);
+	num = own >= 0 ? (u16)own : afw_queue_num(an, cfg, k);
 	verdict = NF_QUEUE_NR(num);
 	/*
 	 * NFQUEUE drops or passes what nobody listens for without a word:
@@ -359,6 +367,49 @@ static int afw_hook_learned(struct afw_hook_ctx *c)
 	return e->verdict;
 }
 
+/*
+ * A bare handshake packet of a new TCP flow, which a queue rule or the
+ * unknown-flow policy would queue: no payload, and of the flags
+ * only SYN, SYN and ACK, or ACK (ECE and CWR aside, which ECN sets on the
+ * handshake). When the socket serving its queue asked (AFW_A_SERVE_TELL),
+ * it is told there and passes: it carries no byte afwd judges, and afwd
+ * learns from the copy what the receiver's TCP was given, without the
+ * packet waiting for it. A FIN or RST, or any payload, still waits in the
+ * queue; so does a packet whose tell fails (no memory, no room at the
+ * socket). True when told.
+ */
+static bool afw_hook_tell(struct afw_hook_ctx *c)
+{
+	u8 flags = c->p.tcp_flags & ~(TCPHDR_ECE | TCPHDR_CWR);
+	const struct afw_flow_key *k;
+	u32 portid;
+
+	if (c->t.proto != IPPROTO_TCP || !(c->t.flags & AFW_TUPLE_PORTS) || c->p.len ||
+	    (flags != TCPHDR_SYN && flags != (TCPHDR_SYN | TCPHDR_ACK) && flags != TCPHDR_ACK) ||
+	    !rcu_access_pointer(c->an->serve) || READ_ONCE(c->an->draining))
+		return false;
+	/*
+	 * Only a packet whose checksum afwd would trust were it queued: one
+	 * the stack fills in, or one received and verified. Another is
+	 * queued whole, and afwd checks its checksum as its receiver will.
+	 */
+	if (c->skb->ip_summed != CHECKSUM_PARTIAL &&
+	    (c->state->hook > NF_INET_FORWARD || !skb_csum_unnecessary(c->skb)))
+		return false;
+	k = afw_hook_key(c);
+	portid = afw_serve_teller(c->an, afw_queue_num(c->an, c->cfg, k));
+	if (!portid)
+		return false;
+	/* As a queued packet's: afwd reads its sender from the message. */
+	afw_hook_note_owner(c, k);
+	if (afw_genl_tell_handshake(c->an, c->state, c->skb, &c->t, k, portid)) {
+		atomic64_inc(&c->an->handshakes_queued);
+		return false;
+	}
+	atomic64_inc(&c->an->handshakes_told);
+	return true;
+}
+
 static u64 afw_hook_cgroup(const void *arg, u8 level)
 {
 	const struct afw_hook_ctx *c = arg;
@@ -427,6 +478,8 @@ static unsigned int afw_hook_run(struct afw_hook_ctx *c, struct sk_buff *skb,
 		if (rule) {
 			afw_rule_count(rule, skb->len);
 			afw_hook_rule_flow(c, rs, rule);
+			if (rule->action == AFW_ACTION_QUEUE && afw_hook_tell(c))
+				return afw_act(c, AFW_STATS_RULE, AFW_ACTION_ACCEPT);
 			return afw_act(c, AFW_STATS_RULE, rule->action);
 		}
 	}
@@ -445,6 +498,8 @@ static unsigned int afw_hook_run(struct afw_hook_ctx *c, struct sk_buff *skb,
 		v = afw_hook_learned(c);
 		if (v >= 0)
 			return afw_act(c, AFW_STATS_FLOW, v);
+		if (afw_hook_tell(c))
+			return afw_act(c, AFW_STATS_UNKNOWN, AFW_ACTION_ACCEPT);
 		return afw_act(c, AFW_STATS_UNKNOWN, AFW_ACTION_QUEUE);
 	case AFW_UNKNOWN_DROP:
 		return afw_act(c, AFW_STATS_UNKNOWN, AFW_ACTION_DROP);

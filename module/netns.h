@@ -96,6 +96,12 @@ struct afw_net {
 	struct afw_serve __rcu *serve;
 	/* afwd's learned decisions (learn.c); written under @lock. */
 	struct afw_learn learn;
+	/*
+	 * Bare handshakes told to the socket serving their queue and
+	 * passed, and those queued because the tell failed (hook.c).
+	 */
+	atomic64_t handshakes_told;
+	atomic64_t handshakes_queued;
 };
 
 /* Defaults of new namespaces, and the bounds requests may set. */

@@ -51,11 +51,11 @@ static void afw_serve_publish(struct afw_net *an, struct afw_serve *s)
 		kfree_rcu(old, rcu);
 }
 
-int afw_serve_add(struct afw_net *an, u32 portid, u16 first, u16 count,
+int afw_serve_add(struct afw_net *an, u32 portid, u16 first, u16 count, bool tell,
 		  struct netlink_ext_ack *extack)
 {
 	struct afw_serve *cur = afw_serve_locked(an), *s;
-	unsigned int i;
+	unsigned int i, same = UINT_MAX;
 
 	lockdep_assert_held(&an->lock);
 	if (!count) {
@@ -69,17 +69,29 @@ int afw_serve_add(struct afw_net *an, u32 portid, u16 first, u16 count,
 	for (i = 0; cur && i < cur->n; i++)
 		if (cur->r[i].portid == portid && cur->r[i].first == first &&
 		    cur->r[i].count == count)
-			return 0;
-	if (cur && cur->n >= AFW_SERVE_MAX) {
+			same = i;
+	if (same != UINT_MAX && cur->r[same].tell == tell)
+		return 0;
+	if (same == UINT_MAX && cur && cur->n >= AFW_SERVE_MAX) {
 		NL_SET_ERR_MSG_MOD(extack, "the namespace's AFW_SERVE_MAX ranges are all taken");
 		return -ENOSPC;
 	}
-	/* Everything the socket said before, and this range after it. */
-	s = afw_serve_copy(cur, 0, 1);
+	/*
+	 * Everything the socket said before, and this range after it; a
+	 * range said again changes whether it is told, in a copy as well:
+	 * the packet path reads the published one.
+	 */
+	s = afw_serve_copy(cur, 0, same == UINT_MAX);
 	if (!s)
 		return -ENOMEM;
-	s->r[s->n++] = (struct afw_serve_range){ .portid = portid, .first = first,
-						 .count = count };
+	for (i = 0; i < s->n; i++)
+		if (s->r[i].portid == portid && s->r[i].first == first &&
+		    s->r[i].count == count)
+			break;
+	if (i == s->n)
+		s->r[s->n++] = (struct afw_serve_range){ .portid = portid, .first = first,
+							 .count = count };
+	s->r[i].tell = tell;
 	afw_serve_publish(an, s);
 	return 0;
 }
@@ -125,4 +137,15 @@ bool afw_serve_has(const struct afw_net *an, u16 num)
 		if ((u16)(num - s->r[i].first) < READ_ONCE(s->r[i].count))
 			return true;
 	return false;
+}
+
+u32 afw_serve_teller(const struct afw_net *an, u16 num)
+{
+	const struct afw_serve *s = rcu_dereference(an->serve);
+	unsigned int i;
+
+	for (i = 0; s && i < s->n; i++)
+		if (s->r[i].tell && (u16)(num - s->r[i].first) < READ_ONCE(s->r[i].count))
+			return s->r[i].portid;
+	return 0;
 }

@@ -56,6 +56,8 @@ static void afwctl_stats_json(const struct afw_stats *st)
 	printf(",\"learned\":{\"kept\":%" PRIu32 ",\"flows\":%" PRIu64 ",\"untold\":%" PRIu64
 	       ",\"full\":%" PRIu64 "}",
 	       st->learned, st->learned_flows, st->learned_untold, st->learned_full);
+	printf(",\"handshakes\":{\"told\":%" PRIu64 ",\"queued\":%" PRIu64 "}",
+	       st->handshakes_told, st->handshakes_queued);
 	printf(",\"flow_events\":{\"inserted\":%" PRIu64 ",\"by_rule\":%" PRIu64
 	       ",\"expired\":%" PRIu64 ",\"closed\":%" PRIu64 ",\"restarted\":%" PRIu64
 	       ",\"evicted\":%" PRIu64 ",\"refused\":%" PRIu64 "}}\n",
@@ -100,6 +102,8 @@ static void afwctl_stats_table(const struct afw_stats *st)
 	printf("learned      %" PRIu32 " of %u afwd decisions kept; flows %" PRIu64
 	       ", untold %" PRIu64 ", not kept (full) %" PRIu64 "\n",
 	       st->learned, AFW_LEARN_MAX, st->learned_flows, st->learned_untold, st->learned_full);
+	printf("handshakes   told to afwd and passed %" PRIu64 ", queued (no room to tell) %"
+	       PRIu64 "\n", st->handshakes_told, st->handshakes_queued);
 }
 
 int afwctl_stats_parse(struct afwctl_req *rq, int argc, char **argv)

@@ -66,6 +66,8 @@ static const struct afw_stats_field afw_stats_fields[] = {
 	AFW_STATS_NEWER(LEARNED_FLOWS, U64, learned_flows),
 	AFW_STATS_NEWER(LEARNED_UNTOLD, U64, learned_untold),
 	AFW_STATS_NEWER(LEARNED_FULL, U64, learned_full),
+	AFW_STATS_NEWER(HANDSHAKES_TOLD, U64, handshakes_told),
+	AFW_STATS_NEWER(HANDSHAKES_QUEUED, U64, handshakes_queued),
 };
 
 #define AFW_STATS_NFIELDS (sizeof(afw_stats_fields) / sizeof(afw_stats_fields[0]))

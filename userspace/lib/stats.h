@@ -48,6 +48,8 @@ struct afw_stats {
 	 */
 	uint32_t learned;
 	uint64_t learned_flows, learned_untold, learned_full;
+	/* Bare handshakes told to afwd and passed; queued as the tell failed. */
+	uint64_t handshakes_told, handshakes_queued;
 };
 
 /*

@@ -204,6 +204,22 @@
  *	A socket may name several ranges, a namespace AFW_SERVE_MAX in all
  *	(ENOSPC beyond). afw only counts what it sends where nobody said so
  *	(UNSERVED_* above); the verdict stays NFQUEUE's and the fail mode's.
+ *	With AFW_A_SERVE_TELL (NLA_FLAG), the socket is told, not sent, the
+ *	bare handshake packets of new TCP flows on those queues (Told
+ *	handshakes below); without it, a range it names again stops that.
+ *
+ * Told handshakes. A TCP packet of no known flow that a queue rule, or
+ *	the unknown-flow policy queue (past the learned decisions), would
+ *	queue, that carries no payload and, of the flags, only SYN, SYN and
+ *	ACK, or ACK (ECE and CWR aside), and whose checksum is to be filled
+ *	in or was verified on receipt (at LOCAL_IN or FORWARD), passes at once
+ *	(counted as accepted) when the socket serving its queue asked with
+ *	AFW_A_SERVE_TELL. That socket gets an AFW_CMD_HANDSHAKE message:
+ *	AFW_A_FLOW with the key (SRC first), DIR, IIF, OIF, OWNER if recorded,
+ *	and PACKET, the packet's first bytes (up to AFW_LEARN_PACKET_MAX).
+ *	Such a packet holds no byte an analyzer judges; it learns from the
+ *	copy what the receiver's TCP was given. A packet the socket has no
+ *	room for (ENOBUFS there) is queued as before (HANDSHAKES_QUEUED).
  *
  * AFW_CMD_CONFIG_GET (doit, admin), AFW_CMD_CONFIG_SET (doit, admin):
  *	AFW_A_CONFIG (AFW_CFG_A_*); SET changes only the attributes given,
@@ -219,7 +235,8 @@
  * ICMPv6 ND and MLD pass at LOCAL_IN/OUT; else, under the unknown-flow
  * policy queue, a TCP SYN to a place afwd taught a decision for gets that
  * decision (see Learned decisions above); else the namespace's
- * unknown-flow policy.
+ * unknown-flow policy. Where a rule or that policy queues, a bare
+ * handshake packet may be told instead (see Told handshakes above).
  *
  * Every command has a policy of its own: a request carrying an attribute
  * the command does not take is rejected with EINVAL and an extended ack
@@ -231,8 +248,8 @@
 #include <linux/types.h>
 
 #define AFW_GENL_NAME		"afw"
-/* 2: AFW_RULE_A_MATCH. 3: learned decisions. */
-#define AFW_GENL_VERSION	3
+/* 2: AFW_RULE_A_MATCH. 3: learned decisions. 4: told handshakes. */
+#define AFW_GENL_VERSION	4
 /* The multicast group of flow events. */
 #define AFW_MCGRP_FLOWS		"flows"
 /* Flows a collector's walk tells again with their counts, at most. */
@@ -259,6 +276,7 @@ enum afw_cmd {
 	AFW_CMD_LEARN_FLUSH,
 	AFW_CMD_LEARN_GET,
 	AFW_CMD_LEARNED,
+	AFW_CMD_HANDSHAKE,
 	__AFW_CMD_MAX
 };
 
@@ -316,6 +334,7 @@ enum afw_attr {
 	AFW_A_SERVE_COUNT,
 	AFW_A_UNSERVED_DROPPED,
 	AFW_A_UNSERVED_PASSED,
+	AFW_A_SERVE_TELL,
 	__AFW_A_MAX
 };
 
@@ -606,6 +625,8 @@ enum afw_stats_attr {
 	AFW_STATS_A_LEARNED_FLOWS,	/* NLA_U64, flows they decided */
 	AFW_STATS_A_LEARNED_UNTOLD,	/* NLA_U64, of those, not told (LEARNED) */
 	AFW_STATS_A_LEARNED_FULL,	/* NLA_U64, not learned for want of room */
+	AFW_STATS_A_HANDSHAKES_TOLD,	/* NLA_U64, told and passed (HANDSHAKE) */
+	AFW_STATS_A_HANDSHAKES_QUEUED,	/* NLA_U64, queued: the tell failed */
 	__AFW_STATS_A_MAX
 };
 
