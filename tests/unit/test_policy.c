@@ -825,6 +825,8 @@ static void test_random(int *failed)
 	unsigned int shadow_hits = 0, shadow_named = 0;
 	unsigned int seed = 20261130, round, i, line, n, mismatches = 0, decided = 0, dflt_line;
 	unsigned int printed_round = 0, reprinted = 0, settled = 0, unsettled_hits = 0, v;
+	unsigned int passers = 0, refused_syns = 0;
+	bool passes;
 	struct afw_policy_match ms;
 	static struct ref_rule rules[80];
 	struct afw_policy_error err;
@@ -876,6 +878,8 @@ static void test_random(int *failed)
 		memset(&shadow, 0, sizeof(shadow));
 		afw_policy_unreachable(p, SIZE_MAX, note_shadowed, &shadow);
 		shadow_named += shadow.n;
+		passes = afw_policy_passes_syns(p);
+		passers += passes;
 		for (i = 0; i < 400; i++) {
 			struct afw_policy_match mp, mq;
 			unsigned int want;
@@ -908,6 +912,11 @@ static void test_random(int *failed)
 			 */
 			if (afw_policy_settled(p, &f, SIZE_MAX, &ms)) {
 				settled++;
+				/* Told handshakes pass every SYN under such a policy. */
+				if (passes && ms.verdict != AFW_DECIDE_ALLOW &&
+				    refused_syns++ < 5)
+					printf("# round %u facts %u: SYNs said to pass, but line %u "
+					       "refuses one\n%s", round, i, ms.line, text);
 				for (v = 0; v < 8; v++) {
 					struct afw_facts g;
 
@@ -955,6 +964,11 @@ static void test_random(int *failed)
 	      unsettled_hits == 0);
 	CHECK(*failed, "and some random flows, not all, are so decided",
 	      settled > 300 * 400 / 50 && settled < 300 * 400);
+	printf("# %u of 300 policies pass every SYN\n", passers);
+	CHECK(*failed, "a policy said to pass every SYN settles none to a refusal",
+	      refused_syns == 0);
+	CHECK(*failed, "and some random policies, not all, are said to", passers > 10 &&
+	      passers < 290);
 	CHECK(*failed, "printed policies parse back", printed_round == 300);
 	CHECK(*failed, "printed policies decide the same", reprinted == 0);
 }
@@ -1265,6 +1279,48 @@ static void test_unreachable(int *failed)
  * The shipped policy: the default allow for everything, but a flow afwd
  * could not name, on a port where a name is expected, is refused.
  */
+/* afw_policy_passes_syns(): which policies let every SYN through. */
+static void test_passes_syns(int *failed)
+{
+	static const struct {
+		const char *text;
+		bool passes;
+		const char *why;
+	} cases[] = {
+		{ "default allow\n", true, "default allow alone" },
+		{ "default deny\n", false, "default deny alone: every SYN is refused" },
+		{ "default deny\nprio 10 host allowed.test l7 tls allow\n", true,
+		  "default deny behind a rule every flow is read for" },
+		{ "default deny\nprio 10 dport 443 host allowed.test allow\n", false,
+		  "default deny behind a read rule of one port: other ports are refused" },
+		{ "default allow\nprio 10 proto tcp dport 22 deny\n", false,
+		  "a deny by port" },
+		{ "default allow\nprio 10 proto tcp dport 22 reject\n", false,
+		  "a reject by port" },
+		{ "default allow\nprio 10 host evil.test deny\n", true,
+		  "a deny by host name: read first" },
+		{ "default allow\nprio 10 uid 1000 deny\n", false, "a deny by owner" },
+		{ "default allow\nprio 10 proto tcp dport 22 allow\nprio 20 dport 23 deny\n",
+		  false, "an allow, then a deny by port" },
+		{ "default deny\nprio 10 inspect\n", true, "everything inspected" },
+		{ "default deny\nprio 10 ask\nprio 20 dport 22 deny\n", true,
+		  "everything asked, before a deny it shadows" },
+		{ "default reject\n", true, "default reject: read first" },
+	};
+	struct afw_policy_error err;
+	struct afw_policy *p;
+	char name[160];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		p = afw_policy_parse(cases[i].text, strlen(cases[i].text), "syns", &err);
+		snprintf(name, sizeof(name), "passes every SYN: %s: %s", cases[i].why,
+			 cases[i].passes ? "yes" : "no");
+		CHECK(*failed, name, p && afw_policy_passes_syns(p) == cases[i].passes);
+		afw_policy_free(p);
+	}
+}
+
 /* afw_policy_settled() looks at no more rules than it is given. */
 static void test_settled_budget(int *failed)
 {
@@ -2086,6 +2142,7 @@ int main(void)
 	test_terms(&failed);
 	test_unreachable(&failed);
 	test_settled_budget(&failed);
+	test_passes_syns(&failed);
 	test_keyed(&failed);
 	test_direction(&failed);
 	test_dist(&failed);

@@ -81,6 +81,11 @@ static void afw_usage(FILE *out)
 		"                         even where the policy decides it by its\n"
 		"                         destination alone (by default the module keeps\n"
 		"                         such a decision and takes the next ones itself)\n"
+		"      --handshakes MODE  with the module: told (default): a new TCP\n"
+		"                         connection's handshake packets without data pass\n"
+		"                         at once, and afwd reads copies of them, where the\n"
+		"                         policy refuses no connection by its ends alone;\n"
+		"                         queued: each waits for afwd\n"
 		"      --gather US        under load, let packets gather for up to US\n"
 		"                         microseconds before reading them (default 0:\n"
 		"                         read each packet as it arrives)\n"
@@ -865,7 +870,7 @@ enum {
 	AFW_OPT_MAX_TIME, AFW_OPT_QUEUE_MAXLEN, AFW_OPT_GATHER, AFW_OPT_IO, AFW_OPT_CTL,
 	AFW_OPT_STATS, AFW_OPT_RELOAD, AFW_OPT_FLOWS, AFW_OPT_MAX_MEMORY, AFW_OPT_MAX_DECIDED,
 	AFW_OPT_USER, AFW_OPT_MAX_RECORDS, AFW_OPT_HEAD_QUEUE, AFW_OPT_EVENTS, AFW_OPT_EVENTS_DAYS,
-	AFW_OPT_EVENTS_MB, AFW_OPT_ANSWERS, AFW_OPT_NO_LEARN,
+	AFW_OPT_EVENTS_MB, AFW_OPT_ANSWERS, AFW_OPT_NO_LEARN, AFW_OPT_HANDSHAKES,
 	AFW_OPT_VERSION,
 };
 
@@ -903,6 +908,7 @@ int main(int argc, char **argv)
 		{ "events-mb", required_argument, NULL, AFW_OPT_EVENTS_MB },
 		{ "answers", required_argument, NULL, AFW_OPT_ANSWERS },
 		{ "no-learn", no_argument, NULL, AFW_OPT_NO_LEARN },
+		{ "handshakes", required_argument, NULL, AFW_OPT_HANDSHAKES },
 		{ "version", no_argument, NULL, AFW_OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1029,6 +1035,17 @@ int main(int argc, char **argv)
 			break;
 		case AFW_OPT_NO_LEARN:
 			cfg.no_learn = true;
+			break;
+		case AFW_OPT_HANDSHAKES:
+			if (!strcmp(optarg, "told")) {
+				cfg.handshakes_queued = false;
+			} else if (!strcmp(optarg, "queued")) {
+				cfg.handshakes_queued = true;
+			} else {
+				fprintf(stderr, "afwd: --handshakes: '%s' is not told or queued\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case AFW_OPT_GATHER:
 			/* pace.h's sums stay in 64 bits up to 100 ms. */

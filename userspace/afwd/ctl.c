@@ -145,6 +145,9 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 			"\"module_overruns\":%llu",
 			(unsigned long long)s.kern.learned, (unsigned long long)s.kern.told,
 			(unsigned long long)s.told_bad, (unsigned long long)s.kern.overruns);
+		/* New connections' bare handshakes the module passed and told. */
+		fprintf(out, ",\"handshakes_told\":%s,\"handshakes\":%llu",
+			s.tell ? "true" : "false", (unsigned long long)s.kern.handshakes);
 		fprintf(out, ",\"install_retries\":%llu,\"answered\":%llu,\"records\":%u,"
 			"\"records_given_up\":%llu,\"records_evicted\":%llu,\"rejudged\":%llu,"
 			"\"reload_changed\":%llu,\"ct_updated\":%llu,\"ct_missing\":%llu,"

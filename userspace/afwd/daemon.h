@@ -46,6 +46,7 @@ struct afw_daemon_config {
 	unsigned int max_records;	/* ledger records per queue */
 	uint64_t gather_ns;		/* under load, the longest a packet waits */
 	bool no_learn;			/* --no-learn: never let the module keep a decision */
+	bool handshakes_queued;		/* --handshakes queued: never ask to be told them */
 	bool log_json;
 	bool fail_open_given;		/* --fail-open: else the module's "fail" */
 	const char *events_path;	/* the event log's database, or NULL */
@@ -87,6 +88,7 @@ struct afw_worker_snapshot {
 	uint64_t head_back;		/* flows it gave back to whole packets */
 	uint64_t owners_asked, owners_found, owner_syscalls;
 	uint64_t told_bad;
+	bool tell;			/* the module tells its handshakes */
 };
 
 struct afw_daemon;
@@ -107,6 +109,16 @@ struct afw_worker {
 	struct afw_owner_buf *owner_buf;	/* its answers' strings */
 	uint64_t owners_asked, owners_found;
 	uint64_t told_bad;		/* learned flows told with packets afwd cannot read */
+	/*
+	 * Whether the module tells this worker its new connections' bare
+	 * handshakes, as last asked; the policy that was asked by; whether
+	 * the module refused to (then never asked again), and whether the
+	 * queue is to be served again.
+	 */
+	bool tell;
+	const struct afw_policy *tell_pol;
+	bool tell_refused;
+	bool serve_again;
 	uint64_t kern_rest_until;	/* the module's socket rests until then; 0: watched */
 	int kern_bit;			/* its watch on the queue's wait; -1 for none */
 	unsigned int asking;		/* its questions on the ask board */

@@ -11,7 +11,9 @@
  * A decision afwd made by a flow's destination alone is taught to the module
  * with its FLOW_NEW (AFW_FLOW_F_LEARN): the module then decides the next
  * connections like it itself, and tells this socket of each one after the
- * fact (AFW_CMD_LEARNED), which afw_kern_read() hands to the worker.
+ * fact (AFW_CMD_LEARNED), which afw_kern_read() hands to the worker. So,
+ * where the worker asked, is each new TCP flow's bare handshake packet the
+ * module passed without queueing it (AFW_CMD_HANDSHAKE).
  *
  * The same socket hears the generic netlink controller's "notify" group,
  * which announces every family that comes and goes: that is how a worker
@@ -341,29 +343,37 @@ bool afw_kern_forget(struct afw_kern *k)
 	return true;
 }
 
-bool afw_kern_serve(struct afw_kern *k, uint16_t num)
+bool afw_kern_serve(struct afw_kern *k, uint16_t num, bool tell)
 {
 	struct nlmsghdr *nlh = afw_kern_slot(k, AFW_CMD_QUEUE_SERVE);
 
 	if (!nlh)
 		return false;
 	mnl_attr_put_u16(nlh, AFW_A_SERVE_FIRST, num);
+	if (tell)
+		mnl_attr_put(nlh, AFW_A_SERVE_TELL, 0, NULL);
 	afw_kern_queued(k, nlh);
 	return true;
 }
 
-/* A LEARNED message's flow; -1 when it lacks what the worker needs. */
-static int afw_kern_parse_told(const struct nlmsghdr *nlh, struct afw_kern_told *t)
+/*
+ * A LEARNED or HANDSHAKE message's flow; -1 when it lacks what the worker
+ * needs.
+ */
+static int afw_kern_parse_told(const struct nlmsghdr *nlh, bool handshake,
+			       struct afw_kern_told *t)
 {
 	const struct nlattr *tb[AFW_FLOW_A_MAX + 1];
 	struct afw_flow_owner o = { 0 };
 
 	if (afw_flow_attrs(nlh, tb) < 0 || !tb[AFW_FLOW_A_PACKET] || !tb[AFW_FLOW_A_DIR] ||
-	    !tb[AFW_FLOW_A_VERDICT])
+	    (!handshake && !tb[AFW_FLOW_A_VERDICT]))
 		return -1;
 	memset(t, 0, sizeof(*t));
+	t->handshake = handshake;
 	t->dir = mnl_attr_get_u8(tb[AFW_FLOW_A_DIR]);
-	t->verdict = mnl_attr_get_u8(tb[AFW_FLOW_A_VERDICT]);
+	/* A handshake's packet passed. */
+	t->verdict = handshake ? AFW_VERDICT_ACCEPT : mnl_attr_get_u8(tb[AFW_FLOW_A_VERDICT]);
 	if (tb[AFW_FLOW_A_LINE])
 		t->line = mnl_attr_get_u32(tb[AFW_FLOW_A_LINE]);
 	if (tb[AFW_FLOW_A_IIF])
@@ -470,10 +480,13 @@ static int afw_kern_datagram(struct afw_kern *k, const char *buf, int n,
 		genl = mnl_nlmsg_get_payload(nlh);
 		if (k->family_id && nlh->nlmsg_type == k->family_id &&
 		    mnl_nlmsg_get_payload_len(nlh) >= sizeof(*genl) &&
-		    genl->cmd == AFW_CMD_LEARNED) {
-			if (afw_kern_parse_told(nlh, &t) < 0)
+		    (genl->cmd == AFW_CMD_LEARNED || genl->cmd == AFW_CMD_HANDSHAKE)) {
+			if (afw_kern_parse_told(nlh, genl->cmd == AFW_CMD_HANDSHAKE, &t) < 0)
 				continue;
-			k->stats.told++;
+			if (t.handshake)
+				k->stats.handshakes++;
+			else
+				k->stats.told++;
 			if (c->told)
 				c->told(&t, c->data);
 			continue;

@@ -32,14 +32,17 @@ struct afw_kern_stats {
 	uint64_t back;			/* times it came (back) */
 	uint64_t learned;		/* of FLOW_NEW, those that taught their decision */
 	uint64_t told;			/* flows a learned decision decided, told */
+	uint64_t handshakes;		/* bare handshake packets told (HANDSHAKE) */
 	uint64_t overruns;		/* times the socket lost messages (ENOBUFS) */
 };
 
 /*
  * A flow the module decided by a decision this socket taught it
- * (AFW_CMD_LEARNED): its first packet's headers and where it was seen.
+ * (AFW_CMD_LEARNED), or a new flow's bare handshake packet it passed
+ * (AFW_CMD_HANDSHAKE): the packet's headers and where it was seen.
  */
 struct afw_kern_told {
+	bool handshake;			/* AFW_CMD_HANDSHAKE */
 	uint8_t dir;			/* AFW_DIR_* */
 	uint8_t verdict;		/* AFW_VERDICT_* it was given */
 	uint32_t line;
@@ -124,9 +127,11 @@ bool afw_kern_del(struct afw_kern *k, const struct afw_flow_spec *f);
 /*
  * Queues QUEUE_SERVE for queue @num: this socket serves it, for as long as
  * it is open, so the module can count what it sends to queues nobody
- * serves. With the batch; false while the module is not there.
+ * serves; with @tell, it is told the bare handshakes of the queue's new
+ * TCP flows (AFW_CMD_HANDSHAKE) in place of their packets. With the batch;
+ * false while the module is not there.
  */
-bool afw_kern_serve(struct afw_kern *k, uint16_t num);
+bool afw_kern_serve(struct afw_kern *k, uint16_t num, bool tell);
 
 /*
  * Sends the queued requests in one call. When the send itself fails,

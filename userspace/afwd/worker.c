@@ -120,6 +120,15 @@ static void afw_worker_refused(const struct afw_kern_refusal *r, void *data)
 	struct afw_lrec *rec;
 	char words[128];
 
+	if (r->cmd == AFW_CMD_QUEUE_SERVE && w->tell) {
+		/* A module older than afwd: served again, its handshakes queued. */
+		afw_log_printf(w->log, "afwd: queue %u: the module does not tell new connections' "
+			       "handshakes: %s; they cross afwd\n", w->qnum, r->msg);
+		w->tell = false;
+		w->tell_refused = true;
+		w->serve_again = true;
+		return;
+	}
 	if (r->cmd == AFW_CMD_QUEUE_SERVE) {
 		afw_log_printf(w->log, "afwd: queue %u: the module did not take the queue as "
 			       "served: %s; 'afwctl status' cannot count what it drops there\n",
@@ -415,6 +424,33 @@ static void afw_worker_decided(struct afw_worker *w, const struct afw_result *r,
 }
 
 /*
+ * Whether @p, a packet the module passed, is of a flow the ledger records
+ * and answers (afw_worker_known()): noted as seen, and installed again
+ * when its install is overdue.
+ */
+static bool afw_worker_recorded(struct afw_worker *w, const struct afw_pkt *p)
+{
+	struct afw_lrec *rec;
+
+	if (!afw_kern_up(w->kern) || !afw_ledger_count(w->ledger))
+		return false;
+	rec = afw_ledger_find_pkt(w->ledger, p);
+	if (!rec)
+		return false;
+	switch (afw_ledger_use(rec, p)) {
+	case AFW_LREC_ENGINE:
+		return false;
+	case AFW_LREC_RESTART:
+		afw_ledger_drop(w->ledger, rec);
+		return false;
+	case AFW_LREC_ANSWER:
+		break;
+	}
+	afw_ledger_answered(w->ledger, rec, afw_now_ns(), AFW_RESEND_NS);
+	return true;
+}
+
+/*
  * A connection the module decided by a decision this worker taught it
  * (afw_kern_learn()), told after the fact: judged here as its SYN would
  * have been, so that it is logged, watched and recorded as any other.
@@ -450,7 +486,26 @@ static void afw_worker_told(const struct afw_kern_told *t, void *data)
 	p.indev = t->iif;
 	p.outdev = t->oif;
 	p.dir = (uint8_t)(AFW_FDIR_IN + t->dir);
+	/*
+	 * A handshake packet of a flow handed on already: the module did not
+	 * hold it yet (its install is in this round's send) or any more, and
+	 * the ledger sees to that, as for a queued packet.
+	 */
+	if (t->handshake && afw_worker_recorded(w, &p))
+		return;
 	afw_engine_packet(w->engine, pol, &p, t->has_uid, t->uid, afw_now_ns(), &res, &decided);
+	/*
+	 * A bare handshake packet that passed: the engine has read what its
+	 * TCP checks need of it. Its own verdict is moot; a decision the
+	 * flow got by it (its ends settle it) is installed, to hold the
+	 * flow's later packets. An ask has no packet to hold: the flow's
+	 * next packet, which the module queues, is held for it.
+	 */
+	if (t->handshake) {
+		if (decided && res.decision != AFW_DECIDE_ASK && !res.per_packet)
+			afw_worker_decided(w, &res, &p, false);
+		return;
+	}
 	if (decided && res.decision != AFW_DECIDE_ASK && !res.per_packet) {
 		afw_worker_decided(w, &res, &p, afw_ledger_verdict(res.decision) == t->verdict);
 		return;
@@ -728,15 +783,36 @@ static void afw_worker_module_news(struct afw_worker *w, bool up)
 }
 
 /*
- * Tells the module which queues this worker serves: at start, and each time
- * the module comes (back). Its socket's close ends it.
+ * Whether the module is to tell this worker its new connections' bare
+ * handshakes, and pass them, rather than queue them: only where policy
+ * @pol would pass every SYN (afw_policy_passes_syns()), so that no
+ * connection it refuses by its ends alone reaches its server. afwd reads
+ * the copies, and what its TCP checks need (the ISNs, windows, options)
+ * is in them.
+ */
+static bool afw_worker_tell_wanted(const struct afw_worker *w, const struct afw_policy *pol)
+{
+	return w->kern && !w->d->cfg->handshakes_queued && !w->tell_refused &&
+	       afw_policy_passes_syns(pol);
+}
+
+/*
+ * Tells the module which queues this worker serves, and whether to tell it
+ * their handshakes: at start, each time the module comes (back), and when
+ * a new policy changes the latter. Its socket's close ends it.
  */
 static void afw_worker_serve(struct afw_worker *w)
 {
-	if (!w->kern || !afw_kern_serve(w->kern, (uint16_t)w->qnum))
+	const struct afw_policy *pol = atomic_load(&w->d->policy);
+	bool tell = afw_worker_tell_wanted(w, pol);
+
+	w->serve_again = false;
+	if (!w->kern || !afw_kern_serve(w->kern, (uint16_t)w->qnum, tell))
 		return;
+	w->tell = tell;
+	w->tell_pol = pol;
 	if (w->head >= 0)
-		afw_kern_serve(w->kern, (uint16_t)w->head);
+		afw_kern_serve(w->kern, (uint16_t)w->head, false);
 }
 
 /*
@@ -749,16 +825,38 @@ static void afw_worker_serve(struct afw_worker *w)
 #define AFW_KERN_REST_NS 2000000u
 
 /*
- * The module's side of local work: refusals, news and learned flows read
- * when its socket was readable or its rest is over, a reload's new
+ * Reads the module's socket: refusals, news, learned flows and told
+ * handshakes. Those come a message a connection: while they do, the
+ * socket rests, and is read a batch at a time.
+ */
+static void afw_worker_kern_read(struct afw_worker *w, uint64_t now)
+{
+	const struct afw_kern_calls calls = { afw_worker_refused, afw_worker_told, w };
+	uint64_t told = w->kern->stats.told + w->kern->stats.handshakes;
+	int news;
+
+	news = afw_kern_read(w->kern, &calls);
+	w->kern_rest_until = w->kern->stats.told + w->kern->stats.handshakes != told ?
+			     now + AFW_KERN_REST_NS : 0;
+	afw_queue_rest(w->q, w->kern_bit, w->kern_rest_until != 0);
+	if (news & AFW_KERN_WENT)
+		afw_worker_module_news(w, false);
+	if (news & AFW_KERN_CAME) {
+		afw_worker_module_news(w, true);
+		afw_worker_serve(w);
+		afw_ledger_wait_all(w->ledger, now);
+	}
+}
+
+/*
+ * The module's side of local work: its socket read when it was readable
+ * (and not read this round already) or its rest is over, a reload's new
  * verdicts, installs due again, one send.
  */
 static void afw_worker_kern_work(struct afw_worker *w, uint64_t now, bool readable)
 {
-	const struct afw_kern_calls calls = { afw_worker_refused, afw_worker_told, w };
 	struct afw_daemon *d = w->d;
-	uint64_t resync, told;
-	int news;
+	uint64_t resync;
 
 	afw_worker_rejudge(w);
 	if (!w->kern)
@@ -766,20 +864,12 @@ static void afw_worker_kern_work(struct afw_worker *w, uint64_t now, bool readab
 	afw_kern_flush(w->kern, afw_worker_refused, w);
 	if (w->kern_rest_until && now >= w->kern_rest_until)
 		readable = true;
-	if (readable) {
-		told = w->kern->stats.told;
-		news = afw_kern_read(w->kern, &calls);
-		/* Learned flows come in runs: rest while they do, watch once they stop. */
-		w->kern_rest_until = w->kern->stats.told != told ? now + AFW_KERN_REST_NS : 0;
-		afw_queue_rest(w->q, w->kern_bit, w->kern_rest_until != 0);
-		if (news & AFW_KERN_WENT)
-			afw_worker_module_news(w, false);
-		if (news & AFW_KERN_CAME) {
-			afw_worker_module_news(w, true);
-			afw_worker_serve(w);
-			afw_ledger_wait_all(w->ledger, now);
-		}
-	}
+	if (readable)
+		afw_worker_kern_read(w, now);
+	/* A new policy may pass every SYN where the old did not, or the reverse. */
+	if (w->serve_again || (afw_kern_up(w->kern) && w->tell_pol != atomic_load(&d->policy) &&
+			       afw_worker_tell_wanted(w, atomic_load(&d->policy)) != w->tell))
+		afw_worker_serve(w);
 	/* After the main thread flushed the module's flows: every record again. */
 	resync = atomic_load(&d->resync_gen);
 	if (resync != w->resync_seen)
@@ -872,6 +962,7 @@ static void afw_worker_publish(struct afw_worker *w)
 	w->snap.head_back = w->head_back;
 	w->snap.owners_asked = w->owners_asked;
 	w->snap.told_bad = w->told_bad;
+	w->snap.tell = w->tell;
 	w->snap.owners_found = w->owners_found;
 	w->snap.owner_syscalls = w->owner_nl ? w->owner_nl->syscalls : 0;
 	w->snap.analyzing = afw_engine_flows(w->engine);
@@ -910,7 +1001,7 @@ static void *afw_worker_main(void *arg)
 	struct afw_result res;
 	struct afw_pace pace;
 	uint64_t now, next, timeout, gather, counter, bulk;
-	bool decided, more = false, gathered;
+	bool decided, more = false, gathered, kern_read;
 	unsigned int ready;
 	enum afw_pass pass;
 	struct afw_pkt p;
@@ -948,6 +1039,17 @@ static void *afw_worker_main(void *arg)
 			n = 0;
 		pol = atomic_load(&d->policy);
 		now = afw_now_ns();
+		/*
+		 * Told handshakes are packets too, and passed before any
+		 * packet of their flow that waits here was queued: read
+		 * first, so that the engine sees each flow's packets in the
+		 * order its receiver does. The socket is read when it said it
+		 * is readable, or when it rests and so did not say.
+		 */
+		kern_read = n > 0 && w->tell && w->kern_bit >= 0 &&
+			    (ready & 1u << w->kern_bit || w->kern_rest_until);
+		if (kern_read)
+			afw_worker_kern_read(w, now);
 		more = n == AFW_QUEUE_BATCH;
 		bulk = afw_engine_stats(w->engine)->decided_packets;
 		for (i = 0; i < n; i++) {
@@ -1023,7 +1125,8 @@ static void *afw_worker_main(void *arg)
 			(void)!read(w->wake_fd, &counter, sizeof(counter));
 		afw_engine_expire(w->engine, pol, now, false, afw_worker_expired, w);
 		afw_worker_ask_work(w, now);
-		afw_worker_kern_work(w, now, w->kern_bit >= 0 && ready & 1u << w->kern_bit);
+		afw_worker_kern_work(w, now, !kern_read && w->kern_bit >= 0 &&
+					ready & 1u << w->kern_bit);
 		afw_worker_list_flows(w);
 		/* The old policy may go once every worker has passed this point. */
 		atomic_store(&w->seen_gen, atomic_load(&d->policy_gen));

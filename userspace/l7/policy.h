@@ -127,6 +127,16 @@ bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, s
 			struct afw_policy_match *m);
 
 /*
+ * Whether @p lets every TCP client's SYN through: no flow's ends alone
+ * can settle it (afw_policy_settled()) to deny or reject, so each SYN is
+ * either allowed by its ends or let through to be read. Then a new
+ * connection's bare handshake may pass before afwd sees it (the module's
+ * told handshakes): afwd would have passed it all the same. False when
+ * unsure.
+ */
+bool afw_policy_passes_syns(const struct afw_policy *p);
+
+/*
  * The budget afwd gives afw_policy_settled(): a bound on what each new flow
  * (and each flow a reload judges again) costs, about that of one match
  * over host-less rules.

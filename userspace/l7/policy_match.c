@@ -596,6 +596,31 @@ static bool afw_rule_keyed(const struct afw_prule *r)
 	       !afw_rule_tests_owner(r);
 }
 
+bool afw_policy_passes_syns(const struct afw_policy *p)
+{
+	const struct afw_prule *r;
+	size_t i;
+
+	/* afw_policy_settled()'s walk, for every flow at once. */
+	for (i = 0; i < p->rules.n; i++) {
+		r = AFW_AT(&p->rules, struct afw_prule, i);
+		if (afw_rule_reads(r) || r->verdict == AFW_DECIDE_INSPECT ||
+		    r->verdict == AFW_DECIDE_ASK) {
+			/* Every flow's ends match it, and it reads: no later rule settles. */
+			if (!r->protos.n && !r->ports.n && !r->sports.n && !r->nets.n &&
+			    !r->snets.n && !r->dirs && !r->iifs.n && !r->oifs.n && !r->uids.n &&
+			    !afw_rule_tests_owner(r))
+				return true;
+			continue;
+		}
+		/* Decided by the ends alone, some SYN may be refused by it. */
+		if (r->verdict != AFW_DECIDE_ALLOW)
+			return false;
+	}
+	/* No rule matched: only a default deny settles. */
+	return p->dflt != AFW_DECIDE_DENY;
+}
+
 bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, size_t budget,
 			struct afw_policy_match *m)
 {

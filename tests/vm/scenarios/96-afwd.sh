@@ -85,6 +85,14 @@ check_eq "the decided flow is in afwctl flow list, as accept" accept \
 	"$(jq -r --arg c $C4 '.[] | select(.src == $c or .dst == $c) | select(.dport == 443 or .sport == 443) | .verdict' <<< "$flows" | head -n 1)"
 check_eq "flow list names the allowed flow's host and policy line, from afwd" \
 	"accept allowed.test $work/policy.conf:2" "$allowed_joined"
+# The policy refuses no connection by its ends: the module passes each new
+# connection's bare handshake at once and tells afwd, which read it.
+check_ge "the module told afwd the allowed connection's SYN, SYN-ACK and ACK, and passed them" \
+	3 "$("$AFWCTL" -n $NS_R -j stats | jq .handshakes.told)"
+check_eq "and had room to tell each" 0 "$("$AFWCTL" -n $NS_R -j stats | jq .handshakes.queued)"
+check_ge "afwd read them" 3 "$(afwd_stat 'queues | map(.handshakes) | add')"
+check_eq "and says both its queues are told their handshakes" "2 true" \
+	"$(afwd_stat 'queues | "\(length) \(map(.handshakes_told) | all)"' | tr -d '"')"
 check_eq "with -n and no --afwd, afwd is not asked" "" \
 	"$("$AFWCTL" -n $NS_R -j flow list | jq -r '.[] | .host // empty')"
 check_eq "curl to a denied name fails" "" "$(fetch denied.test 2> /dev/null)"

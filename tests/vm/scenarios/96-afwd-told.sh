@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Told handshakes against clients that show afwd one stream and the server
+# another (tests/host/afwd-evasion.sh's attempts, there without the module):
+# the module on the router passes each new connection's bare handshake at
+# once and tells afwd, which must still judge what the server (OpenSSL,
+# python ssl) parses. For every attempt, the name the server parsed must be
+# one afwd allowed, or the server parsed nothing. The crafting client's
+# packets carry checksums nobody verified on the way, so the module queues
+# them whole, for afwd to check as the server will: of its connections,
+# the server's handshake packets are told. Real clients over the client's
+# own stack (checksums the stack fills in) have theirs told both ways. And
+# the policies under which no handshake is told: one that refuses a port by
+# its ends, and afwd --handshakes queued.
+. "$AFW_SRC/tests/vm/lib.sh"
+AFWD=$AFW_SRC/build/afwd
+work=$(mktemp -d)
+# afwd reads the policy here as the user afw once it runs.
+chmod 755 $work
+on_exit rm -rf "$work"
+
+check "insmod afw.ko" afw_load
+on_exit afw_unload
+topo_routed || not_ok "routed topology comes up" "ping across the router failed"
+# veth marks a raw socket's packets as checksum-verified unless told not
+# to: then the server would take a bad checksum, as no real one does.
+nsx $NS_S ethtool -K s0 rx off > /dev/null
+nsx $NS_R ethtool -K rc rx off > /dev/null
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=afw-test \
+	-addext "subjectAltName=DNS:allowed.test,DNS:denied.test" \
+	-keyout $work/key.pem -out $work/cert.pem 2> /dev/null
+nsx $NS_S python3 "$AFW_SRC/tests/tools/tlsserver.py" $S4 443 $work/cert.pem $work/key.pem \
+	$work/server.log &
+wait_listen $NS_S tcp :443
+
+check "the router queues unknown TCP to queue 0, fail closed" \
+	"$AFWCTL" -n $NS_R config set unknown queue queue 0 fail closed
+# The crafting client's kernel has no socket for its connections and would
+# reset them: its own resets (not the crafted ones, marked 0x100) go.
+nsx $NS_C iptables -A OUTPUT -p tcp --dport 443 --tcp-flags RST RST \
+	-m mark ! --mark 0x100/0x100 -j DROP
+
+cat > $work/policy.conf << 'POLICY'
+default allow
+prio 10 host allowed.test allow
+prio 20 host denied.test deny
+POLICY
+ready_after() { [ "$(grep -c 'afwd: ready' $work/afwd.log)" -gt "$1" ]; }
+start_afwd() {
+	local n
+	n=$(grep -c 'afwd: ready' $work/afwd.log 2> /dev/null)
+	nsx $NS_R "$AFWD" -q 0 --module on -p $work/policy.conf --ctl $work/afwd.sock -j "$@" \
+		2>> $work/afwd.log &
+	wait_until 30 ready_after "${n:-0}"
+}
+# The module keeps the flows afwd installed, as when afwd restarts: the
+# denied connections above, whose clients still send their hellos again,
+# stay dropped. (Flushed, they would come back to the next afwd as flows
+# joined mid-stream, which its default decides.)
+stop_afwd() {
+	pkill -f "$AFWD -q 0 --module on"
+	wait_until 10 sh -c "! pgrep -f '$AFWD -q 0 --module on'"
+}
+on_exit pkill -f "$AFWD -q 0 --module on"
+told() { "$AFWCTL" -n $NS_R -j stats | jq .handshakes.told; }
+afwd_stat() { "$AFWD" --stats --ctl $work/afwd.sock | jq "$1"; }
+
+parsed() { grep -c "^sni $1\$" $work/server.log 2> /dev/null; }
+# denied CMD...: how many more times the server parsed denied.test during CMD.
+denied() {
+	local n0 n1
+	n0=$(parsed denied.test)
+	"$@" > $work/out 2>&1
+	sleep 0.2
+	n1=$(parsed denied.test)
+	echo $((n1 - n0))
+}
+craft() {
+	ip netns exec $NS_C python3 "$AFW_SRC/tests/tools/tcpcraft.py" --wait 0.8 "$@" \
+		c0 $C4 $S4
+}
+
+told_on() { [ "$(afwd_stat '.queues[0].handshakes_told')" = true ]; }
+check "afwd starts with the module" start_afwd
+# Said once the worker's first round ends.
+check "and the module tells it its queue's handshakes" wait_until 10 told_on
+
+# attempts WHO HOW...: the evasion attempts HOW, then the connection reused.
+attempts() {
+	local who=$1 a0 t0 how
+	shift
+	a0=$(parsed allowed.test)
+	t0=$(told)
+	craft plain --real allowed.test > $work/out 2>&1
+	check_eq "$who: a crafted connection to an allowed name: the server parses it" \
+		$((a0 + 1)) "$(parsed allowed.test)"
+	check_grep "$who: and acknowledges it" "acked" "$(cat $work/out)"
+	check_eq "$who: a crafted connection to a denied name: the server never parses it" 0 \
+		"$(denied craft plain --real denied.test)"
+	for how; do
+		check_eq "$who: $how: the server never parses the denied name" 0 \
+			"$(denied craft $how)"
+	done
+	check_eq "$who: none of those fakes reached OpenSSL either" $((a0 + 1)) \
+		"$(parsed allowed.test)"
+	check_eq "$who: reuse: the second connection's denied name is never parsed" 0 \
+		"$(denied craft reuse)"
+	# A SYN-ACK for each connection but those whose fake is the SYN's data.
+	check_ge "$who: the module told afwd the server's handshakes" $((t0 + $# + 2)) \
+		"$(told)"
+}
+attempts "crafted" ttl csum noack badack syndata
+
+# Real clients over the client's own stack: SYN, SYN-ACK and ACK told.
+client() { nsx $NS_C python3 "$AFW_SRC/tests/tools/helloclient.py" "$1" $S4 "$2"; }
+t0=$(told)
+check_eq "urgent byte, then an allowed hello: the handshake completes" handshake \
+	"$(client oob allowed.test)"
+check_ge "and its SYN, SYN-ACK and ACK were told" $((t0 + 3)) "$(told)"
+check_eq "urgent byte, then a denied hello: the server never parses it" 0 \
+	"$(denied client oob denied.test)"
+check_eq "a hello a byte per segment, the server acknowledging: never parsed" 0 \
+	"$(denied client onebyte denied.test)"
+check_eq "a hello of 16,380 bytes: never parsed" 0 "$(denied client big denied.test)"
+check_eq "a hello 2.3 s after the handshake: never parsed" 0 \
+	"$(denied client late denied.test)"
+check_eq "the 16,380-byte hello for the allowed name is answered" answered \
+	"$(client big allowed.test)"
+
+# What the server parsed is what afwd allowed, name by name.
+allowed=$(grep '^{' $work/afwd.log | jq -r 'select(.verdict == "allow") | .sni' | sort -u)
+for name in $(sed -n 's/^sni //p' $work/server.log | sort -u); do
+	check_grep "the server parsed $name: afwd allowed it" "^$name\$" "$allowed"
+done
+check_eq "afwd judged the denied name and denied it each time it read it" yes \
+	"$(grep '^{' $work/afwd.log | jq -r 'select(.sni == "denied.test") | .verdict' |
+		awk '$1 != "deny" { bad++ } $1 == "deny" { n++ } END { print (n >= 6 && !bad ? "yes" : "no") }')"
+
+# A policy that refuses a port by its ends: no handshake is told, so that
+# no SYN to that port reaches its server.
+stop_afwd
+cat > $work/policy.conf << 'POLICY'
+default allow
+prio 10 proto tcp dport 22 deny
+prio 20 host denied.test deny
+POLICY
+check "afwd starts with a policy that denies port 22" start_afwd
+check_eq "the module does not tell it handshakes" false \
+	"$(afwd_stat '.queues[0].handshakes_told')"
+t0=$(told)
+nsx $NS_S python3 "$AFW_SRC/tests/tools/tcpecho.py" server $S4 22 > /dev/null 2>&1 &
+wait_listen $NS_S tcp :22
+nsx $NS_S iptables -A INPUT -p tcp --dport 22 --syn
+check_fails "a connection to port 22 fails" \
+	nsx $NS_C python3 "$AFW_SRC/tests/tools/tcpecho.py" client $S4 22 40022 0
+check_eq "none of its handshake was told" "$t0" "$(told)"
+check_eq "its SYN never reached the server" 0 \
+	"$(nsx $NS_S iptables -L INPUT -v -x -n | awk '/dpt:22/ { print $1 }')"
+printf 'default allow\nprio 20 host denied.test deny\n' > $work/policy.conf
+check "a reload to a policy that refuses no port by its ends" \
+	"$AFWD" --reload --ctl $work/afwd.sock
+check "tells handshakes again" wait_until 10 told_on
+check_eq "and a denied name still never reaches the server" 0 \
+	"$(denied client oob denied.test)"
+check_ge "its handshake was told" $((t0 + 3)) "$(told)"
+
+# --handshakes queued: every packet waits for afwd, as before.
+stop_afwd
+check "afwd --handshakes queued starts" start_afwd --handshakes queued
+check_eq "and is not told handshakes" false "$(afwd_stat '.queues[0].handshakes_told')"
+t0=$(told)
+check_eq "an allowed name still gets through" handshake "$(client oob allowed.test)"
+check_eq "with nothing told" "$t0" "$(told)"
+check_grep "afwd --help names the mode" "--handshakes MODE" "$("$AFWD" --help)"
