@@ -826,18 +826,23 @@ static void afw_worker_serve(struct afw_worker *w)
 
 /*
  * Reads the module's socket: refusals, news, learned flows and told
- * handshakes. Those come a message a connection: while they do, the
- * socket rests, and is read a batch at a time.
+ * handshakes. Learned flows come a message a connection, each after the
+ * fact: while they do, the socket rests, and is read a batch at a time.
+ * Told handshakes do not make it rest: the server's acknowledgement of a
+ * flow's judged bytes comes as one, and read at once it installs the
+ * flow before the server's answer, which then never crosses afwd. The
+ * rest of a handshake comes while the connection's own packets keep
+ * afwd off the CPU (its threads do not preempt: afw_worker_sched()), and
+ * is read in the round of its first data.
  */
 static void afw_worker_kern_read(struct afw_worker *w, uint64_t now)
 {
 	const struct afw_kern_calls calls = { afw_worker_refused, afw_worker_told, w };
-	uint64_t told = w->kern->stats.told + w->kern->stats.handshakes;
+	uint64_t told = w->kern->stats.told;
 	int news;
 
 	news = afw_kern_read(w->kern, &calls);
-	w->kern_rest_until = w->kern->stats.told + w->kern->stats.handshakes != told ?
-			     now + AFW_KERN_REST_NS : 0;
+	w->kern_rest_until = w->kern->stats.told != told ? now + AFW_KERN_REST_NS : 0;
 	afw_queue_rest(w->q, w->kern_bit, w->kern_rest_until != 0);
 	if (news & AFW_KERN_WENT)
 		afw_worker_module_news(w, false);
