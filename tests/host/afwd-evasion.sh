@@ -92,16 +92,7 @@ apid=$!
 for i in $(seq 50); do grep -q 'afwd: ready' $work/afwd.log && break; sleep 0.1; done
 check_grep "afwd runs" "afwd: ready" "$(cat $work/afwd.log)"
 
-parsed() { grep -c "^sni $1\$" $work/server.log 2> /dev/null; }
-# denied CMD...: how many more times the server parsed denied.test during CMD.
-denied() {
-	local n0 n1
-	n0=$(parsed denied.test)
-	"$@" > $work/out 2>&1
-	sleep 0.2
-	n1=$(parsed denied.test)
-	echo $((n1 - n0))
-}
+. "$src/tests/lib/evasion.sh"
 craft() { ip netns exec $C python3 "$src/tests/tools/tcpcraft.py" --wait 0.8 "$@" veth0 $CA $SA; }
 client() { ip netns exec $C python3 "$src/tests/tools/helloclient.py" "$1" $SA "$2"; }
 
@@ -127,15 +118,7 @@ check_eq "reuse: the first connection's name was" 2 "$(parsed allowed.test)"
 # Real clients over this host's own stack.
 check_eq "urgent byte, then an allowed hello: the handshake completes" handshake \
 	"$(client oob allowed.test)"
-check_eq "urgent byte, then a denied hello: the server never parses it" 0 \
-	"$(denied client oob denied.test)"
-check_eq "a hello a byte per segment, the server acknowledging: never parsed" 0 \
-	"$(denied client onebyte denied.test)"
-check_eq "a hello of 16,380 bytes: never parsed" 0 "$(denied client big denied.test)"
-check_eq "a hello 2.3 s after the handshake: never parsed" 0 \
-	"$(denied client late denied.test)"
-check_eq "the 16,380-byte hello for the allowed name is answered" answered \
-	"$(client big allowed.test)"
+real_clients
 
 # What the server parsed is what afwd allowed, name by name.
 log=$(cat $work/afwd.log)

@@ -424,28 +424,42 @@ static void afw_worker_decided(struct afw_worker *w, const struct afw_result *r,
 }
 
 /*
+ * The ledger's record of @p's flow when the ledger, not the engine, is to
+ * answer for it (afw_ledger_use(); see afw_worker_known()), else NULL. A
+ * record a new connection on its 5-tuple ends is dropped.
+ */
+static struct afw_lrec *afw_worker_answering(struct afw_worker *w, const struct afw_pkt *p)
+{
+	struct afw_lrec *rec;
+
+	if (!w->kern || !afw_kern_up(w->kern) || !afw_ledger_count(w->ledger))
+		return NULL;
+	rec = afw_ledger_find_pkt(w->ledger, p);
+	if (!rec)
+		return NULL;
+	switch (afw_ledger_use(rec, p)) {
+	case AFW_LREC_ENGINE:
+		return NULL;
+	case AFW_LREC_RESTART:
+		afw_ledger_drop(w->ledger, rec);
+		return NULL;
+	case AFW_LREC_ANSWER:
+		break;
+	}
+	return rec;
+}
+
+/*
  * Whether @p, a packet the module passed, is of a flow the ledger records
  * and answers (afw_worker_known()): noted as seen, and installed again
  * when its install is overdue.
  */
 static bool afw_worker_recorded(struct afw_worker *w, const struct afw_pkt *p)
 {
-	struct afw_lrec *rec;
+	struct afw_lrec *rec = afw_worker_answering(w, p);
 
-	if (!afw_kern_up(w->kern) || !afw_ledger_count(w->ledger))
-		return false;
-	rec = afw_ledger_find_pkt(w->ledger, p);
 	if (!rec)
 		return false;
-	switch (afw_ledger_use(rec, p)) {
-	case AFW_LREC_ENGINE:
-		return false;
-	case AFW_LREC_RESTART:
-		afw_ledger_drop(w->ledger, rec);
-		return false;
-	case AFW_LREC_ANSWER:
-		break;
-	}
 	afw_ledger_answered(w->ledger, rec, afw_now_ns(), AFW_RESEND_NS);
 	return true;
 }
@@ -612,23 +626,11 @@ static void afw_worker_verdict(struct afw_worker *w, const struct afw_qpkt *qp,
 static bool afw_worker_known(struct afw_worker *w, const struct afw_pkt *p,
 			     const struct afw_qpkt *qp, uint64_t now)
 {
-	struct afw_lrec *rec;
+	struct afw_lrec *rec = afw_worker_answering(w, p);
 	enum afw_decision d;
 
-	if (!w->kern || !afw_kern_up(w->kern) || !afw_ledger_count(w->ledger))
-		return false;
-	rec = afw_ledger_find_pkt(w->ledger, p);
 	if (!rec)
 		return false;
-	switch (afw_ledger_use(rec, p)) {
-	case AFW_LREC_ENGINE:
-		return false;
-	case AFW_LREC_RESTART:
-		afw_ledger_drop(w->ledger, rec);
-		return false;
-	case AFW_LREC_ANSWER:
-		break;
-	}
 	d = afw_ledger_answered(w->ledger, rec, now, AFW_RESEND_NS);
 	afw_queue_verdict(w->q, qp, d == AFW_DECIDE_ALLOW ? NF_ACCEPT : NF_DROP, 0, false);
 	return true;

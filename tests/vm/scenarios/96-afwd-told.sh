@@ -66,16 +66,7 @@ on_exit pkill -f "$AFWD -q 0 --module on"
 told() { "$AFWCTL" -n $NS_R -j stats | jq .handshakes.told; }
 afwd_stat() { "$AFWD" --stats --ctl $work/afwd.sock | jq "$1"; }
 
-parsed() { grep -c "^sni $1\$" $work/server.log 2> /dev/null; }
-# denied CMD...: how many more times the server parsed denied.test during CMD.
-denied() {
-	local n0 n1
-	n0=$(parsed denied.test)
-	"$@" > $work/out 2>&1
-	sleep 0.2
-	n1=$(parsed denied.test)
-	echo $((n1 - n0))
-}
+. "$AFW_SRC/tests/lib/evasion.sh"
 craft() {
 	ip netns exec $NS_C python3 "$AFW_SRC/tests/tools/tcpcraft.py" --wait 0.8 "$@" \
 		c0 $C4 $S4
@@ -118,15 +109,7 @@ t0=$(told)
 check_eq "urgent byte, then an allowed hello: the handshake completes" handshake \
 	"$(client oob allowed.test)"
 check_ge "and its SYN, SYN-ACK and ACK were told" $((t0 + 3)) "$(told)"
-check_eq "urgent byte, then a denied hello: the server never parses it" 0 \
-	"$(denied client oob denied.test)"
-check_eq "a hello a byte per segment, the server acknowledging: never parsed" 0 \
-	"$(denied client onebyte denied.test)"
-check_eq "a hello of 16,380 bytes: never parsed" 0 "$(denied client big denied.test)"
-check_eq "a hello 2.3 s after the handshake: never parsed" 0 \
-	"$(denied client late denied.test)"
-check_eq "the 16,380-byte hello for the allowed name is answered" answered \
-	"$(client big allowed.test)"
+real_clients
 
 # What the server parsed is what afwd allowed, name by name.
 allowed=$(grep '^{' $work/afwd.log | jq -r 'select(.verdict == "allow") | .sni' | sort -u)
