@@ -12,9 +12,11 @@
 # kernel selftest's nf-queue client, which accepts it unread (no afw: the
 # least a crossing costs); a kernel rule accepting the port; afwd deciding
 # at the SYN by the port (--no-learn); afwd with `default allow`, reading
-# each connection's first bytes. Prints the rates; the traces stay in build/bench/crossing
-# (trace-port.txt, trace-allow.txt). Not a test: about 4 minutes of wall
-# time. AFW_BENCH_AFWD_OPTS: more options for afwd (say, "--io poll").
+# each connection's first bytes. Prints the rates, and what afwd did for
+# each of its rows; the traces stay in build/bench/crossing
+# (trace-floor.txt, trace-port.txt, trace-allow.txt). Not a test: about 4
+# minutes of wall time. AFW_BENCH_AFWD_OPTS: more options for afwd (say,
+# "--io poll", "--handshakes queued").
 #
 #   bench/crossing.sh [KERNEL_LABEL]    default 6.1
 set -euo pipefail

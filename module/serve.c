@@ -51,11 +51,23 @@ static void afw_serve_publish(struct afw_net *an, struct afw_serve *s)
 		kfree_rcu(old, rcu);
 }
 
+/* Where in @s @portid's range @first, @count is; @s->n when it is not there. */
+static unsigned int afw_serve_find(const struct afw_serve *s, u32 portid, u16 first, u16 count)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->r[i].portid == portid && s->r[i].first == first && s->r[i].count == count)
+			break;
+	return i;
+}
+
 int afw_serve_add(struct afw_net *an, u32 portid, u16 first, u16 count, bool tell,
 		  struct netlink_ext_ack *extack)
 {
 	struct afw_serve *cur = afw_serve_locked(an), *s;
-	unsigned int i, same = UINT_MAX;
+	bool said = false;
+	unsigned int i;
 
 	lockdep_assert_held(&an->lock);
 	if (!count) {
@@ -66,13 +78,13 @@ int afw_serve_add(struct afw_net *an, u32 portid, u16 first, u16 count, bool tel
 		NL_SET_ERR_MSG_MOD(extack, "the queue range runs past queue 65535");
 		return -EINVAL;
 	}
-	for (i = 0; cur && i < cur->n; i++)
-		if (cur->r[i].portid == portid && cur->r[i].first == first &&
-		    cur->r[i].count == count)
-			same = i;
-	if (same != UINT_MAX && cur->r[same].tell == tell)
-		return 0;
-	if (same == UINT_MAX && cur && cur->n >= AFW_SERVE_MAX) {
+	if (cur) {
+		i = afw_serve_find(cur, portid, first, count);
+		if (i < cur->n && cur->r[i].tell == tell)
+			return 0;
+		said = i < cur->n;
+	}
+	if (!said && cur && cur->n >= AFW_SERVE_MAX) {
 		NL_SET_ERR_MSG_MOD(extack, "the namespace's AFW_SERVE_MAX ranges are all taken");
 		return -ENOSPC;
 	}
@@ -81,13 +93,10 @@ int afw_serve_add(struct afw_net *an, u32 portid, u16 first, u16 count, bool tel
 	 * range said again changes whether it is told, in a copy as well:
 	 * the packet path reads the published one.
 	 */
-	s = afw_serve_copy(cur, 0, same == UINT_MAX);
+	s = afw_serve_copy(cur, 0, !said);
 	if (!s)
 		return -ENOMEM;
-	for (i = 0; i < s->n; i++)
-		if (s->r[i].portid == portid && s->r[i].first == first &&
-		    s->r[i].count == count)
-			break;
+	i = afw_serve_find(s, portid, first, count);
 	if (i == s->n)
 		s->r[s->n++] = (struct afw_serve_range){ .portid = portid, .first = first,
 							 .count = count };

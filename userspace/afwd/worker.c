@@ -744,6 +744,37 @@ static void afw_worker_changed(struct afw_lrec *rec, enum afw_decision old, void
 		       afw_decision_name(old), afw_decision_name(afw_lrec_decision(rec)));
 }
 
+/*
+ * Whether the module is to tell this worker its new connections' bare
+ * handshakes, and pass them, rather than queue them: only where policy
+ * @pol would pass every SYN (afw_policy_passes_syns()), so that no
+ * connection it refuses by its ends alone reaches its server. afwd reads
+ * the copies, and what its TCP checks need (the ISNs, windows, options)
+ * is in them.
+ */
+static bool afw_worker_tell_wanted(const struct afw_worker *w, const struct afw_policy *pol)
+{
+	return w->kern && !w->d->cfg->handshakes_queued && !w->tell_refused &&
+	       afw_policy_passes_syns(pol);
+}
+
+/*
+ * Tells the module which queues this worker serves, and whether to tell it
+ * their handshakes: at start, each time the module comes (back), and when
+ * a new policy changes the latter. Its socket's close ends it.
+ */
+static void afw_worker_serve(struct afw_worker *w)
+{
+	bool tell = afw_worker_tell_wanted(w, atomic_load(&w->d->policy));
+
+	w->serve_again = false;
+	if (!w->kern || !afw_kern_serve(w->kern, (uint16_t)w->qnum, tell))
+		return;
+	w->tell = tell;
+	if (w->head >= 0)
+		afw_kern_serve(w->kern, (uint16_t)w->head, false);
+}
+
 /* A new policy: every recorded flow is judged by it, before the old one may go. */
 static void afw_worker_rejudge(struct afw_worker *w)
 {
@@ -757,9 +788,14 @@ static void afw_worker_rejudge(struct afw_worker *w)
 	 * What the module was taught came from the old policy: forgotten in
 	 * the send that carries the records' new verdicts, ahead of them. A
 	 * connection it decides by one meanwhile is told, and judged anew.
+	 * The new policy may pass every SYN where the old did not, or the
+	 * reverse: the queue is served again, telling its handshakes or not.
 	 */
-	if (w->kern && afw_kern_up(w->kern))
+	if (w->kern && afw_kern_up(w->kern)) {
 		afw_kern_forget(w->kern);
+		if (afw_worker_tell_wanted(w, atomic_load(&d->policy)) != w->tell)
+			afw_worker_serve(w);
+	}
 	/* The generation first: the policy read next is at least that new. */
 	n = afw_ledger_rejudge(w->ledger, atomic_load(&d->policy), afw_worker_changed, w);
 	afw_engine_forget_answers(w->engine);
@@ -782,39 +818,6 @@ static void afw_worker_module_news(struct afw_worker *w, bool up)
 	else
 		afw_log_printf(w->log, "afwd: the afw module went away: flows wait for it to come "
 			       "back%s\n", w->d->marks ? "; marks continue" : "");
-}
-
-/*
- * Whether the module is to tell this worker its new connections' bare
- * handshakes, and pass them, rather than queue them: only where policy
- * @pol would pass every SYN (afw_policy_passes_syns()), so that no
- * connection it refuses by its ends alone reaches its server. afwd reads
- * the copies, and what its TCP checks need (the ISNs, windows, options)
- * is in them.
- */
-static bool afw_worker_tell_wanted(const struct afw_worker *w, const struct afw_policy *pol)
-{
-	return w->kern && !w->d->cfg->handshakes_queued && !w->tell_refused &&
-	       afw_policy_passes_syns(pol);
-}
-
-/*
- * Tells the module which queues this worker serves, and whether to tell it
- * their handshakes: at start, each time the module comes (back), and when
- * a new policy changes the latter. Its socket's close ends it.
- */
-static void afw_worker_serve(struct afw_worker *w)
-{
-	const struct afw_policy *pol = atomic_load(&w->d->policy);
-	bool tell = afw_worker_tell_wanted(w, pol);
-
-	w->serve_again = false;
-	if (!w->kern || !afw_kern_serve(w->kern, (uint16_t)w->qnum, tell))
-		return;
-	w->tell = tell;
-	w->tell_pol = pol;
-	if (w->head >= 0)
-		afw_kern_serve(w->kern, (uint16_t)w->head, false);
 }
 
 /*
@@ -873,9 +876,7 @@ static void afw_worker_kern_work(struct afw_worker *w, uint64_t now, bool readab
 		readable = true;
 	if (readable)
 		afw_worker_kern_read(w, now);
-	/* A new policy may pass every SYN where the old did not, or the reverse. */
-	if (w->serve_again || (afw_kern_up(w->kern) && w->tell_pol != atomic_load(&d->policy) &&
-			       afw_worker_tell_wanted(w, atomic_load(&d->policy)) != w->tell))
+	if (w->serve_again)
 		afw_worker_serve(w);
 	/* After the main thread flushed the module's flows: every record again. */
 	resync = atomic_load(&d->resync_gen);

@@ -596,6 +596,17 @@ static bool afw_rule_keyed(const struct afw_prule *r)
 	       !afw_rule_tests_owner(r);
 }
 
+/*
+ * Whether a flow whose ends and owner match @r is read, not settled by it:
+ * its bytes may match @r or not, or it is inspected or asked (the person
+ * asked sees its host name, and an answer may name it).
+ */
+static bool afw_rule_unsettled(const struct afw_prule *r)
+{
+	return afw_rule_reads(r) || r->verdict == AFW_DECIDE_INSPECT ||
+	       r->verdict == AFW_DECIDE_ASK;
+}
+
 bool afw_policy_passes_syns(const struct afw_policy *p)
 {
 	const struct afw_prule *r;
@@ -604,12 +615,10 @@ bool afw_policy_passes_syns(const struct afw_policy *p)
 	/* afw_policy_settled()'s walk, for every flow at once. */
 	for (i = 0; i < p->rules.n; i++) {
 		r = AFW_AT(&p->rules, struct afw_prule, i);
-		if (afw_rule_reads(r) || r->verdict == AFW_DECIDE_INSPECT ||
-		    r->verdict == AFW_DECIDE_ASK) {
+		if (afw_rule_unsettled(r)) {
 			/* Every flow's ends match it, and it reads: no later rule settles. */
-			if (!r->protos.n && !r->ports.n && !r->sports.n && !r->nets.n &&
-			    !r->snets.n && !r->dirs && !r->iifs.n && !r->oifs.n && !r->uids.n &&
-			    !afw_rule_tests_owner(r))
+			if (afw_rule_keyed(r) && !r->protos.n && !r->ports.n && !r->nets.n &&
+			    !r->dirs)
 				return true;
 			continue;
 		}
@@ -646,13 +655,7 @@ bool afw_policy_settled(const struct afw_policy *p, const struct afw_facts *f, s
 		/* The owner is the kernel's record of the first packet: final. */
 		if (!afw_rule_uid(p, r, f) || !afw_rule_owner(p, r, f))
 			continue;
-		/*
-		 * Its bytes may match this rule or not; and an inspected flow
-		 * is read whatever decided it. An asked one is read too: the
-		 * person asked sees its host name, and an answer may name it.
-		 */
-		if (afw_rule_reads(r) || r->verdict == AFW_DECIDE_INSPECT ||
-		    r->verdict == AFW_DECIDE_ASK)
+		if (afw_rule_unsettled(r))
 			return false;
 		*m = (struct afw_policy_match){ r->verdict, r->line, r->prio, 0, 0, 0, keyed };
 		return true;
