@@ -831,23 +831,23 @@ static void afw_worker_module_news(struct afw_worker *w, bool up)
 
 /*
  * Reads the module's socket: refusals, news, learned flows and told
- * handshakes. Learned flows come a message a connection, each after the
- * fact: while they do, the socket rests, and is read a batch at a time.
- * Told handshakes do not make it rest: the server's acknowledgement of a
- * flow's judged bytes comes as one, and read at once it installs the
- * flow before the server's answer, which then never crosses afwd. The
- * rest of a handshake comes while the connection's own packets keep
- * afwd off the CPU (its threads do not preempt: afw_worker_sched()), and
- * is read in the round of its first data.
+ * handshakes. Both of the last come a few messages a connection, each
+ * after its packet passed: while they do, the socket rests, and is read a
+ * batch at a time, not once a connection on the CPU the connections need.
+ * What a rest would delay is read all the same: a handshake in the round
+ * of its flow's next queued packet, before it; the server's
+ * acknowledgement of a flow's judged bytes as soon as it comes, for the
+ * socket does not rest while one is awaited (afw_worker_kern_confirm()).
  */
 static void afw_worker_kern_read(struct afw_worker *w, uint64_t now)
 {
 	const struct afw_kern_calls calls = { afw_worker_refused, afw_worker_told, w };
-	uint64_t told = w->kern->stats.told;
+	uint64_t told = w->kern->stats.told + w->kern->stats.handshakes;
 	int news;
 
 	news = afw_kern_read(w->kern, &calls);
-	w->kern_rest_until = w->kern->stats.told != told ? now + AFW_KERN_REST_NS : 0;
+	w->kern_rest_until = w->kern->stats.told + w->kern->stats.handshakes != told ?
+			     now + AFW_KERN_REST_NS : 0;
 	afw_queue_rest(w->q, w->kern_bit, w->kern_rest_until != 0);
 	if (news & AFW_KERN_WENT)
 		afw_worker_module_news(w, false);
@@ -855,6 +855,22 @@ static void afw_worker_kern_read(struct afw_worker *w, uint64_t now)
 		afw_worker_module_news(w, true);
 		afw_worker_serve(w);
 		afw_ledger_wait_all(w->ledger, now);
+	}
+}
+
+/*
+ * A flow allowed but for its server's acknowledgement of the judged
+ * bytes is installed when that comes, told. The verdict that carries the
+ * bytes on often brings it within the same system call (the server's
+ * stack runs in it), so the socket is watched again for it: read at once,
+ * it installs the flow before the server's answer, which then never
+ * crosses afwd.
+ */
+static void afw_worker_kern_confirm(struct afw_worker *w)
+{
+	if (w->tell && w->kern_rest_until && afw_engine_confirming(w->engine)) {
+		w->kern_rest_until = 0;
+		afw_queue_rest(w->q, w->kern_bit, false);
 	}
 }
 
@@ -1125,6 +1141,7 @@ static void *afw_worker_main(void *arg)
 		if (w->kern)
 			afw_kern_flush(w->kern, afw_worker_refused, w);
 		afw_queue_flush(w->q);
+		afw_worker_kern_confirm(w);
 		bulk = afw_engine_stats(w->engine)->decided_packets - bulk;
 		afw_pace_round(&pace, now, (unsigned int)n, (unsigned int)bulk, gathered);
 

@@ -2839,6 +2839,11 @@ unsigned int afw_engine_flows(const struct afw_engine *e)
 	       e->lists[AFW_EF_CONFIRMING].n;
 }
 
+unsigned int afw_engine_confirming(const struct afw_engine *e)
+{
+	return e->lists[AFW_EF_CONFIRMING].n;
+}
+
 const char *afw_pass_name(enum afw_pass pass)
 {
 	static const char *const names[] = { "accept", "drop", "reject" };

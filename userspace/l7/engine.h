@@ -247,6 +247,9 @@ uint64_t afw_engine_next_deadline(const struct afw_engine *e);
 const struct afw_engine_stats *afw_engine_stats(const struct afw_engine *e);
 unsigned int afw_engine_flows(const struct afw_engine *e);
 
+/* Flows allowed but for the server's acknowledgement of their judged bytes. */
+unsigned int afw_engine_confirming(const struct afw_engine *e);
+
 /* What a flow's deciding packet gets for decision @d (ask: dropped, for the caller to hold). */
 enum afw_pass afw_decision_pass(enum afw_decision d);
 const char *afw_pass_name(enum afw_pass pass);
