@@ -28,16 +28,19 @@ ip netns exec $S python3 "$src/tests/tools/tlsserver.py" $SA 443 $work/cert.pem 
 # gets a HelloRetryRequest.
 ip netns exec $S python3 "$src/tests/tools/tlsserver.py" $SA 4443 $work/cert.pem $work/key.pem \
 	$work/tls-p256.log prime256v1 &
+# One more on a port no policy line refuses mid-stream flows on.
+ip netns exec $S python3 "$src/tests/tools/tlsserver.py" $SA 6443 $work/cert.pem $work/key.pem \
+	$work/tls-6443.log &
 # One more, that only a guard on the client's host stands before.
 ip netns exec $S python3 "$src/tests/tools/tlsserver.py" $SA 5443 $work/cert.pem $work/key.pem \
 	$work/tls-c.log &
 ip netns exec $S python3 "$src/tests/tools/hostserver.py" $SA 8000 $work/py.log &
 pair_nginx
-for port in 443 4443 5443 8000 80 8080; do
+for port in 443 4443 5443 6443 8000 80 8080; do
 	wait_until 5 sh -c "ip netns exec $S ss -ltn | grep -q '$SA:$port '" ||
 		{ not_ok "the server on port $port listens" "see $work"; exit 1; }
 done
-ports=80,443,4443,8000,8080
+ports=80,443,4443,6443,8000,8080
 check "the chain of docs/afwd.md for TCP $ports" \
 	pair_chain "-p tcp -m multiport --dports $ports" "-p tcp -m multiport --sports $ports"
 
@@ -193,6 +196,17 @@ check_eq "a denied flow forgotten, its hello again mid-stream: OpenSSL never par
 check_eq "the shipped policy refuses mid-stream flows on port 443 (reset)" reject \
 	"$(grep '^{' $work/afwd.log | jq -r 'select(.giveup == "mid-stream" and .dport == 443 and
 		.sport == '"$(sed -n 's/^sport //p' $work/resume.out)"') | .verdict' | sort -u)"
+# The same where the policy lets mid-stream flows through ("reason
+# mid-stream allow"): the hello, whole in its segment, is read all the same,
+# and the name it gives refused.
+ip netns exec $C python3 "$src/tests/tools/tcpcraft.py" --dport 6443 --wait 1 --pause 1.5 \
+	--flood 80 resume veth0 $CA $SA > $work/resume-6443.out 2>&1
+check_eq "the same where mid-stream flows pass: OpenSSL never parses the hello" 0 \
+	"$(count tls-6443.log '^sni denied.test$')"
+check_eq "afwd read it mid-stream, and denied it by its name" deny \
+	"$(afwd_said 'select(.dport == 6443 and .sport == '"$(sed -n 's/^sport //p' \
+		$work/resume-6443.out)"' and (.reason | startswith("joined mid-stream: tls"))) |
+		.verdict' | tr ' ' '\n' | sort -u)"
 
 # A guard on the client's own host, as a router without conntrack is:
 # marks on the deciding packet, and every other packet asks afwd again. No

@@ -503,12 +503,13 @@ static void expired(const struct afw_result *r, void *data)
 static void test_give_ups(void)
 {
 	uint8_t bad[128], x = 'x';
-	size_t nb = tb_hello(bad, "blocked.test", 0);
 	struct afw_result r = { 0 };
 	unsigned int i;
 	uint8_t raw[64];
 	struct afw_pkt p;
 	struct t t;
+
+	tb_hello(bad, "blocked.test", 0);
 
 	/* The analysis time counts from the last progress. */
 	t_init(&t, NULL);
@@ -540,7 +541,7 @@ static void test_give_ups(void)
 	/* Mid-stream. */
 	t_init(&t, NULL);
 	CHECK(failed, "a flow first seen mid-stream: reason mid-stream",
-	      t_data(&t, 0, bad, nb) == AFW_PASS_ACCEPT && t.decided &&
+	      t_data(&t, 0, (const uint8_t *)"SSH-2.0-x\r\n", 11) == AFW_PASS_ACCEPT && t.decided &&
 	      t.res.giveup == AFW_REASON_MID_STREAM);
 	afw_engine_free(t.e);
 
@@ -693,6 +694,60 @@ static void test_headers_only(void)
 	pol = saved;
 }
 
+/* A client segment of a flow afwd never saw start, from port @sport. */
+static enum afw_pass t_mid(struct t *t, uint16_t sport, const uint8_t *d, size_t len)
+{
+	return t_seg(t, (struct tb_seg){ .flags = TB_ACK | TB_PSH, .seq = CISN + 1, .ack = SISN + 1,
+					 .sport = sport, .data = d, .len = len });
+}
+
+/*
+ * A flow joined mid-stream whose segment holds a whole hello or request
+ * head: refused by the name it gives where the policy would let the flow
+ * through, else decided as joined mid-stream.
+ */
+static void test_mid_stream(void)
+{
+	static const char text[] = "default allow\nprio 10 host blocked.test deny\n"
+				   "prio 20 proto tcp dport 443 reason mid-stream reject\n";
+	static const uint8_t get[] = "GET / HTTP/1.1\r\nHost: blocked.test\r\n\r\n";
+	struct afw_policy_error err;
+	struct afw_policy *saved = pol;
+	uint8_t blocked[128], allowed[128];
+	size_t nb = tb_hello(blocked, "blocked.test", 0), na = tb_hello(allowed, "allowed.test", 0);
+	struct t t;
+
+	t_init(&t, NULL);
+	CHECK(failed, "mid-stream, a whole hello naming a denied name: denied by that name",
+	      t_mid(&t, 41000, blocked, nb) == AFW_PASS_DROP && t.decided &&
+	      t.res.decision == AFW_DECIDE_DENY && t.res.giveup == AFW_REASON_NONE &&
+	      !strcmp(t.res.host, "blocked.test") &&
+	      !strncmp(t.res.reason, "joined mid-stream: tls", 22));
+	CHECK(failed, "and its next packet meets the same refusal",
+	      t_mid(&t, 41000, blocked, nb) == AFW_PASS_DROP);
+	CHECK(failed, "a request head naming it: denied too",
+	      t_mid(&t, 41001, get, sizeof(get) - 1) == AFW_PASS_DROP && t.decided &&
+	      t.res.decision == AFW_DECIDE_DENY && !strcmp(t.res.host, "blocked.test"));
+	CHECK(failed, "a hello naming an allowed name: joined mid-stream, as before",
+	      t_mid(&t, 41002, allowed, na) == AFW_PASS_ACCEPT && t.decided &&
+	      t.res.giveup == AFW_REASON_MID_STREAM && !t.res.host[0]);
+	CHECK(failed, "half a hello: joined mid-stream, as before (not whole: not read)",
+	      t_mid(&t, 41003, blocked, nb / 2) == AFW_PASS_ACCEPT && t.decided &&
+	      t.res.giveup == AFW_REASON_MID_STREAM);
+	afw_engine_free(t.e);
+
+	pol = afw_policy_parse(text, sizeof(text) - 1, "test", &err);
+	if (!pol)
+		abort();
+	t_init(&t, NULL);
+	CHECK(failed, "where a line refuses mid-stream flows, it decides, the hello unread",
+	      t_mid(&t, 41004, blocked, nb) == AFW_PASS_REJECT && t.decided &&
+	      t.res.giveup == AFW_REASON_MID_STREAM && !t.res.host[0]);
+	afw_engine_free(t.e);
+	afw_policy_free(pol);
+	pol = saved;
+}
+
 int main(void)
 {
 	static const char text[] = "default allow\nprio 10 host blocked.test deny\n";
@@ -711,6 +766,7 @@ int main(void)
 	test_give_ups();
 	test_remembered();
 	test_headers_only();
+	test_mid_stream();
 	afw_policy_free(pol);
 	return failed;
 }

@@ -2368,6 +2368,59 @@ static enum afw_pass afw_engine_per_packet(struct afw_engine *e, const struct af
 }
 
 /*
+ * A client segment of a TCP flow afwd never saw start (afwd restarted, or
+ * the bounds made it forget the flow) that holds a whole ClientHello or
+ * HTTP request head at its start. afwd cannot tell the middle of a stream
+ * from its start, but the server may well read these bytes first: a
+ * hello afwd denied, retransmitted by the client's stack once afwd has
+ * forgotten its flow, is one. Where the policy would let the flow through
+ * as joined mid-stream, they are read, and the flow refused if the policy
+ * refuses what they name. Anything else is decided as joined mid-stream,
+ * as before: bytes read at an offset afwd cannot know never allow more
+ * than that, and refuse only what it would let through. Nor is a segment
+ * read that its server would discard (a checksum, a signature), nor bytes
+ * that are not whole.
+ */
+static bool afw_engine_mid_read(struct afw_engine *e, const struct afw_policy *pol,
+				const struct afw_pkt_key *k, uint32_t hash, int client,
+				const struct afw_pkt *p, bool has_uid, uint32_t uid,
+				struct afw_result *res, bool *decided)
+{
+	struct afw_http_request req;
+	struct afw_tls_hello h;
+	struct afw_facts facts;
+
+	if (!p->payload_len || (p->tcp_flags & AFW_TCP_RST) || (p->tcp_opts & AFW_TCPOPT_SIG) ||
+	    (p->csum == AFW_CSUM_CHECK && !afw_pkt_csum_ok(p)))
+		return false;
+	afw_engine_first(e, k, client, p, true, has_uid, uid, res, &facts);
+	afw_engine_giveup(pol, &facts, res, AFW_REASON_MID_STREAM, AFW_L7_UNKNOWN, "");
+	if (res->decision != AFW_DECIDE_ALLOW && res->decision != AFW_DECIDE_INSPECT)
+		return false;
+	afw_engine_first(e, k, client, p, true, has_uid, uid, res, &facts);
+	if (afw_tls_parse_stream(p->payload, p->payload_len, e->scratch, AFW_ENGINE_MAX_HELLO,
+				 &h) == AFW_TLS_OK) {
+		afw_engine_hello(e, &h, AFW_JA4_TCP, res, &facts);
+		afw_engine_judge(pol, &facts, res, "joined mid-stream: tls");
+	} else if (afw_http_parse(p->payload, p->payload_len, &req) == AFW_HTTP_OK) {
+		facts.l7 = AFW_L7_HTTP;
+		if (req.has_host) {
+			facts.host = afw_text_of(&req.host);
+			afw_copy_span(res->host, sizeof(res->host), &req.host);
+		}
+		afw_copy_span(res->http_method, sizeof(res->http_method), &req.method);
+		afw_engine_judge(pol, &facts, res, "joined mid-stream: http");
+	} else {
+		return false;
+	}
+	if (res->decision != AFW_DECIDE_DENY && res->decision != AFW_DECIDE_REJECT)
+		return false;
+	afw_engine_remember(e, k, hash, client, p, res->decision, 0);
+	*decided = true;
+	return true;
+}
+
+/*
  * A new TCP flow, at its client's SYN, that the policy decides by its
  * ends alone (afw_policy_settled()): decided now, unread, and remembered.
  * No analysis slot is taken.
@@ -2507,11 +2560,15 @@ static enum afw_pass afw_engine_packet_one(struct afw_engine *e, const struct af
 			return AFW_PASS_ACCEPT;
 		}
 		/* Without its SYN, a flow's bytes cannot be told from the middle of its stream. */
-		if (tcp && !(p->tcp_flags & AFW_TCP_SYN))
+		if (tcp && !(p->tcp_flags & AFW_TCP_SYN)) {
+			if (side == client &&
+			    afw_engine_mid_read(e, pol, &k, hash, client, p, own, uid, res, decided))
+				return afw_decision_pass(res->decision);
 			return afw_engine_at_once(e, pol, &k, hash, client, p, side == client,
 						  own, uid,
 						  AFW_REASON_MID_STREAM, "joined mid-stream", 0, res,
 						  decided);
+		}
 		/*
 		 * Here a connection starts: its client's SYN (a SYN-ACK is the
 		 * server's side). Decided by where it goes, it needs no

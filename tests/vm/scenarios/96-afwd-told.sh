@@ -57,7 +57,8 @@ start_afwd() {
 # The module keeps the flows afwd installed, as when afwd restarts: the
 # denied connections above, whose clients still send their hellos again,
 # stay dropped. (Flushed, they would come back to the next afwd as flows
-# joined mid-stream, which its default decides.)
+# joined mid-stream: a hello whole in its segment is read there and refused
+# by its name, one cut across segments is left to the default.)
 stop_afwd() {
 	pkill -f "$AFWD -q 0 --module on"
 	wait_until 10 sh -c "! pgrep -f '$AFWD -q 0 --module on'"
