@@ -111,10 +111,13 @@ struct afw_worker {
 	uint64_t told_bad;		/* learned flows told with packets afwd cannot read */
 	/*
 	 * Whether the module tells this worker its new connections' bare
-	 * handshakes, as last asked; whether the module refused to (then
-	 * never asked again), and whether the queue is to be served again.
+	 * handshakes, as last asked; whether copies told before it last
+	 * stopped may still wait in its socket; whether the module refused to
+	 * (then never asked again), and whether the queue is to be served
+	 * again.
 	 */
 	bool tell;
+	bool tell_draining;
 	bool tell_refused;
 	bool serve_again;
 	uint64_t kern_rest_until;	/* the module's socket rests until then; 0: watched */

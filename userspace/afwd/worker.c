@@ -770,6 +770,9 @@ static void afw_worker_serve(struct afw_worker *w)
 	w->serve_again = false;
 	if (!w->kern || !afw_kern_serve(w->kern, (uint16_t)w->qnum, tell))
 		return;
+	/* Copies told before the module stops are read before packets still. */
+	if (w->tell && !tell)
+		w->tell_draining = true;
 	w->tell = tell;
 	if (w->head >= 0)
 		afw_kern_serve(w->kern, (uint16_t)w->head, false);
@@ -846,6 +849,12 @@ static void afw_worker_kern_read(struct afw_worker *w, uint64_t now)
 	int news;
 
 	news = afw_kern_read(w->kern, &calls);
+	/*
+	 * The module took the serve that stopped its copies within its send,
+	 * so a read after that send has taken the last of them.
+	 */
+	if (w->tell_draining && !w->kern->pending)
+		w->tell_draining = false;
 	w->kern_rest_until = w->kern->stats.told + w->kern->stats.handshakes != told ?
 			     now + AFW_KERN_REST_NS : 0;
 	afw_queue_rest(w->q, w->kern_bit, w->kern_rest_until != 0);
@@ -1070,7 +1079,7 @@ static void *afw_worker_main(void *arg)
 		 * order its receiver does. The socket is read when it said it
 		 * is readable, or when it rests and so did not say.
 		 */
-		kern_read = n > 0 && w->tell && w->kern_bit >= 0 &&
+		kern_read = n > 0 && (w->tell || w->tell_draining) && w->kern_bit >= 0 &&
 			    (ready & 1u << w->kern_bit || w->kern_rest_until);
 		if (kern_read)
 			afw_worker_kern_read(w, now);
