@@ -679,6 +679,18 @@ static void afw_engine_hello(struct afw_engine *e, const struct afw_tls_hello *h
 	}
 }
 
+/* What an HTTP/1.x request head @req tells: its host and method. */
+static void afw_engine_request(const struct afw_http_request *req, struct afw_result *res,
+			       struct afw_facts *facts)
+{
+	facts->l7 = AFW_L7_HTTP;
+	if (req->has_host) {
+		facts->host = afw_text_of(&req->host);
+		afw_copy_span(res->host, sizeof(res->host), &req->host);
+	}
+	afw_copy_span(res->http_method, sizeof(res->http_method), &req->method);
+}
+
 /* One request head of an inspected flow, judged: true when it is to be stopped. */
 static bool afw_engine_follow_judge(struct afw_engine *e, const struct afw_policy *pol, struct afw_eflow *f,
 				    const struct afw_http_request *req, const char *why,
@@ -687,12 +699,7 @@ static bool afw_engine_follow_judge(struct afw_engine *e, const struct afw_polic
 	struct afw_facts facts;
 
 	afw_engine_describe(e, f, res, &facts);
-	facts.l7 = AFW_L7_HTTP;
-	if (req->has_host) {
-		facts.host = afw_text_of(&req->host);
-		afw_copy_span(res->host, sizeof(res->host), &req->host);
-	}
-	afw_copy_span(res->http_method, sizeof(res->http_method), &req->method);
+	afw_engine_request(req, res, &facts);
 	afw_engine_judge(pol, &facts, res, why);
 	/* The flow runs already: a later request is not held for a person. */
 	if (res->decision == AFW_DECIDE_ASK)
@@ -950,12 +957,7 @@ static bool afw_engine_tcp(struct afw_engine *e, const struct afw_policy *pol,
 	}
 	switch (afw_http_parse(data, len, &req)) {
 	case AFW_HTTP_OK:
-		facts->l7 = AFW_L7_HTTP;
-		if (req.has_host) {
-			facts->host = afw_text_of(&req.host);
-			afw_copy_span(res->host, sizeof(res->host), &req.host);
-		}
-		afw_copy_span(res->http_method, sizeof(res->http_method), &req.method);
+		afw_engine_request(&req, res, facts);
 		afw_engine_judge(pol, facts, res, "http");
 		*judged = req.header_len;
 		if (res->decision == AFW_DECIDE_INSPECT)
@@ -2403,12 +2405,7 @@ static bool afw_engine_mid_read(struct afw_engine *e, const struct afw_policy *p
 		afw_engine_hello(e, &h, AFW_JA4_TCP, res, &facts);
 		afw_engine_judge(pol, &facts, res, "joined mid-stream: tls");
 	} else if (afw_http_parse(p->payload, p->payload_len, &req) == AFW_HTTP_OK) {
-		facts.l7 = AFW_L7_HTTP;
-		if (req.has_host) {
-			facts.host = afw_text_of(&req.host);
-			afw_copy_span(res->host, sizeof(res->host), &req.host);
-		}
-		afw_copy_span(res->http_method, sizeof(res->http_method), &req.method);
+		afw_engine_request(&req, res, &facts);
 		afw_engine_judge(pol, &facts, res, "joined mid-stream: http");
 	} else {
 		return false;
@@ -2561,8 +2558,7 @@ static enum afw_pass afw_engine_packet_one(struct afw_engine *e, const struct af
 		}
 		/* Without its SYN, a flow's bytes cannot be told from the middle of its stream. */
 		if (tcp && !(p->tcp_flags & AFW_TCP_SYN)) {
-			if (side == client &&
-			    afw_engine_mid_read(e, pol, &k, hash, client, p, own, uid, res, decided))
+			if (afw_engine_mid_read(e, pol, &k, hash, client, p, own, uid, res, decided))
 				return afw_decision_pass(res->decision);
 			return afw_engine_at_once(e, pol, &k, hash, client, p, side == client,
 						  own, uid,
