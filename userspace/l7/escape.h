@@ -11,7 +11,28 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+/*
+ * A record being written: its bytes gather in @buf and reach @f in one
+ * fwrite() when the buffer fills or afw_out_end() is called, so a line
+ * costs one stdio call rather than one per field. Start one as
+ * { .f = out }.
+ */
+struct afw_out {
+	FILE *f;
+	size_t len;
+	char buf[512];
+};
+
+void afw_out_put(struct afw_out *o, const void *s, size_t n);
+void afw_out_str(struct afw_out *o, const char *s);
+void afw_out_char(struct afw_out *o, char c);
+/* @v in decimal. */
+void afw_out_uint(struct afw_out *o, uint64_t v);
+/* Writes what gathered. */
+void afw_out_end(struct afw_out *o);
 
 /*
  * @n bytes at @p as one JSON string (RFC 8259), quotes included: '"' and
@@ -20,19 +41,24 @@
  * one (as the code points U+0080..U+00FF), so the output is ASCII and
  * always valid JSON whatever the input.
  */
-void afw_json_bytes(FILE *out, const void *p, size_t n);
+void afw_out_json(struct afw_out *o, const void *p, size_t n);
 
 /*
  * @n bytes at @p as one quoted field of the text log: printable ASCII as
  * it is, except '"' and '\', which are escaped with '\'; every other byte
  * as \xHH. Spaces stay inside the quotes, so the field cannot end early.
  */
-void afw_text_quoted(FILE *out, const void *p, size_t n);
+void afw_out_quoted(struct afw_out *o, const void *p, size_t n);
 
 /*
  * The same without the quotes, for words whose characters afwd chose (a
  * JA4 fingerprint, a reason): anything unexpected is still escaped.
  */
+void afw_out_plain(struct afw_out *o, const void *p, size_t n);
+
+/* The three above, written to @out at once. */
+void afw_json_bytes(FILE *out, const void *p, size_t n);
+void afw_text_quoted(FILE *out, const void *p, size_t n);
 void afw_text_plain(FILE *out, const void *p, size_t n);
 
 /* True when afw_text_plain() would write the @n bytes at @p as they are. */

@@ -33,16 +33,16 @@ static bool afw_alpn_next(const struct afw_result *r, size_t *off, const uint8_t
 }
 
 /* Each ALPN id of @r, separated by ',': in JSON, or as quoted text fields. */
-static void afw_alpn_list(FILE *out, const struct afw_result *r,
-			  void (*put)(FILE *out, const void *p, size_t n))
+static void afw_alpn_list(struct afw_out *o, const struct afw_result *r,
+			  void (*put)(struct afw_out *o, const void *p, size_t n))
 {
 	const uint8_t *id;
 	size_t off = 0, len;
 
 	while (afw_alpn_next(r, &off, &id, &len)) {
 		if (off != 1 + len)
-			fputc(',', out);
-		put(out, id, len);
+			afw_out_char(o, ',');
+		put(o, id, len);
 	}
 }
 
@@ -62,142 +62,265 @@ static const char *afw_l4_name(uint8_t proto)
 	}
 }
 
-static void afw_addr(const struct afw_result *r, const uint8_t *a, char *buf, size_t len)
+/*
+ * An address of @r. IPv4 is written here (inet_ntop() formats each byte
+ * through sprintf()); IPv6, with its zero runs and embedded IPv4, is left
+ * to inet_ntop().
+ */
+static void afw_out_addr(struct afw_out *o, const struct afw_result *r, const uint8_t *a)
 {
-	if (!inet_ntop(r->family, a, buf, (socklen_t)len))
-		snprintf(buf, len, "?");
+	char buf[INET6_ADDRSTRLEN];
+	size_t n = 0;
+	int i;
+
+	if (r->family == AF_INET) {
+		for (i = 0; i < 4; i++) {
+			if (a[i] >= 100)
+				buf[n++] = (char)('0' + a[i] / 100);
+			if (a[i] >= 10)
+				buf[n++] = (char)('0' + a[i] / 10 % 10);
+			buf[n++] = (char)('0' + a[i] % 10);
+			buf[n++] = '.';
+		}
+		afw_out_put(o, buf, n - 1);
+		return;
+	}
+	afw_out_str(o, inet_ntop(r->family, a, buf, sizeof(buf)) ? buf : "?");
 }
 
-/* "1.3" for 0x0304; "" when not TLS. */
-static void afw_tls_version(uint16_t v, char *buf, size_t len)
+/* "1.3" for 0x0304, "ssl3", or the number; nothing when not TLS. */
+static void afw_out_tls_version(struct afw_out *o, uint16_t v)
 {
-	if (v == 0x0300)
-		snprintf(buf, len, "ssl3");
-	else if (v >= 0x0301 && v <= 0x0304)
-		snprintf(buf, len, "1.%u", (unsigned int)(v - 0x0301));
-	else if (v)
-		snprintf(buf, len, "0x%04x", v);
-	else
-		buf[0] = '\0';
+	static const char hex[] = "0123456789abcdef";
+	char s[6] = { '0', 'x' };
+	int i;
+
+	if (v == 0x0300) {
+		afw_out_str(o, "ssl3");
+	} else if (v >= 0x0301 && v <= 0x0304) {
+		afw_out_str(o, "1.");
+		afw_out_uint(o, v - 0x0301u);
+	} else {
+		for (i = 0; i < 4; i++)
+			s[2 + i] = hex[(v >> (12 - 4 * i)) & 15];
+		afw_out_put(o, s, sizeof(s));
+	}
 }
 
-static void afw_json_opt(FILE *out, const char *key, const char *val)
+/* @n as two digits at @s. */
+static void afw_two_digits(char *s, unsigned int n)
 {
-	fprintf(out, ",\"%s\":", key);
+	s[0] = (char)('0' + n / 10);
+	s[1] = (char)('0' + n % 10);
+}
+
+/*
+ * @when as RFC 3339 in UTC with milliseconds, e.g. 2026-12-01T09:40:12.123Z,
+ * for times from 1970 to 9999. The date comes from the day count by the
+ * proleptic Gregorian calendar, in 400-year eras of 146,097 days that start
+ * on March 1st, so that a leap day ends its year: gmtime_r() would take
+ * glibc's time zone lock for every record.
+ */
+static void afw_out_time(struct afw_out *o, const struct timespec *when)
+{
+	uint64_t sec = when->tv_sec > 0 ? (uint64_t)when->tv_sec : 0;
+	uint64_t days = sec / 86400 + 719468;	/* from 0000-03-01 */
+	unsigned int s = (unsigned int)(sec % 86400), era, doe, yoe, doy, mp, day, month;
+	uint64_t year;
+	char t[24];
+
+	era = (unsigned int)(days / 146097);
+	doe = (unsigned int)(days % 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	day = doy - (153 * mp + 2) / 5 + 1;
+	month = mp < 10 ? mp + 3 : mp - 9;
+	year = (uint64_t)era * 400 + yoe + (month <= 2);
+	afw_two_digits(t, (unsigned int)(year / 100 % 100));
+	afw_two_digits(t + 2, (unsigned int)(year % 100));
+	t[4] = '-';
+	afw_two_digits(t + 5, month);
+	t[7] = '-';
+	afw_two_digits(t + 8, day);
+	t[10] = 'T';
+	afw_two_digits(t + 11, s / 3600);
+	t[13] = ':';
+	afw_two_digits(t + 14, s / 60 % 60);
+	t[16] = ':';
+	afw_two_digits(t + 17, s % 60);
+	t[19] = '.';
+	t[20] = (char)('0' + when->tv_nsec / 100000000 % 10);
+	afw_two_digits(t + 21, (unsigned int)(when->tv_nsec / 1000000 % 100));
+	t[23] = 'Z';
+	afw_out_put(o, t, sizeof(t));
+}
+
+/* ,"@key": and its value, a JSON string or null when empty. */
+static void afw_json_opt(struct afw_out *o, const char *key, const char *val)
+{
+	afw_out_str(o, ",\"");
+	afw_out_str(o, key);
+	afw_out_str(o, "\":");
 	if (*val)
-		afw_json_string(out, val);
+		afw_out_json(o, val, strlen(val));
 	else
-		fputs("null", out);
+		afw_out_str(o, "null");
 }
 
-/* @when as RFC 3339 in UTC with milliseconds, e.g. 2026-12-01T09:40:12.123Z. */
-static void afw_report_time(const struct timespec *when, char *buf, size_t len)
+/* ,"@key":@v */
+static void afw_json_uint(struct afw_out *o, const char *key, uint64_t v)
 {
-	struct tm tm;
-	size_t n;
-
-	gmtime_r(&when->tv_sec, &tm);
-	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, len - n, ".%03ldZ", when->tv_nsec / 1000000);
+	afw_out_str(o, ",\"");
+	afw_out_str(o, key);
+	afw_out_str(o, "\":");
+	afw_out_uint(o, v);
 }
 
 void afw_report_json(FILE *out, const struct afw_result *r, const struct timespec *when)
 {
-	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], ver[16], t[40];
+	struct afw_out o = { .f = out };
 
-	afw_addr(r, r->src, src, sizeof(src));
-	afw_addr(r, r->dst, dst, sizeof(dst));
-	afw_tls_version(r->tls_version, ver, sizeof(ver));
-	fputc('{', out);
+	afw_out_char(&o, '{');
 	if (when) {
-		afw_report_time(when, t, sizeof(t));
-		fprintf(out, "\"time\":\"%s\",", t);
+		afw_out_str(&o, "\"time\":\"");
+		afw_out_time(&o, when);
+		afw_out_str(&o, "\",");
 	}
-	fprintf(out, "\"proto\":\"%s\",\"l4\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\","
-		"\"sport\":%u,\"dport\":%u", afw_l7_name(r->l7), afw_l4_name(r->l4proto),
-		src, dst, r->sport, r->dport);
-	if (r->echo)
-		fprintf(out, ",\"echo\":\"%s\",\"icmp_id\":%u",
-			r->echo == AFW_PKT_ECHO_REQUEST ? "request" : "reply", r->icmp_id);
-	afw_json_opt(out, "sni", r->l7 == AFW_L7_TLS || r->l7 == AFW_L7_QUIC ? r->host : "");
-	fputs(",\"alpn\":[", out);
-	afw_alpn_list(out, r, afw_json_bytes);
-	fputc(']', out);
+	afw_out_str(&o, "\"proto\":\"");
+	afw_out_str(&o, afw_l7_name(r->l7));
+	afw_out_str(&o, "\",\"l4\":\"");
+	afw_out_str(&o, afw_l4_name(r->l4proto));
+	afw_out_str(&o, "\",\"src\":\"");
+	afw_out_addr(&o, r, r->src);
+	afw_out_str(&o, "\",\"dst\":\"");
+	afw_out_addr(&o, r, r->dst);
+	afw_out_char(&o, '"');
+	afw_json_uint(&o, "sport", r->sport);
+	afw_json_uint(&o, "dport", r->dport);
+	if (r->echo) {
+		afw_out_str(&o, r->echo == AFW_PKT_ECHO_REQUEST ? ",\"echo\":\"request\"" :
+								  ",\"echo\":\"reply\"");
+		afw_json_uint(&o, "icmp_id", r->icmp_id);
+	}
+	afw_json_opt(&o, "sni", r->l7 == AFW_L7_TLS || r->l7 == AFW_L7_QUIC ? r->host : "");
+	afw_out_str(&o, ",\"alpn\":[");
+	afw_alpn_list(&o, r, afw_out_json);
+	afw_out_char(&o, ']');
 	if (r->ech)
-		fputs(",\"ech\":true", out);
-	afw_json_opt(out, "tls_version", ver);
-	afw_json_opt(out, "ja4", r->ja4);
-	afw_json_opt(out, "http_host", r->l7 == AFW_L7_HTTP ? r->host : "");
-	afw_json_opt(out, "http_method", r->http_method);
-	afw_json_opt(out, "dns_name", r->l7 == AFW_L7_DNS ? r->host : "");
-	if (r->giveup)
-		fprintf(out, ",\"giveup\":\"%s\"", afw_reason_name(r->giveup));
-	fprintf(out, ",\"verdict\":\"%s\",\"reason\":", afw_decision_name(r->decision));
-	afw_json_string(out, r->reason);
-	if (r->rule_line)
-		fprintf(out, ",\"policy_line\":%u", r->rule_line);
-	if (r->has_uid)
-		fprintf(out, ",\"uid\":%u", r->uid);
-	if (r->has_owner && r->owner_listener) {
-		fputs(",\"listener\":true", out);
-	} else if (r->has_owner) {
-		fprintf(out, ",\"pid\":%u,\"comm\":", r->owner_pid);
-		afw_json_string(out, r->owner_comm);
-		afw_json_opt(out, "exe", r->owner_exe);
+		afw_out_str(&o, ",\"ech\":true");
+	afw_out_str(&o, ",\"tls_version\":");
+	if (r->tls_version) {
+		afw_out_char(&o, '"');
+		afw_out_tls_version(&o, r->tls_version);
+		afw_out_char(&o, '"');
+	} else {
+		afw_out_str(&o, "null");
 	}
-	fprintf(out, ",\"packets\":%llu}\n", (unsigned long long)r->packets);
+	afw_json_opt(&o, "ja4", r->ja4);
+	afw_json_opt(&o, "http_host", r->l7 == AFW_L7_HTTP ? r->host : "");
+	afw_json_opt(&o, "http_method", r->http_method);
+	afw_json_opt(&o, "dns_name", r->l7 == AFW_L7_DNS ? r->host : "");
+	if (r->giveup) {
+		afw_out_str(&o, ",\"giveup\":\"");
+		afw_out_str(&o, afw_reason_name(r->giveup));
+		afw_out_char(&o, '"');
+	}
+	afw_out_str(&o, ",\"verdict\":\"");
+	afw_out_str(&o, afw_decision_name(r->decision));
+	afw_out_str(&o, "\",\"reason\":");
+	afw_out_json(&o, r->reason, strlen(r->reason));
+	if (r->rule_line)
+		afw_json_uint(&o, "policy_line", r->rule_line);
+	if (r->has_uid)
+		afw_json_uint(&o, "uid", r->uid);
+	if (r->has_owner && r->owner_listener) {
+		afw_out_str(&o, ",\"listener\":true");
+	} else if (r->has_owner) {
+		afw_json_uint(&o, "pid", r->owner_pid);
+		afw_out_str(&o, ",\"comm\":");
+		afw_out_json(&o, r->owner_comm, strlen(r->owner_comm));
+		afw_json_opt(&o, "exe", r->owner_exe);
+	}
+	afw_json_uint(&o, "packets", r->packets);
+	afw_out_str(&o, "}\n");
+	afw_out_end(&o);
+}
+
+/* [address]:port for IPv6, address:port for IPv4. */
+static void afw_out_end_point(struct afw_out *o, const struct afw_result *r, const uint8_t *a,
+			      uint16_t port)
+{
+	if (r->family == AF_INET6)
+		afw_out_char(o, '[');
+	afw_out_addr(o, r, a);
+	afw_out_str(o, r->family == AF_INET6 ? "]:" : ":");
+	afw_out_uint(o, port);
 }
 
 void afw_report_text(FILE *out, const struct afw_result *r, const struct timespec *when)
 {
-	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], ver[16], t[40];
-	int v6 = r->family == AF_INET6;
+	struct afw_out o = { .f = out };
 
-	afw_addr(r, r->src, src, sizeof(src));
-	afw_addr(r, r->dst, dst, sizeof(dst));
-	afw_tls_version(r->tls_version, ver, sizeof(ver));
 	if (when) {
-		afw_report_time(when, t, sizeof(t));
-		fprintf(out, "%s ", t);
+		afw_out_time(&o, when);
+		afw_out_char(&o, ' ');
 	}
-	fprintf(out, "%s %s%s%s:%u -> %s%s%s:%u %s", afw_l4_name(r->l4proto), v6 ? "[" : "", src,
-		v6 ? "]" : "", r->sport, v6 ? "[" : "", dst, v6 ? "]" : "", r->dport,
-		afw_l7_name(r->l7));
-	if (r->echo)
-		fprintf(out, " echo-%s id=%u", r->echo == AFW_PKT_ECHO_REQUEST ? "request" : "reply",
-			r->icmp_id);
+	afw_out_str(&o, afw_l4_name(r->l4proto));
+	afw_out_char(&o, ' ');
+	afw_out_end_point(&o, r, r->src, r->sport);
+	afw_out_str(&o, " -> ");
+	afw_out_end_point(&o, r, r->dst, r->dport);
+	afw_out_char(&o, ' ');
+	afw_out_str(&o, afw_l7_name(r->l7));
+	if (r->echo) {
+		afw_out_str(&o, r->echo == AFW_PKT_ECHO_REQUEST ? " echo-request id=" :
+								  " echo-reply id=");
+		afw_out_uint(&o, r->icmp_id);
+	}
 	if (*r->host) {
-		fputs(r->l7 == AFW_L7_HTTP ? " host=" : r->l7 == AFW_L7_DNS ? " qname=" :
-		      " sni=", out);
-		afw_text_quoted(out, r->host, strlen(r->host));
+		afw_out_str(&o, r->l7 == AFW_L7_HTTP ? " host=" : r->l7 == AFW_L7_DNS ? " qname=" :
+			    " sni=");
+		afw_out_quoted(&o, r->host, strlen(r->host));
 	}
 	if (r->alpn_len) {
-		fputs(" alpn=", out);
-		afw_alpn_list(out, r, afw_text_quoted);
+		afw_out_str(&o, " alpn=");
+		afw_alpn_list(&o, r, afw_out_quoted);
 	}
 	if (r->ech)
-		fputs(" ech", out);
-	if (r->giveup)
-		fprintf(out, " giveup=%s", afw_reason_name(r->giveup));
-	if (*ver)
-		fprintf(out, " version=%s", ver);
-	if (*r->ja4) {
-		fputs(" ja4=", out);
-		afw_text_plain(out, r->ja4, strlen(r->ja4));
+		afw_out_str(&o, " ech");
+	if (r->giveup) {
+		afw_out_str(&o, " giveup=");
+		afw_out_str(&o, afw_reason_name(r->giveup));
 	}
-	if (r->has_uid)
-		fprintf(out, " uid=%u", r->uid);
+	if (r->tls_version) {
+		afw_out_str(&o, " version=");
+		afw_out_tls_version(&o, r->tls_version);
+	}
+	if (*r->ja4) {
+		afw_out_str(&o, " ja4=");
+		afw_out_plain(&o, r->ja4, strlen(r->ja4));
+	}
+	if (r->has_uid) {
+		afw_out_str(&o, " uid=");
+		afw_out_uint(&o, r->uid);
+	}
 	if (r->has_owner && r->owner_listener) {
-		fputs(" listener", out);
+		afw_out_str(&o, " listener");
 	} else if (r->has_owner) {
-		fprintf(out, " pid=%u comm=", r->owner_pid);
-		afw_text_quoted(out, r->owner_comm, strlen(r->owner_comm));
+		afw_out_str(&o, " pid=");
+		afw_out_uint(&o, r->owner_pid);
+		afw_out_str(&o, " comm=");
+		afw_out_quoted(&o, r->owner_comm, strlen(r->owner_comm));
 		if (*r->owner_exe) {
-			fputs(" exe=", out);
-			afw_text_quoted(out, r->owner_exe, strlen(r->owner_exe));
+			afw_out_str(&o, " exe=");
+			afw_out_quoted(&o, r->owner_exe, strlen(r->owner_exe));
 		}
 	}
-	fprintf(out, ": %s (", afw_decision_name(r->decision));
-	afw_text_plain(out, r->reason, strlen(r->reason));
-	fputs(")\n", out);
+	afw_out_str(&o, ": ");
+	afw_out_str(&o, afw_decision_name(r->decision));
+	afw_out_str(&o, " (");
+	afw_out_plain(&o, r->reason, strlen(r->reason));
+	afw_out_str(&o, ")\n");
+	afw_out_end(&o);
 }
