@@ -79,30 +79,51 @@ static size_t afw_plain_run(const unsigned char *c, size_t n)
 	return i;
 }
 
-void afw_out_json(struct afw_out *o, const void *p, size_t n)
+/* Plain runs as they are, one copy each; every other byte through @esc. */
+static void afw_out_escaped(struct afw_out *o, const unsigned char *c, size_t n,
+			    void (*esc)(struct afw_out *o, unsigned char c))
 {
-	static const char short_form[] = { ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n',
-					   ['\r'] = 'r', ['\t'] = 't', ['"'] = '"',
-					   ['\\'] = '\\' };
-	const unsigned char *c = p;
 	size_t i = 0, run;
 
-	afw_out_char(o, '"');
 	while (i < n) {
 		run = afw_plain_run(c + i, n - i);
 		afw_out_put(o, c + i, run);
 		i += run;
-		if (i == n)
-			break;
-		if (c[i] < sizeof(short_form) && short_form[c[i]]) {
-			char s[2] = { '\\', short_form[c[i]] };
-
-			afw_out_put(o, s, 2);
-		} else {
-			afw_out_hex(o, "\\u00", 4, c[i]);
-		}
-		i++;
+		if (i < n)
+			esc(o, c[i++]);
 	}
+}
+
+static void afw_esc_json(struct afw_out *o, unsigned char c)
+{
+	static const char short_form[] = { ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n',
+					   ['\r'] = 'r', ['\t'] = 't', ['"'] = '"',
+					   ['\\'] = '\\' };
+
+	if (c < sizeof(short_form) && short_form[c]) {
+		char s[2] = { '\\', short_form[c] };
+
+		afw_out_put(o, s, 2);
+	} else {
+		afw_out_hex(o, "\\u00", 4, c);
+	}
+}
+
+static void afw_esc_text(struct afw_out *o, unsigned char c)
+{
+	if (c == '"' || c == '\\') {
+		char s[2] = { '\\', (char)c };
+
+		afw_out_put(o, s, 2);
+	} else {
+		afw_out_hex(o, "\\x", 2, c);
+	}
+}
+
+void afw_out_json(struct afw_out *o, const void *p, size_t n)
+{
+	afw_out_char(o, '"');
+	afw_out_escaped(o, p, n, afw_esc_json);
 	afw_out_char(o, '"');
 }
 
@@ -113,24 +134,7 @@ bool afw_text_is_plain(const void *p, size_t n)
 
 void afw_out_plain(struct afw_out *o, const void *p, size_t n)
 {
-	const unsigned char *c = p;
-	size_t i = 0, run;
-
-	while (i < n) {
-		run = afw_plain_run(c + i, n - i);
-		afw_out_put(o, c + i, run);
-		i += run;
-		if (i == n)
-			break;
-		if (c[i] == '"' || c[i] == '\\') {
-			char s[2] = { '\\', (char)c[i] };
-
-			afw_out_put(o, s, 2);
-		} else {
-			afw_out_hex(o, "\\x", 2, c[i]);
-		}
-		i++;
-	}
+	afw_out_escaped(o, p, n, afw_esc_text);
 }
 
 void afw_out_quoted(struct afw_out *o, const void *p, size_t n)
