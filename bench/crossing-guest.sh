@@ -27,6 +27,29 @@ rate() {
 	nsx $NS_C "$stress" connrate $S4 $port 100 > /dev/null
 	echo "$1: $(nsx $NS_C "$stress" connrate $S4 $port 1000)" >> "$res"
 }
+# profiled NAME: with AFW_BENCH_PERF=1, 1,000 more connections under perf,
+# its report to perf-NAME.txt: where a row's time goes, by symbol; with
+# AFW_BENCH_PERF=2, with the call chains that reach each symbol of 1% or
+# more as well.
+profiled() {
+	local g=
+	case "${AFW_BENCH_PERF:-0}" in
+	1) ;;
+	2) g=-g ;;
+	*) return 0 ;;
+	esac
+	command -v perf > /dev/null || return 0
+	perf record -q -a $g -o $work/perf.data -- \
+		ip netns exec $NS_C "$stress" connrate $S4 $port 1000 > /dev/null 2>&1
+	if [ -n "$g" ]; then
+		perf report -i $work/perf.data --stdio --no-children --sort comm,sym \
+			--percent-limit 1 -g caller,0.5,callee,function,percent 2> /dev/null \
+			> "$AFW_OUT/perf-$1.txt"
+	else
+		perf report -i $work/perf.data --stdio --sort comm,dso,sym 2> /dev/null |
+			grep -E '^ +[0-9]' | head -150 > "$AFW_OUT/perf-$1.txt"
+	fi
+}
 # traced NAME: 20 connections under the tracer, its output to trace-NAME.txt.
 traced() {
 	local f
@@ -61,6 +84,7 @@ counts() {
 }
 
 rate "no firewall"
+profiled host
 # The least a firewall that reads each connection's first bytes in
 # userspace can pay: that packet alone queued (iptables, no afw) to the
 # kernel selftest's nf-queue client, which accepts it unread, a verdict a
@@ -78,6 +102,7 @@ if [ -x "$nfq" ]; then
 	traced floor
 	echo "  queued: $(nsx $NS_R iptables -L FORWARD -v -x -n | awk '/NFQUEUE/ { print $1 }')" \
 		"packets for 1,120 connections" >> "$res"
+	profiled floor
 	nsx $NS_R iptables -D "${first_data[@]}"
 	kill $nfq_pid
 	wait $nfq_pid 2> /dev/null
@@ -89,6 +114,7 @@ fi
 afw_load || { echo "bench: afw.ko did not load" >> "$res"; exit 1; }
 nsx $NS_R "$AFWCTL" rule add prio 10 dir forward proto tcp dport $port accept > /dev/null
 rate "a kernel rule accepts the port"
+profiled rule
 nsx $NS_R "$AFWCTL" rule flush
 nsx $NS_R "$AFWCTL" flow flush
 nsx $NS_R "$AFWCTL" config set unknown queue queue 0-1 fail closed > /dev/null
@@ -96,12 +122,14 @@ printf 'default deny\nprio 10 proto tcp dport %s allow\n' $port > $work/policy.c
 afwd_run --no-learn ${AFW_BENCH_AFWD_OPTS:-} || { echo "bench: afwd did not start" >> "$res"; exit 1; }
 rate "afwd decides at the SYN by the port, --no-learn"
 counts
+profiled port
 traced port
 afwd_stop
 printf 'default allow\n' > $work/policy.conf
 afwd_run ${AFW_BENCH_AFWD_OPTS:-} || { echo "bench: afwd did not start" >> "$res"; exit 1; }
 rate "afwd, default allow: reads each connection's first bytes"
 counts
+profiled allow
 traced allow
 afwd_stop
 afw_unload

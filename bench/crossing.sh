@@ -16,7 +16,10 @@
 # each of its rows; the traces stay in build/bench/crossing
 # (trace-floor.txt, trace-port.txt, trace-allow.txt). Not a test: about 4
 # minutes of wall time. AFW_BENCH_AFWD_OPTS: more options for afwd (say,
-# "--io poll", "--handshakes queued").
+# "--io poll", "--handshakes queued"). AFW_BENCH_PERF=1:
+# after each row, 1,000 more connections under perf (every CPU, cpu-clock),
+# its report by command, object and symbol to perf-NAME.txt (not timed);
+# AFW_BENCH_PERF=2: with the call chains into each symbol of 1% or more.
 #
 #   bench/crossing.sh [KERNEL_LABEL]    default 6.1
 set -euo pipefail
@@ -24,8 +27,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 label=${1:-6.1}
 . "$src/bench/prepare.sh"
 bench_prepare "$label" crossing
-rm -f "$out/crossing.txt" "$out"/trace-*.txt
+rm -f "$out/crossing.txt" "$out"/trace-*.txt "$out"/perf-*.txt
 "$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out" -c 1 -m 3072 --icount \
 	-t 3600 -j "$src/bench/crossing-guest.sh" -e "AFW_KO=$src/build/kmod/$label/afw.ko" \
-	-e "AFW_BENCH_AFWD_OPTS=${AFW_BENCH_AFWD_OPTS:-}"
+	-e "AFW_BENCH_AFWD_OPTS=${AFW_BENCH_AFWD_OPTS:-}" -e "AFW_BENCH_PERF=${AFW_BENCH_PERF:-0}"
 cat "$out/crossing.txt"
