@@ -52,7 +52,7 @@ void afw_out_end(struct afw_out *o)
 	o->len = 0;
 }
 
-static void afw_out_hex(struct afw_out *o, const char *prefix, size_t plen, unsigned char c)
+void afw_out_hex(struct afw_out *o, const char *prefix, size_t plen, unsigned char c)
 {
 	static const char hex[] = "0123456789abcdef";
 	char s[8];

@@ -31,6 +31,8 @@ void afw_out_str(struct afw_out *o, const char *s);
 void afw_out_char(struct afw_out *o, char c);
 /* @v in decimal. */
 void afw_out_uint(struct afw_out *o, uint64_t v);
+/* The @plen bytes of @prefix (at most 6), then @c as two lowercase hex digits. */
+void afw_out_hex(struct afw_out *o, const char *prefix, size_t plen, unsigned char c);
 /* Writes what gathered. */
 void afw_out_end(struct afw_out *o);
 

@@ -88,22 +88,17 @@ static void afw_out_addr(struct afw_out *o, const struct afw_result *r, const ui
 	afw_out_str(o, inet_ntop(r->family, a, buf, sizeof(buf)) ? buf : "?");
 }
 
-/* "1.3" for 0x0304, "ssl3", or the number; nothing when not TLS. */
+/* TLS version @v (not 0): "1.3" for 0x0304, "ssl3", else 0x and its four digits. */
 static void afw_out_tls_version(struct afw_out *o, uint16_t v)
 {
-	static const char hex[] = "0123456789abcdef";
-	char s[6] = { '0', 'x' };
-	int i;
-
 	if (v == 0x0300) {
 		afw_out_str(o, "ssl3");
 	} else if (v >= 0x0301 && v <= 0x0304) {
 		afw_out_str(o, "1.");
 		afw_out_uint(o, v - 0x0301u);
 	} else {
-		for (i = 0; i < 4; i++)
-			s[2 + i] = hex[(v >> (12 - 4 * i)) & 15];
-		afw_out_put(o, s, sizeof(s));
+		afw_out_hex(o, "0x", 2, (unsigned char)(v >> 8));
+		afw_out_hex(o, "", 0, (unsigned char)v);
 	}
 }
 
