@@ -38,7 +38,8 @@ profiled() {
 	2) g=-g ;;
 	*) return 0 ;;
 	esac
-	command -v perf > /dev/null || return 0
+	command -v perf > /dev/null ||
+		{ echo "  not profiled: perf is not installed (linux-perf)" >> "$res"; return 0; }
 	perf record -q -a $g -o $work/perf.data -- \
 		ip netns exec $NS_C "$stress" connrate $S4 $port 1000 > /dev/null 2>&1
 	if [ -n "$g" ]; then
