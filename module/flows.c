@@ -319,6 +319,43 @@ int afw_flow_packet(struct afw_flows *fl, struct afw_flow *f, u8 side,
 }
 
 /*
+ * Unconfirmed: no packet passes by @f, so none wrote @f->confirm's words
+ * since the insert published them. A packet whose check reads them while
+ * another confirms the flow and starts its tracking there may read a mix:
+ * the flow is confirmed then all the same, and at worst the analyzer hears
+ * of it twice.
+ */
+bool afw_flow_confirms(struct afw_flows *fl, struct afw_flow *f, u8 side,
+		       const struct afw_pkt *p, u32 iif)
+{
+	/*
+	 * A SYN either way starts a connection on the flow's ports, or is
+	 * an old one's: what the analyzer allowed was the connection it
+	 * read, and an acknowledgment in the new one's sequence space
+	 * must not confirm it. The flow goes, and the SYN with it to the
+	 * analyzer.
+	 */
+	if (p->tcp_flags & TCPHDR_SYN) {
+		if (afw_flow_unlink(fl, f))
+			atomic64_inc(&fl->events.restarted);
+		return false;
+	}
+	/* Only the side that did not start it can take what the other sent. */
+	if (side == f->initiator || test_bit(AFW_FLOW_SYMMETRIC, &f->state) ||
+	    (p->tcp_flags & (TCPHDR_ACK | TCPHDR_RST)) != TCPHDR_ACK ||
+	    iif != READ_ONCE(f->confirm.iif))
+		return false;
+	return !before(p->ack, READ_ONCE(f->confirm.ack)) &&
+	       !after(p->ack, READ_ONCE(f->confirm.end));
+}
+
+void afw_flow_confirm(struct afw_flows *fl, struct afw_flow *f)
+{
+	if (test_and_clear_bit(AFW_FLOW_UNCONFIRMED, &f->state))
+		atomic64_inc(&fl->events.confirmed);
+}
+
+/*
  * A rule's flow starts with the packet the rule passed, so that its SYN,
  * sent again, still belongs to it. Not yet published: plain writes.
  */
@@ -454,6 +491,10 @@ int afw_flow_insert(struct afw_net *an, const struct afw_flow_new *req, gfp_t gf
 		afw_flow_first(f, req->initiator, req->first_t, req->first);
 	if (req->flags & AFW_FLOW_F_ESTABLISHED)
 		__set_bit(AFW_FLOW_STARTED, &f->state);
+	if (req->unconfirmed) {
+		f->confirm = req->confirm;
+		__set_bit(AFW_FLOW_UNCONFIRMED, &f->state);
+	}
 	if (!memcmp(f->key.a, f->key.b, sizeof(f->key.a)) && f->key.pa == f->key.pb)
 		__set_bit(AFW_FLOW_SYMMETRIC, &f->state);
 
@@ -825,6 +866,7 @@ void afw_flows_read(struct afw_flows *fl, struct afw_flow_counts *c)
 	c->refused = atomic64_read(&fl->events.refused);
 	c->restarted = atomic64_read(&fl->events.restarted);
 	c->by_rule = atomic64_read(&fl->events.by_rule);
+	c->confirmed = atomic64_read(&fl->events.confirmed);
 }
 
 void afw_flows_reset(struct afw_flows *fl)
@@ -836,6 +878,7 @@ void afw_flows_reset(struct afw_flows *fl)
 	atomic64_set(&fl->events.refused, 0);
 	atomic64_set(&fl->events.restarted, 0);
 	atomic64_set(&fl->events.by_rule, 0);
+	atomic64_set(&fl->events.confirmed, 0);
 }
 
 int afw_flows_init(struct afw_net *an)

@@ -45,7 +45,10 @@ enum {
 	AFW_FLOW_ECHO_B,
 };
 
-/* afw_flow.state bits; only ever set, never cleared, but LISTED and OWN_SYN. */
+/*
+ * afw_flow.state bits; only ever set, never cleared, but LISTED, OWN_SYN and
+ * UNCONFIRMED.
+ */
 enum {
 	AFW_FLOW_SEEN,			/* + side: a packet from it passed */
 	AFW_FLOW_TRACKED = 2,		/* + side: nxt[side] holds its sequence */
@@ -58,6 +61,20 @@ enum {
 	AFW_FLOW_STARTED,		/* its connection began before the flow */
 	AFW_FLOW_OWN_SYN,		/* + side: all it sent was the flow's SYN */
 	AFW_FLOW_SYMMETRIC = 15,	/* both sides are one: a host to itself */
+	AFW_FLOW_UNCONFIRMED,		/* waits for @confirm; cleared once, never set again */
+};
+
+/*
+ * What confirms a flow installed unconfirmed (AFW_FLOW_A_CONFIRM): an ACK
+ * from the side that did not start it, from @ack to @end, coming in on
+ * @iif. It lives where the sequence numbers will: until the flow is
+ * confirmed no packet passes by it, so none is tracked.
+ */
+struct afw_flow_confirm {
+	u32 ack;
+	u32 end;
+	u32 iif;
+	u32 unused;
 };
 
 /*
@@ -81,12 +98,18 @@ struct afw_flow {
 	unsigned long state;		/* AFW_FLOW_* bits */
 	atomic64_t packets;
 	atomic64_t bytes;
-	u32 nxt[2];			/* TCP: highest seq + len each side sent */
-	/*
-	 * TCP: the last ack each side sent; while all a side sent is its
-	 * SYN (OWN_SYN), which carries no ack, that SYN's sequence number.
-	 */
-	u32 ack[2];
+	union {
+		struct {
+			u32 nxt[2];	/* TCP: highest seq + len each side sent */
+			/*
+			 * TCP: the last ack each side sent; while all a
+			 * side sent is its SYN (OWN_SYN), which carries no
+			 * ack, that SYN's sequence number.
+			 */
+			u32 ack[2];
+		};
+		struct afw_flow_confirm confirm;	/* while UNCONFIRMED */
+	};
 	/* The list only while unassured and in the table, then the free. */
 	union {
 		struct list_head lru;
@@ -107,11 +130,12 @@ struct afw_flow_events {
 	atomic64_t refused;	/* inserts refused: full of assured flows */
 	atomic64_t restarted;	/* ended by a new connection on their 5-tuple */
 	atomic64_t by_rule;	/* inserted by accept rules */
+	atomic64_t confirmed;	/* installed unconfirmed, then confirmed */
 };
 
 /* The same, read out for STATS_GET. */
 struct afw_flow_counts {
-	u64 inserted, expired, closed, evicted, refused, restarted, by_rule;
+	u64 inserted, expired, closed, evicted, refused, restarted, by_rule, confirmed;
 };
 
 /*
@@ -188,6 +212,8 @@ struct afw_flow_new {
 	u32 flags;			/* AFW_FLOW_F_* */
 	bool own_queue;			/* AFW_FLOW_A_QUEUE given */
 	u16 queue;
+	bool unconfirmed;		/* AFW_FLOW_A_CONFIRM given: @confirm holds it */
+	struct afw_flow_confirm confirm;
 	const struct afw_tuple *first_t;
 	const struct afw_pkt *first;
 };
@@ -354,6 +380,16 @@ static inline struct afw_flow *afw_flow_find(struct afw_flows *fl,
 int afw_flow_packet(struct afw_flows *fl, struct afw_flow *f, u8 side,
 		    const struct afw_tuple *t, const struct afw_pkt *p,
 		    const struct sk_buff *skb, unsigned int len);
+
+/*
+ * A packet of @f, installed unconfirmed, from @side, come in on @iif (0:
+ * sent by this host): whether it confirms the flow, as AFW_FLOW_A_CONFIRM
+ * says, the checksum aside, which the caller checks. A SYN ends the flow.
+ * The caller tells the analyzer, then confirms it with afw_flow_confirm().
+ */
+bool afw_flow_confirms(struct afw_flows *fl, struct afw_flow *f, u8 side,
+		       const struct afw_pkt *p, u32 iif);
+void afw_flow_confirm(struct afw_flows *fl, struct afw_flow *f);
 
 /* Any context: sleeps only with GFP_KERNEL. */
 int afw_flow_insert(struct afw_net *an, const struct afw_flow_new *req, gfp_t gfp,

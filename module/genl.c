@@ -91,8 +91,15 @@ static struct netlink_range_validation afw_max_flows_range __ro_after_init = {
 	[AFW_FLOW_A_HITS] = AFW_REPLY_ONLY,				\
 	[AFW_FLOW_A_PORTID] = AFW_REPLY_ONLY
 
+static const struct nla_policy afw_confirm_policy[AFW_CONFIRM_A_MAX + 1] = {
+	[AFW_CONFIRM_A_ACK] = { .type = NLA_U32 },
+	[AFW_CONFIRM_A_END] = { .type = NLA_U32 },
+	[AFW_CONFIRM_A_IIF] = { .type = NLA_U32 },
+};
+
 static const struct nla_policy afw_flow_policy[AFW_FLOW_A_MAX + 1] = {
 	AFW_FLOW_KEY_POLICY,
+	[AFW_FLOW_A_CONFIRM] = NLA_POLICY_NESTED(afw_confirm_policy),
 	[AFW_FLOW_A_VERDICT] = NLA_POLICY_MAX(NLA_U8, AFW_VERDICT_MAX),
 	[AFW_FLOW_A_TIMEOUT] = NLA_POLICY_FULL_RANGE(NLA_U32, &afw_timeout_range),
 	[AFW_FLOW_A_FLAGS] = NLA_POLICY_MASK(NLA_U32, AFW_FLOW_F_ESTABLISHED | AFW_FLOW_F_LEARN),
@@ -114,6 +121,7 @@ static const struct nla_policy afw_flow_key_policy[AFW_FLOW_A_MAX + 1] = {
 	[AFW_FLOW_A_QUEUE] = AFW_KEY_ONLY,
 	[AFW_FLOW_A_DIR] = AFW_KEY_ONLY,
 	[AFW_FLOW_A_LINE] = AFW_KEY_ONLY,
+	[AFW_FLOW_A_CONFIRM] = AFW_KEY_ONLY,
 };
 
 static const struct nla_policy afw_cfg_policy[AFW_CFG_A_MAX + 1] = {
@@ -368,7 +376,8 @@ static int afw_put_stats(struct sk_buff *skb, const struct afw_stats_view *v)
 	    nla_put_u64_64bit(skb, AFW_STATS_A_HANDSHAKES_TOLD, v->handshakes_told,
 			      AFW_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, AFW_STATS_A_HANDSHAKES_QUEUED, v->handshakes_queued,
-			      AFW_STATS_A_PAD))
+			      AFW_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, AFW_STATS_A_FLOWS_CONFIRMED, ev->confirmed, AFW_STATS_A_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -1206,6 +1215,36 @@ static void afw_flow_learn(struct afw_net *an, struct nlattr **tb,
 	mutex_unlock(&an->lock);
 }
 
+/* What confirms a flow installed unconfirmed (AFW_FLOW_A_CONFIRM): into @req. */
+static int afw_flow_confirm_attrs(struct nlattr **tb, struct afw_flow_new *req,
+				  struct netlink_ext_ack *extack)
+{
+	struct nlattr *ct[AFW_CONFIRM_A_MAX + 1];
+	int ret;
+
+	if (req->key.proto != IPPROTO_TCP || req->verdict != AFW_VERDICT_ACCEPT ||
+	    (req->flags & AFW_FLOW_F_LEARN)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[AFW_FLOW_A_CONFIRM],
+				    "an unconfirmed flow is a TCP flow's accept, not learned");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(ct, AFW_CONFIRM_A_MAX, tb[AFW_FLOW_A_CONFIRM], afw_confirm_policy,
+			       extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(extack, tb[AFW_FLOW_A_CONFIRM], ct, AFW_CONFIRM_A_ACK) ||
+	    NL_REQ_ATTR_CHECK(extack, tb[AFW_FLOW_A_CONFIRM], ct, AFW_CONFIRM_A_END) ||
+	    NL_REQ_ATTR_CHECK(extack, tb[AFW_FLOW_A_CONFIRM], ct, AFW_CONFIRM_A_IIF)) {
+		NL_SET_ERR_MSG_MOD(extack, "confirming a flow needs ack, end and iif");
+		return -EINVAL;
+	}
+	req->unconfirmed = true;
+	req->confirm.ack = nla_get_u32(ct[AFW_CONFIRM_A_ACK]);
+	req->confirm.end = nla_get_u32(ct[AFW_CONFIRM_A_END]);
+	req->confirm.iif = nla_get_u32(ct[AFW_CONFIRM_A_IIF]);
+	return 0;
+}
+
 static int afw_flow_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct afw_net *an = afw_net(genl_info_net(info));
@@ -1248,6 +1287,11 @@ static int afw_flow_new(struct sk_buff *skb, struct genl_info *info)
 		}
 		req.own_queue = true;
 		req.queue = nla_get_u16(tb[AFW_FLOW_A_QUEUE]);
+	}
+	if (tb[AFW_FLOW_A_CONFIRM]) {
+		ret = afw_flow_confirm_attrs(tb, &req, info->extack);
+		if (ret)
+			return ret;
 	}
 	/* Only the first request of a namespace takes the lock. */
 	if (!READ_ONCE(an->active)) {
@@ -1304,7 +1348,8 @@ static int afw_flow_flush(struct sk_buff *skb, struct genl_info *info)
 static u32 afw_flow_state(const struct afw_flow *f)
 {
 	return (test_bit(AFW_FLOW_ASSURED, &f->state) ? AFW_FLOW_S_ASSURED : 0) |
-	       (test_bit(AFW_FLOW_CLOSING, &f->state) ? AFW_FLOW_S_CLOSING : 0);
+	       (test_bit(AFW_FLOW_CLOSING, &f->state) ? AFW_FLOW_S_CLOSING : 0) |
+	       (test_bit(AFW_FLOW_UNCONFIRMED, &f->state) ? AFW_FLOW_S_UNCONFIRMED : 0);
 }
 
 /*
@@ -1570,6 +1615,13 @@ int afw_genl_tell_handshake(struct afw_net *an, const struct nf_hook_state *stat
 {
 	return afw_genl_tell(state, skb, t, afw_owner_lookup(&an->owners, k), AFW_CMD_HANDSHAKE,
 			     NULL, portid);
+}
+
+/* afwd has the flow's owner from its first packet: none again. */
+int afw_genl_tell_confirmed(const struct nf_hook_state *state, const struct sk_buff *skb,
+			    const struct afw_tuple *t, u32 portid)
+{
+	return afw_genl_tell(state, skb, t, NULL, AFW_CMD_CONFIRMED, NULL, portid);
 }
 
 static int afw_learn_flush(struct sk_buff *skb, struct genl_info *info)

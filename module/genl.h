@@ -47,6 +47,15 @@ int afw_genl_tell_handshake(struct afw_net *an, const struct nf_hook_state *stat
 			    const struct sk_buff *skb, const struct afw_tuple *t,
 			    const struct afw_flow_key *k, u32 portid);
 
+/*
+ * Tells socket @portid of the packet @skb (@t) in the hook @state that
+ * confirms its unconfirmed flow (AFW_CMD_CONFIRMED). Packet path, under
+ * rcu_read_lock(); 0 once the socket holds it, else an error and nothing
+ * told.
+ */
+int afw_genl_tell_confirmed(const struct nf_hook_state *state, const struct sk_buff *skb,
+			    const struct afw_tuple *t, u32 portid);
+
 int afw_genl_init(void);
 void afw_genl_exit(void);
 

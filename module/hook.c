@@ -206,9 +206,49 @@ static bool afw_hook_own_reset(const struct afw_hook_ctx *c)
 }
 
 /* The verdict flow @f gives the packet, sent from @side of it. */
+/*
+ * Whether the stack that takes @c's packet checks its checksum no more than
+ * afwd would, were the packet queued: it is one the stack fills in, or one
+ * received and verified (not one a raw socket sent unchecked over veth).
+ */
+static bool afw_hook_csum_trusted(const struct afw_hook_ctx *c)
+{
+	return c->skb->ip_summed == CHECKSUM_PARTIAL ||
+	       (c->state->hook <= NF_INET_FORWARD && skb_csum_unnecessary(c->skb));
+}
+
+/*
+ * A packet of @f, which afwd allowed on its client's first bytes and which
+ * waits for the server to take them (AFW_FLOW_A_CONFIRM): true when this
+ * is the server's packet that shows it, which then passes by the flow, as
+ * every later one. afwd hears of it first, with a copy as of a told
+ * handshake, for it decides the flow only then: a confirmation it would
+ * not hear of leaves the flow unconfirmed, its packets going to afwd.
+ * Out of line: a flow's packets meet it only until then.
+ */
+static noinline bool afw_hook_confirm(struct afw_hook_ctx *c, struct afw_flow *f, u8 side)
+{
+	u32 iif = c->state->in ? c->state->in->ifindex : 0;
+	const struct afw_flow_key *k = afw_hook_key(c);
+	u32 portid;
+
+	if (!afw_flow_confirms(&c->an->flows, f, side, &c->p, iif) || !afw_hook_csum_trusted(c))
+		return false;
+	portid = afw_serve_teller(c->an, afw_queue_num(c->an, c->cfg, k));
+	if (!portid || afw_genl_tell_confirmed(c->state, c->skb, &c->t, portid))
+		return false;
+	afw_flow_confirm(&c->an->flows, f);
+	return true;
+}
+
 static int afw_hook_flow_packet(struct afw_hook_ctx *c, struct afw_flow *f, u8 side)
 {
-	int v = afw_flow_packet(&c->an->flows, f, side, &c->t, &c->p, c->skb, c->skb->len);
+	int v;
+
+	/* Unconfirmed, it is not there for the packet: the rules and afwd are. */
+	if (unlikely(test_bit(AFW_FLOW_UNCONFIRMED, &f->state)) && !afw_hook_confirm(c, f, side))
+		return -ENOENT;
+	v = afw_flow_packet(&c->an->flows, f, side, &c->t, &c->p, c->skb, c->skb->len);
 
 	/*
 	 * Only an inspect flow's packets go to its own queue; the QUIC
@@ -389,12 +429,10 @@ static bool afw_hook_tell(struct afw_hook_ctx *c)
 	    !rcu_access_pointer(c->an->serve) || READ_ONCE(c->an->draining))
 		return false;
 	/*
-	 * Only a packet whose checksum afwd would trust were it queued: one
-	 * the stack fills in, or one received and verified. Another is
-	 * queued whole, and afwd checks its checksum as its receiver will.
+	 * Another is queued whole, and afwd checks its checksum as its
+	 * receiver will.
 	 */
-	if (c->skb->ip_summed != CHECKSUM_PARTIAL &&
-	    (c->state->hook > NF_INET_FORWARD || !skb_csum_unnecessary(c->skb)))
+	if (!afw_hook_csum_trusted(c))
 		return false;
 	k = afw_hook_key(c);
 	portid = afw_serve_teller(c->an, afw_queue_num(c->an, c->cfg, k));

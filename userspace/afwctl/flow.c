@@ -162,9 +162,10 @@ static void afwctl_flow_json(const struct afw_flow_spec *f, const struct afwctl_
 		printf(",\"line\":%" PRIu32, f->line);
 	if (f->own_queue)
 		printf(",\"queue\":%u", f->queue);
-	printf(",\"assured\":%s,\"closing\":%s,\"flow\":",
+	printf(",\"assured\":%s,\"closing\":%s,\"unconfirmed\":%s,\"flow\":",
 	       f->state & AFW_FLOW_S_ASSURED ? "true" : "false",
-	       f->state & AFW_FLOW_S_CLOSING ? "true" : "false");
+	       f->state & AFW_FLOW_S_CLOSING ? "true" : "false",
+	       f->state & AFW_FLOW_S_UNCONFIRMED ? "true" : "false");
 	afwctl_json_str(stdout, text);
 	/* afwd's strings are JSON already: they go as they came. */
 	if (d)
@@ -195,6 +196,9 @@ static void afwctl_flow_origin(const struct afw_flow_spec *f, char *buf, size_t 
 
 static const char *afwctl_flow_state(uint32_t state)
 {
+	/* Not there for its packets yet: what a listing must not hide. */
+	if (state & AFW_FLOW_S_UNCONFIRMED)
+		return "unconfirmed";
 	switch (state & (AFW_FLOW_S_ASSURED | AFW_FLOW_S_CLOSING)) {
 	case AFW_FLOW_S_ASSURED:
 		return "assured";

@@ -60,9 +60,9 @@ static void afwctl_stats_json(const struct afw_stats *st)
 	       st->handshakes_told, st->handshakes_queued);
 	printf(",\"flow_events\":{\"inserted\":%" PRIu64 ",\"by_rule\":%" PRIu64
 	       ",\"expired\":%" PRIu64 ",\"closed\":%" PRIu64 ",\"restarted\":%" PRIu64
-	       ",\"evicted\":%" PRIu64 ",\"refused\":%" PRIu64 "}}\n",
+	       ",\"evicted\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"confirmed\":%" PRIu64 "}}\n",
 	       st->flows_inserted, st->flows_rule, st->flows_expired, st->flows_closed,
-	       st->flows_restarted, st->flows_evicted, st->flows_refused);
+	       st->flows_restarted, st->flows_evicted, st->flows_refused, st->flows_confirmed);
 }
 
 static void afwctl_stats_table(const struct afw_stats *st)
@@ -95,8 +95,9 @@ static void afwctl_stats_table(const struct afw_stats *st)
 	       ", evicted %" PRIu64 ", refused %" PRIu64 "\n",
 	       st->flows_inserted, st->flows_expired, st->flows_closed, st->flows_evicted,
 	       st->flows_refused);
-	printf("             from rules %" PRIu64 ", restarted %" PRIu64 "\n", st->flows_rule,
-	       st->flows_restarted);
+	printf("             from rules %" PRIu64 ", restarted %" PRIu64
+	       ", confirmed by the server %" PRIu64 "\n", st->flows_rule, st->flows_restarted,
+	       st->flows_confirmed);
 	printf("owners       %" PRIu32 " recorded; noted %" PRIu64 ", lost %" PRIu64 "\n",
 	       st->owners, st->owners_noted, st->owners_lost);
 	printf("learned      %" PRIu32 " of %u afwd decisions kept; flows %" PRIu64

@@ -256,6 +256,14 @@ void afw_flow_put(struct nlmsghdr *nlh, const struct afw_flow_spec *f, int with_
 			mnl_attr_put_u8(nlh, AFW_FLOW_A_DIR, f->dir);
 			mnl_attr_put_u32(nlh, AFW_FLOW_A_LINE, f->line);
 		}
+		if (f->unconfirmed) {
+			struct nlattr *c = mnl_attr_nest_start(nlh, AFW_FLOW_A_CONFIRM);
+
+			mnl_attr_put_u32(nlh, AFW_CONFIRM_A_ACK, f->confirm_ack);
+			mnl_attr_put_u32(nlh, AFW_CONFIRM_A_END, f->confirm_end);
+			mnl_attr_put_u32(nlh, AFW_CONFIRM_A_IIF, f->confirm_iif);
+			mnl_attr_nest_end(nlh, c);
+		}
 	}
 	mnl_attr_nest_end(nlh, nest);
 }
@@ -312,6 +320,7 @@ static const enum mnl_attr_data_type afw_flow_types[AFW_FLOW_A_MAX + 1] = {
 	[AFW_FLOW_A_PORTID] = MNL_TYPE_U32,
 	[AFW_FLOW_A_PACKET] = MNL_TYPE_BINARY,
 	[AFW_FLOW_A_ICMP_ID] = MNL_TYPE_U16,
+	[AFW_FLOW_A_CONFIRM] = MNL_TYPE_NESTED,
 };
 
 static const enum mnl_attr_data_type afw_owner_types[AFW_OWNER_A_MAX + 1] = {

@@ -50,6 +50,9 @@ struct afw_flow_spec {
 	uint32_t state;			/* AFW_FLOW_S_*, from the kernel */
 	bool own_queue;			/* inspect: its packets go to @queue */
 	uint16_t queue;
+	/* FLOW_NEW: installed unconfirmed, until DST acknowledges this (afwd). */
+	bool unconfirmed;
+	uint32_t confirm_ack, confirm_end, confirm_iif;	/* AFW_CONFIRM_A_* */
 	struct afw_flow_owner owner;	/* from the kernel */
 };
 

@@ -68,6 +68,7 @@ static const struct afw_stats_field afw_stats_fields[] = {
 	AFW_STATS_NEWER(LEARNED_FULL, U64, learned_full),
 	AFW_STATS_NEWER(HANDSHAKES_TOLD, U64, handshakes_told),
 	AFW_STATS_NEWER(HANDSHAKES_QUEUED, U64, handshakes_queued),
+	AFW_STATS_NEWER(FLOWS_CONFIRMED, U64, flows_confirmed),
 };
 
 #define AFW_STATS_NFIELDS (sizeof(afw_stats_fields) / sizeof(afw_stats_fields[0]))

@@ -37,6 +37,7 @@ struct afw_stats {
 	uint64_t flows_inserted, flows_expired, flows_closed, flows_evicted, flows_refused;
 	uint64_t flows_restarted;	/* ended by a new TCP connection on their 5-tuple */
 	uint64_t flows_rule;		/* of flows_inserted, those accept rules installed */
+	uint64_t flows_confirmed;	/* installed unconfirmed, then confirmed */
 	/* Of the queued, sent where no analyzer serves: failing closed, open. */
 	uint64_t unserved_drop, unserved_pass;
 	/* Flow owners recorded now, ever, and not recorded (table full, no memory). */

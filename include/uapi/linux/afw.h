@@ -76,6 +76,7 @@
  *	    assured flows
  *	  FLOWS_RESTARTED: flows a new TCP connection on their 5-tuple ended
  *	  FLOWS_RULE: flows accept rules installed (part of FLOWS_INSERTED)
+ *	  FLOWS_CONFIRMED: flows installed unconfirmed that a packet confirmed
  *	Flow owners (AFW_FLOW_A_OWNER):
  *	  OWNERS (NLA_U32): owners recorded, at most MAX_FLOWS (not reset)
  *	  OWNERS_NOTED (NLA_U64): records made
@@ -149,6 +150,22 @@
  *	AFW_FLOW_F_ESTABLISHED belong to it. On a UDP accept flow installed
  *	here, a QUIC long-header Initial from SRC goes to the flow's queue.
  *	Drop and reject flows end only by their timeout.
+ *	With CONFIRM (a nest of AFW_CONFIRM_A_*; proto tcp, verdict accept),
+ *	the flow is installed unconfirmed: an analyzer allowed it on SRC's
+ *	first bytes, up to AFW_CONFIRM_A_ACK, and waits for DST to take them.
+ *	Until then the flow is not there for its packets: they meet the
+ *	rules and the unknown-flow policy, which send them back to the
+ *	analyzer. A packet from DST confirms it, and passes by it, when it
+ *	comes in on AFW_CONFIRM_A_IIF (0: sent by this host), has its checksum
+ *	to be filled in or verified on receipt, carries ACK and neither SYN
+ *	nor RST, acknowledges from AFW_CONFIRM_A_ACK to AFW_CONFIRM_A_END
+ *	(past SRC's last byte let through; sequence numbers, modulo 2^32),
+ *	and the socket serving the flow's queue asked to be told
+ *	(AFW_A_SERVE_TELL): that socket gets an AFW_CMD_CONFIRMED message,
+ *	laid out as a told handshake's (below), for that packet; one it has no
+ *	room for leaves the flow unconfirmed. A SYN from either side ends an
+ *	unconfirmed flow (FLOWS_RESTARTED). Listings show it with
+ *	AFW_FLOW_S_UNCONFIRMED; FLOWS_CONFIRMED counts confirmations.
  * AFW_CMD_FLOW_DEL (doit, admin): AFW_A_FLOW with the key fields only.
  * AFW_CMD_FLOW_GET (dump, admin): one message per flow with AFW_A_FLOW,
  *	SRC first, ICMP_ID for an echo's flow (SRC sends the requests),
@@ -220,6 +237,8 @@
  *	Such a packet holds no byte an analyzer judges; it learns from the
  *	copy what the receiver's TCP was given. A packet the socket has no
  *	room for (ENOBUFS there) is queued as before (HANDSHAKES_QUEUED).
+ *	An unconfirmed flow's packets are told or queued as if it were not
+ *	there; the one that confirms it is told with AFW_CMD_CONFIRMED.
  *
  * AFW_CMD_CONFIG_GET (doit, admin), AFW_CMD_CONFIG_SET (doit, admin):
  *	AFW_A_CONFIG (AFW_CFG_A_*); SET changes only the attributes given,
@@ -248,8 +267,11 @@
 #include <linux/types.h>
 
 #define AFW_GENL_NAME		"afw"
-/* 2: AFW_RULE_A_MATCH. 3: learned decisions. 4: told handshakes. */
-#define AFW_GENL_VERSION	4
+/*
+ * 2: AFW_RULE_A_MATCH. 3: learned decisions. 4: told handshakes. 5: flows
+ * confirmed in the module (AFW_FLOW_A_CONFIRM).
+ */
+#define AFW_GENL_VERSION	5
 /* The multicast group of flow events. */
 #define AFW_MCGRP_FLOWS		"flows"
 /* Flows a collector's walk tells again with their counts, at most. */
@@ -277,6 +299,7 @@ enum afw_cmd {
 	AFW_CMD_LEARN_GET,
 	AFW_CMD_LEARNED,
 	AFW_CMD_HANDSHAKE,
+	AFW_CMD_CONFIRMED,
 	__AFW_CMD_MAX
 };
 
@@ -495,6 +518,7 @@ enum afw_flow_attr {
 	AFW_FLOW_A_HITS,	/* NLA_U64, LEARN_GET only: flows the entry decided */
 	AFW_FLOW_A_PORTID,	/* NLA_U32, LEARN_GET only: the socket that taught it */
 	AFW_FLOW_A_ICMP_ID,	/* NLA_U16, an ICMP or ICMPv6 echo's identifier */
+	AFW_FLOW_A_CONFIRM,	/* nest, AFW_CONFIRM_A_*: FLOW_NEW, installed unconfirmed */
 	__AFW_FLOW_A_MAX
 };
 
@@ -548,6 +572,18 @@ enum afw_flow_origin {
 /* AFW_FLOW_A_STATE bits. */
 #define AFW_FLOW_S_ASSURED	0x1	/* has passed packets both ways */
 #define AFW_FLOW_S_CLOSING	0x2	/* FIN both ways or an in-window RST */
+#define AFW_FLOW_S_UNCONFIRMED	0x4	/* AFW_FLOW_A_CONFIRM: not confirmed yet */
+
+/* What confirms a flow installed unconfirmed (AFW_FLOW_A_CONFIRM); all required. */
+enum afw_confirm_attr {
+	AFW_CONFIRM_A_UNSPEC,
+	AFW_CONFIRM_A_ACK,	/* NLA_U32: DST acknowledges at least this of SRC's */
+	AFW_CONFIRM_A_END,	/* NLA_U32: and no more than this */
+	AFW_CONFIRM_A_IIF,	/* NLA_U32: DST's packets come in here; 0: sent by this host */
+	__AFW_CONFIRM_A_MAX
+};
+
+#define AFW_CONFIRM_A_MAX (__AFW_CONFIRM_A_MAX - 1)
 
 /* What happens to a packet that matches no flow and no rule. */
 enum afw_unknown {
@@ -627,6 +663,7 @@ enum afw_stats_attr {
 	AFW_STATS_A_LEARNED_FULL,	/* NLA_U64, not learned for want of room */
 	AFW_STATS_A_HANDSHAKES_TOLD,	/* NLA_U64, told and passed (HANDSHAKE) */
 	AFW_STATS_A_HANDSHAKES_QUEUED,	/* NLA_U64, queued: the tell failed */
+	AFW_STATS_A_FLOWS_CONFIRMED,	/* NLA_U64, unconfirmed flows confirmed */
 	__AFW_STATS_A_MAX
 };
 
