@@ -4,12 +4,14 @@
 ways a real client may: after urgent data, a byte per segment, 16,380
 bytes long, or late.
 
-  helloclient.py HOW ADDR NAME [PORT]
+  helloclient.py HOW ADDR NAME [PORT [tls12]]
 
   oob       one byte of urgent data (MSG_OOB), then a full TLS handshake
   onebyte   the ClientHello a byte per segment (TCP_NODELAY, 2 ms apart)
   big       the ClientHello grown to a 16,380-byte message with padding
   late      a full TLS handshake 2.3 s after the TCP handshake
+
+tls12: offer no more than TLS 1.2.
 
 Prints "handshake" when a full handshake completes, "answered" when the
 server answered a hello sent by hand; exits 0 either way, 1 when the
@@ -21,11 +23,15 @@ import struct
 import sys
 import time
 
+TLS12 = len(sys.argv) > 5 and sys.argv[5] == "tls12"
+
 
 def context():
     ctx = ssl.create_default_context()
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE
+    if TLS12:
+        ctx.maximum_version = ssl.TLSVersion.TLSv1_2
     return ctx
 
 

@@ -25,6 +25,9 @@ offsets: a fake hello naming --fake that the server's stack never takes.
            ports, none with a SYN, and the real hello again, in the middle
            of the connection as a firewall that forgot it sees it
 
+With --tls12 the hellos offer no more than TLS 1.2, so that no answer of
+the server's is needed to settle them: only its acknowledgement.
+
 Packets go out through a raw IP socket, so they cross this host's
 netfilter OUTPUT hook like any other; they carry the mark 0x100, so that a
 rule can drop this host's own resets for the connection (its kernel has no
@@ -49,11 +52,14 @@ ETH_P_IP = 0x0800
 MARK = 0x100
 
 
-def client_hello(name):
-    """The ClientHello this host's OpenSSL sends for @name, as TLS records."""
+def client_hello(name, tls12):
+    """The ClientHello this host's OpenSSL sends for @name, as TLS records;
+    with @tls12, offering no more than TLS 1.2."""
     ctx = ssl.create_default_context()
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE
+    if tls12:
+        ctx.maximum_version = ssl.TLSVersion.TLSv1_2
     incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
     obj = ctx.wrap_bio(incoming, outgoing, server_hostname=name)
     try:
@@ -167,9 +173,10 @@ def main():
     p.add_argument("--wait", type=float, default=1.5)
     p.add_argument("--pause", type=float, default=1.5)
     p.add_argument("--flood", type=int, default=0)
+    p.add_argument("--tls12", action="store_true")
     a = p.parse_args()
     sport = a.sport or random.randint(20000, 60000)
-    fake, real = client_hello(a.fake), client_hello(a.real)
+    fake, real = client_hello(a.fake, a.tls12), client_hello(a.real, a.tls12)
 
     print("sport %d" % sport, flush=True)
     k = Conn(a, sport, random.getrandbits(32))

@@ -452,6 +452,142 @@ static void test_storage(void)
 	}
 }
 
+static void expired(const struct afw_result *r, void *data);
+
+/* A ClientHello that offers TLS 1.3 (supported_versions), naming @host, into @b. */
+static size_t t_hello13(uint8_t *b, const char *host)
+{
+	size_t hl = strlen(host), ext = 9 + hl + 7, body = 2 + 32 + 1 + 4 + 2 + 2 + ext, n = 0;
+
+	b[n++] = 22, b[n++] = 3, b[n++] = 1;
+	tb_put16(b + n, (uint16_t)(4 + body)), n += 2;
+	b[n++] = 1, b[n++] = 0;
+	tb_put16(b + n, (uint16_t)body), n += 2;
+	b[n++] = 3, b[n++] = 3;
+	memset(b + n, 7, 32), n += 32;
+	b[n++] = 0;
+	tb_put16(b + n, 2), n += 2;
+	b[n++] = 0x13, b[n++] = 0x01;
+	b[n++] = 1, b[n++] = 0;
+	tb_put16(b + n, (uint16_t)ext), n += 2;
+	tb_put16(b + n, 0), n += 2;
+	tb_put16(b + n, (uint16_t)(5 + hl)), n += 2;
+	tb_put16(b + n, (uint16_t)(3 + hl)), n += 2;
+	b[n++] = 0;
+	tb_put16(b + n, (uint16_t)hl), n += 2;
+	memcpy(b + n, host, hl), n += hl;
+	tb_put16(b + n, 43), n += 2;
+	tb_put16(b + n, 3), n += 2;
+	b[n++] = 2, b[n++] = 3, b[n++] = 4;
+	return n;
+}
+
+/*
+ * A router, the client on interface 2 and the server on @sdev, up to the
+ * client's segment @d (@len bytes), with the module confirming allows
+ * (@kernel).
+ */
+static void t_routed(struct t *t, bool kernel, uint32_t sdev, const uint8_t *d, size_t len)
+{
+	t_init(t, NULL);
+	afw_engine_kernel_confirm(t->e, kernel);
+	t_seg(t, (struct tb_seg){ .flags = TB_SYN, .seq = CISN, .indev = 2 });
+	t_seg(t, (struct tb_seg){ .from_server = true, .flags = TB_SYN | TB_ACK, .seq = SISN,
+				  .ack = CISN + 1, .indev = sdev });
+	t_seg(t, (struct tb_seg){ .flags = TB_ACK, .seq = CISN + 1, .ack = SISN + 1, .indev = 2 });
+	t_seg(t, (struct tb_seg){ .flags = TB_ACK | TB_PSH, .seq = CISN + 1, .ack = SISN + 1,
+				  .data = d, .len = len, .indev = 2 });
+}
+
+/*
+ * An allow the module holds unconfirmed: what it must see of the server to
+ * confirm it is what afwd would (the judged bytes acknowledged, from the
+ * server's interface, no more than the client sent); where afwd must see
+ * more, or cannot tell the server by its interface, afwd waits itself.
+ */
+static void test_kernel_confirm(void)
+{
+	static const char get[] = "GET / HTTP/1.1\r\nHost: web.test\r\n\r\n";
+	const uint32_t n = sizeof(get) - 1;
+	struct afw_result r = { 0 };
+	uint8_t h[160], bang = '!';
+	size_t hn;
+	struct t t;
+
+	t_routed(&t, true, 3, (const uint8_t *)get, n);
+	CHECK(failed, "kernel confirm: an allowed request passes, undecided, handed to the module",
+	      !t.decided && t.res.kernel_confirm && t.res.decision == AFW_DECIDE_ALLOW);
+	CHECK(failed, "kernel confirm: to be acknowledged up to its end, from the server's side",
+	      t.res.confirm_ack == CISN + 1 + n && t.res.confirm_end == CISN + 1 + n &&
+	      t.res.confirm_iif == 3);
+	CHECK(failed, "kernel confirm: afwd does not wait for it itself",
+	      afw_engine_confirming(t.e) == 0);
+	CHECK(failed, "kernel confirm: the told ACK settles it, as confirmed in the module",
+	      t_seg(&t, (struct tb_seg){ .from_server = true, .flags = TB_ACK, .seq = SISN + 1,
+					 .ack = CISN + 1 + n, .indev = 3 }) == AFW_PASS_ACCEPT &&
+	      t.decided && t.res.decision == AFW_DECIDE_ALLOW && t.res.kernel_confirmed &&
+	      !t.res.kernel_confirm && !strcmp(t.res.host, "web.test"));
+	afw_engine_free(t.e);
+
+	t_routed(&t, false, 3, (const uint8_t *)get, n);
+	CHECK(failed, "kernel confirm off: afwd waits for the ACK itself",
+	      !t.decided && !t.res.kernel_confirm && afw_engine_confirming(t.e) == 1);
+	t_sack(&t, n);
+	CHECK(failed, "kernel confirm off: an ACK from the client's side settles nothing",
+	      !t.decided);
+	CHECK(failed, "kernel confirm off: the server's settles it, not as the module's",
+	      t_seg(&t, (struct tb_seg){ .from_server = true, .flags = TB_ACK, .seq = SISN + 1,
+					 .ack = CISN + 1 + n, .indev = 3 }) == AFW_PASS_ACCEPT &&
+	      t.decided && !t.res.kernel_confirmed);
+	afw_engine_free(t.e);
+
+	/* A server on this host: its packets come in on no interface. */
+	t_routed(&t, true, 0, (const uint8_t *)get, n);
+	CHECK(failed, "kernel confirm: a local server's packets are to come from this host",
+	      !t.decided && t.res.kernel_confirm && t.res.confirm_iif == 0);
+	afw_engine_free(t.e);
+
+	/* TLS 1.3 offered: the server's answer to the hello must be read. */
+	hn = t_hello13(h, "web.test");
+	t_routed(&t, true, 3, h, hn);
+	CHECK(failed, "kernel confirm: not for a hello that offers TLS 1.3",
+	      !t.decided && !t.res.kernel_confirm && afw_engine_confirming(t.e) == 1);
+	afw_engine_free(t.e);
+	hn = tb_hello(h, "web.test", 0);
+	t_routed(&t, true, 3, h, hn);
+	CHECK(failed, "kernel confirm: a TLS 1.2 hello's ACK is enough",
+	      !t.decided && t.res.kernel_confirm && t.res.confirm_ack == CISN + 1 + hn);
+	afw_engine_free(t.e);
+
+	/* An urgent byte among the judged ones: the server must answer with data. */
+	t_init(&t, NULL);
+	afw_engine_kernel_confirm(t.e, true);
+	t_handshake(&t);
+	t_data(&t, 0, (const uint8_t *)get, 10);
+	t_seg(&t, (struct tb_seg){ .flags = TB_ACK | TB_PSH | TB_URG, .seq = CISN + 11,
+				   .ack = SISN + 1, .urg = 1, .data = &bang, .len = 1 });
+	t_data(&t, 11, (const uint8_t *)get + 10, n - 10);
+	CHECK(failed, "kernel confirm: not with an urgent byte in the judged bytes",
+	      !t.decided && !t.res.kernel_confirm && afw_engine_confirming(t.e) == 1);
+	afw_engine_free(t.e);
+
+	/* Never acknowledged: the module's flow is to go when afwd gives up. */
+	t_routed(&t, true, 3, (const uint8_t *)get, n);
+	t.now += 31000 * MS;
+	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+	CHECK(failed, "kernel confirm: never acknowledged, the module's flow is to go",
+	      r.decision == AFW_DECIDE_ALLOW && r.kernel_unconfirmed &&
+	      afw_engine_stats(t.e)->unconfirmed == 1);
+	afw_engine_free(t.e);
+
+	/* A new connection on the 5-tuple: the module ends its flow at the SYN. */
+	t_routed(&t, true, 3, (const uint8_t *)get, n);
+	t_seg(&t, (struct tb_seg){ .flags = TB_SYN, .seq = CISN + 100000, .indev = 2 });
+	CHECK(failed, "kernel confirm: a new SYN starts over, with nothing held",
+	      afw_engine_confirming(t.e) == 0 && afw_engine_flows(t.e) == 1);
+	afw_engine_free(t.e);
+}
+
 static void test_urgent(void)
 {
 	uint8_t bad[128], good[128], bang = '!';
@@ -759,6 +895,7 @@ int main(void)
 		return 1;
 	}
 	test_confirmation();
+	test_kernel_confirm();
 	test_insertions();
 	test_syn();
 	test_storage();

@@ -148,6 +148,10 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 		/* New connections' bare handshakes the module passed and told. */
 		fprintf(out, ",\"handshakes_told\":%s,\"handshakes\":%llu",
 			s.tell ? "true" : "false", (unsigned long long)s.kern.handshakes);
+		/* Allowed flows the module held unconfirmed, and those it confirmed. */
+		fprintf(out, ",\"module_unconfirmed\":%llu,\"module_confirmed\":%llu",
+			(unsigned long long)s.kern.unconfirmed,
+			(unsigned long long)s.kern.confirmed);
 		fprintf(out, ",\"install_retries\":%llu,\"answered\":%llu,\"records\":%u,"
 			"\"records_given_up\":%llu,\"records_evicted\":%llu,\"rejudged\":%llu,"
 			"\"reload_changed\":%llu,\"ct_updated\":%llu,\"ct_missing\":%llu,"

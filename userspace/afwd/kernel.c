@@ -52,6 +52,7 @@ static struct nlmsghdr *afw_kern_header(struct afw_kern *k, void *buf, uint16_t 
 struct afw_kern_family {
 	char name[GENL_NAMSIZ];
 	uint16_t id;
+	uint32_t version;
 	uint32_t notify_grp;		/* nlctrl's "notify" group, when asked for */
 };
 
@@ -94,6 +95,10 @@ static int afw_kern_parse_family(const struct nlmsghdr *nlh, struct afw_kern_fam
 			if (mnl_attr_validate(a, MNL_TYPE_U16) == 0)
 				fam->id = mnl_attr_get_u16(a);
 			break;
+		case CTRL_ATTR_VERSION:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+				fam->version = mnl_attr_get_u32(a);
+			break;
 		case CTRL_ATTR_MCAST_GROUPS:
 			afw_kern_parse_groups(a, fam);
 			break;
@@ -121,6 +126,7 @@ static int afw_kern_news(struct afw_kern *k, const struct nlmsghdr *nlh)
 	}
 	if (genl->cmd == CTRL_CMD_NEWFAMILY && fam.id && fam.id != k->family_id) {
 		k->family_id = fam.id;
+		k->family_version = fam.version;
 		k->stats.back++;
 		return AFW_KERN_CAME;
 	}
@@ -203,6 +209,7 @@ int afw_kern_resolve(struct afw_kern *k)
 		if (fam.id != k->family_id)
 			k->stats.back++;
 		k->family_id = fam.id;
+		k->family_version = fam.version;
 		return 0;
 	}
 	if (k->family_id)
@@ -296,7 +303,9 @@ static bool afw_kern_queue(struct afw_kern *k, const struct afw_flow_spec *f, ui
 	afw_kern_queued(k, nlh);
 	if (cmd == AFW_CMD_FLOW_NEW)
 		k->stats.installed++;
-	else
+	if (cmd == AFW_CMD_FLOW_NEW && f->unconfirmed)
+		k->stats.unconfirmed++;
+	else if (cmd != AFW_CMD_FLOW_NEW)
 		k->stats.deleted++;
 	return true;
 }
@@ -357,22 +366,23 @@ bool afw_kern_serve(struct afw_kern *k, uint16_t num, bool tell)
 }
 
 /*
- * A LEARNED or HANDSHAKE message's flow; -1 when it lacks what the worker
- * needs.
+ * A LEARNED, HANDSHAKE or CONFIRMED message's flow; -1 when it lacks what
+ * the worker needs.
  */
-static int afw_kern_parse_told(const struct nlmsghdr *nlh, bool handshake,
-			       struct afw_kern_told *t)
+static int afw_kern_parse_told(const struct nlmsghdr *nlh, uint8_t cmd, struct afw_kern_told *t)
 {
 	const struct nlattr *tb[AFW_FLOW_A_MAX + 1];
 	struct afw_flow_owner o = { 0 };
+	bool handshake = cmd != AFW_CMD_LEARNED;
 
 	if (afw_flow_attrs(nlh, tb) < 0 || !tb[AFW_FLOW_A_PACKET] || !tb[AFW_FLOW_A_DIR] ||
 	    (!handshake && !tb[AFW_FLOW_A_VERDICT]))
 		return -1;
 	memset(t, 0, sizeof(*t));
 	t->handshake = handshake;
+	t->confirmed = cmd == AFW_CMD_CONFIRMED;
 	t->dir = mnl_attr_get_u8(tb[AFW_FLOW_A_DIR]);
-	/* A handshake's packet passed. */
+	/* A handshake's packet passed, as did a confirmation's. */
 	t->verdict = handshake ? AFW_VERDICT_ACCEPT : mnl_attr_get_u8(tb[AFW_FLOW_A_VERDICT]);
 	if (tb[AFW_FLOW_A_LINE])
 		t->line = mnl_attr_get_u32(tb[AFW_FLOW_A_LINE]);
@@ -480,10 +490,13 @@ static int afw_kern_datagram(struct afw_kern *k, const char *buf, int n,
 		genl = mnl_nlmsg_get_payload(nlh);
 		if (k->family_id && nlh->nlmsg_type == k->family_id &&
 		    mnl_nlmsg_get_payload_len(nlh) >= sizeof(*genl) &&
-		    (genl->cmd == AFW_CMD_LEARNED || genl->cmd == AFW_CMD_HANDSHAKE)) {
-			if (afw_kern_parse_told(nlh, genl->cmd == AFW_CMD_HANDSHAKE, &t) < 0)
+		    (genl->cmd == AFW_CMD_LEARNED || genl->cmd == AFW_CMD_HANDSHAKE ||
+		     genl->cmd == AFW_CMD_CONFIRMED)) {
+			if (afw_kern_parse_told(nlh, genl->cmd, &t) < 0)
 				continue;
-			if (t.handshake)
+			if (t.confirmed)
+				k->stats.confirmed++;
+			else if (t.handshake)
 				k->stats.handshakes++;
 			else
 				k->stats.told++;

@@ -33,6 +33,8 @@ struct afw_kern_stats {
 	uint64_t learned;		/* of FLOW_NEW, those that taught their decision */
 	uint64_t told;			/* flows a learned decision decided, told */
 	uint64_t handshakes;		/* bare handshake packets told (HANDSHAKE) */
+	uint64_t confirmed;		/* packets that confirmed a flow, told (CONFIRMED) */
+	uint64_t unconfirmed;		/* of FLOW_NEW, those installed unconfirmed */
 	uint64_t overruns;		/* times the socket lost messages (ENOBUFS) */
 };
 
@@ -42,7 +44,8 @@ struct afw_kern_stats {
  * (AFW_CMD_HANDSHAKE): the packet's headers and where it was seen.
  */
 struct afw_kern_told {
-	bool handshake;			/* AFW_CMD_HANDSHAKE */
+	bool handshake;			/* AFW_CMD_HANDSHAKE or CONFIRMED: it passed */
+	bool confirmed;			/* AFW_CMD_CONFIRMED: it confirmed its flow */
 	uint8_t dir;			/* AFW_DIR_* */
 	uint8_t verdict;		/* AFW_VERDICT_* it was given */
 	uint32_t line;
@@ -80,6 +83,7 @@ struct afw_kern {
 	unsigned int portid;
 	unsigned int seq;
 	uint16_t family_id;		/* 0 while the module is not there */
+	uint32_t family_version;	/* its AFW_GENL_VERSION */
 	unsigned int pending;
 	size_t len;
 	struct afw_kern_stats stats;
@@ -100,6 +104,12 @@ int afw_kern_fd(const struct afw_kern *k);
 static inline bool afw_kern_up(const struct afw_kern *k)
 {
 	return k->family_id != 0;
+}
+
+/* Whether the module holds flows unconfirmed (AFW_FLOW_A_CONFIRM, version 5). */
+static inline bool afw_kern_confirms(const struct afw_kern *k)
+{
+	return k->family_id != 0 && k->family_version >= 5;
 }
 
 /*

@@ -397,6 +397,39 @@ static bool afw_worker_asked(struct afw_worker *w, const struct afw_pkt *p,
 }
 
 /*
+ * An allow that waits for the server (res->kernel_confirm): the module
+ * holds it unconfirmed, sent in this round before the verdicts, so that
+ * the server's acknowledgement confirms it there and its answer never
+ * waits here. Not recorded yet: until the module tells of the
+ * confirmation (afw_worker_told()) the engine answers for the flow, and
+ * should the module not hold it (gone, full), the flow's packets come
+ * here as before.
+ */
+static void afw_worker_unconfirmed(struct afw_worker *w, const struct afw_result *r)
+{
+	struct afw_flow_spec f;
+
+	afw_ledger_spec(&f, r->family == AF_INET6 ? 6 : 4, r->l4proto, r->src, r->sport, r->dst,
+			r->dport, r->decision, true);
+	afw_worker_flow_own(w, &f, false);
+	f.unconfirmed = true;
+	f.confirm_ack = r->confirm_ack;
+	f.confirm_end = r->confirm_end;
+	f.confirm_iif = r->confirm_iif;
+	afw_kern_add(w->kern, &f);
+}
+
+/* The module's unconfirmed flow of @r, never acknowledged: it goes. */
+static void afw_worker_unconfirmed_gone(struct afw_worker *w, const struct afw_result *r)
+{
+	struct afw_flow_spec f;
+
+	afw_ledger_spec(&f, r->family == AF_INET6 ? 6 : 4, r->l4proto, r->src, r->sport, r->dst,
+			r->dport, r->decision, false);
+	afw_kern_del(w->kern, &f);
+}
+
+/*
  * Logs a decision, made on packet @p, and hands the flow on; one the module
  * @installed already (a learned decision's) is recorded only.
  */
@@ -507,17 +540,21 @@ static void afw_worker_told(const struct afw_kern_told *t, void *data)
 	 */
 	if (t->handshake && afw_worker_recorded(w, &p))
 		return;
+	res.kernel_confirm = res.kernel_confirmed = false;
 	afw_engine_packet(w->engine, pol, &p, t->has_uid, t->uid, afw_now_ns(), &res, &decided);
 	/*
 	 * A bare handshake packet that passed: the engine has read what its
 	 * TCP checks need of it. Its own verdict is moot; a decision the
 	 * flow got by it (its ends settle it) is installed, to hold the
 	 * flow's later packets. An ask has no packet to hold: the flow's
-	 * next packet, which the module queues, is held for it.
+	 * next packet, which the module queues, is held for it. The server's
+	 * packet that confirmed the flow the module held settles it there:
+	 * recorded as installed. Had the engine's view differed (the flow
+	 * was decided otherwise meanwhile), the decision is installed.
 	 */
 	if (t->handshake) {
 		if (decided && res.decision != AFW_DECIDE_ASK && !res.per_packet)
-			afw_worker_decided(w, &res, &p, false);
+			afw_worker_decided(w, &res, &p, t->confirmed && res.kernel_confirmed);
 		return;
 	}
 	if (decided && res.decision != AFW_DECIDE_ASK && !res.per_packet) {
@@ -549,6 +586,8 @@ static void afw_worker_expired(const struct afw_result *r, void *data)
 		w->told |= afw_ask_tell_decision(&w->d->ask, &res);
 		return;
 	}
+	if (r->kernel_unconfirmed && w->kern)
+		afw_worker_unconfirmed_gone(w, r);
 	afw_log_result(w->log, r);
 	w->told |= afw_ask_tell_decision(&w->d->ask, r);
 }
@@ -845,7 +884,7 @@ static void afw_worker_module_news(struct afw_worker *w, bool up)
 static void afw_worker_kern_read(struct afw_worker *w, uint64_t now)
 {
 	const struct afw_kern_calls calls = { afw_worker_refused, afw_worker_told, w };
-	uint64_t told = w->kern->stats.told + w->kern->stats.handshakes;
+	uint64_t told = w->kern->stats.told + w->kern->stats.handshakes + w->kern->stats.confirmed;
 	int news;
 
 	news = afw_kern_read(w->kern, &calls);
@@ -855,8 +894,8 @@ static void afw_worker_kern_read(struct afw_worker *w, uint64_t now)
 	 */
 	if (w->tell_draining && !w->kern->pending)
 		w->tell_draining = false;
-	w->kern_rest_until = w->kern->stats.told + w->kern->stats.handshakes != told ?
-			     now + AFW_KERN_REST_NS : 0;
+	w->kern_rest_until = w->kern->stats.told + w->kern->stats.handshakes +
+			     w->kern->stats.confirmed != told ? now + AFW_KERN_REST_NS : 0;
 	afw_queue_rest(w->q, w->kern_bit, w->kern_rest_until != 0);
 	if (news & AFW_KERN_WENT)
 		afw_worker_module_news(w, false);
@@ -1072,6 +1111,8 @@ static void *afw_worker_main(void *arg)
 			n = 0;
 		pol = atomic_load(&d->policy);
 		now = afw_now_ns();
+		/* Allows wait for the server in the module while it tells of them. */
+		afw_engine_kernel_confirm(w->engine, w->tell && w->kern && afw_kern_confirms(w->kern));
 		/*
 		 * Told handshakes are packets too, and passed before any
 		 * packet of their flow that waits here was queued: read
@@ -1086,6 +1127,7 @@ static void *afw_worker_main(void *arg)
 		more = n == AFW_QUEUE_BATCH;
 		bulk = afw_engine_stats(w->engine)->decided_packets;
 		for (i = 0; i < n; i++) {
+			res.kernel_confirm = false;
 			/* The headers queue: what afwd needs whole goes back to whole packets. */
 			if (pkts[i].head) {
 				bool ok;
@@ -1132,6 +1174,9 @@ static void *afw_worker_main(void *arg)
 				pass = afw_engine_packet(w->engine, pol, &p, pkts[i].has_uid,
 							 pkts[i].uid, now, &res, &decided);
 			}
+			/* Before the verdicts go: afw_worker_unconfirmed(). */
+			if (!decided && res.kernel_confirm)
+				afw_worker_unconfirmed(w, &res);
 			/* A flow still asked about that comes back quiet: its question holds it. */
 			if (decided && res.decision == AFW_DECIDE_ASK && res.quiet) {
 				decided = false;

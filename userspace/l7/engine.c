@@ -122,6 +122,7 @@ struct afw_eflow {
 	bool read_past;				/* CONFIRMING: the judged bytes hold urg_seq */
 	bool install;				/* KEPT, decided without a packet: install with the next */
 	bool client_seen;			/* a packet of the client's came to afwd */
+	bool kconfirm;				/* CONFIRMING: the module holds it unconfirmed */
 	uint8_t dir;				/* enum afw_dir of the client's packets */
 	uint32_t iif, oif;			/* the client's packets' interfaces */
 	uint8_t pass;				/* KEPT: enum afw_pass for its packets */
@@ -183,6 +184,8 @@ struct afw_engine {
 	uint8_t *scratch2;			/* and a second one, to compare */
 	uint8_t *strip;				/* the stream without its urgent byte */
 	size_t strip_size;
+	bool kernel_confirm;			/* afw_engine_kernel_confirm() */
+	unsigned int kconfirming;		/* flows with kconfirm */
 };
 
 #define AFW_BUF_MIN 2048
@@ -276,6 +279,10 @@ static bool afw_mem_take(struct afw_engine *e, uint64_t n)
 
 static void afw_flow_release(struct afw_engine *e, struct afw_eflow *f)
 {
+	if (f->kconfirm) {
+		f->kconfirm = false;
+		e->kconfirming--;
+	}
 	e->stats.memory -= f->bufsize;
 	free(f->buf);
 	f->buf = NULL;
@@ -1206,6 +1213,7 @@ static void afw_engine_unconfirmed(struct afw_engine *e, struct afw_eflow *f,
 		rec.guard_hi = f->tcp.c_isn + 0x7fffffffu;
 	rec.c_end = f->tcp.c_end;
 	res->packets = f->packets;
+	res->kernel_unconfirmed = f->kconfirm;
 	snprintf(res->reason + strlen(res->reason), sizeof(res->reason) - strlen(res->reason), "%s",
 		 f->key.proto == IPPROTO_TCP && f->tls_wait ?
 		 "; not acknowledged by the server with its answer to the hello: kept out of the kernel" :
@@ -1214,6 +1222,33 @@ static void afw_engine_unconfirmed(struct afw_engine *e, struct afw_eflow *f,
 	afw_rec_add(e, &rec);
 	e->stats.decided[res->decision]++;
 	e->stats.unconfirmed++;
+}
+
+/*
+ * An allow of @f that waits for the server (CONFIRMING), with the packet
+ * that carries the judged bytes at hand: when the module can tell that
+ * acknowledgement from any other as afwd would (afw_tcp_server(),
+ * afw_tcp_acked()), it holds the flow unconfirmed and lets the server's
+ * packet through itself, so that the server's answer never waits for
+ * afwd. Not when more than an acknowledgement must be seen: the server's
+ * answer to a TLS 1.3 hello (tls_wait), data sent past an urgent byte
+ * (read_past). Nor for an inspect, whose packets all come here, nor for
+ * an HTTP follower, whose later requests must.
+ */
+static void afw_engine_hand_over(struct afw_engine *e, struct afw_eflow *f,
+				 struct afw_result *res)
+{
+	const struct afw_tcp *t = &f->tcp;
+
+	if (!e->kernel_confirm || f->tls_wait || f->read_past || f->following ||
+	    res->decision != AFW_DECIDE_ALLOW || !(t->flags & AFW_TCP_S_SYNACK))
+		return;
+	f->kconfirm = true;
+	e->kconfirming++;
+	res->kernel_confirm = true;
+	res->confirm_ack = f->judged;
+	res->confirm_end = t->c_end;
+	res->confirm_iif = t->s_indev;
 }
 
 /*
@@ -1273,6 +1308,8 @@ static enum afw_pass afw_engine_decide(struct afw_engine *e, struct afw_eflow *f
 	if (!f->tls_wait)
 		afw_reasm_limit(&f->reasm, (uint32_t)judged);
 	afw_flow_arm(e, f, AFW_EF_CONFIRMING, now + AFW_ENGINE_WAIT_NS);
+	if (!timer)
+		afw_engine_hand_over(e, f, res);
 	*final = false;
 	return AFW_PASS_ACCEPT;
 
@@ -1885,6 +1922,7 @@ static enum afw_pass afw_engine_tcp_server(struct afw_engine *e, const struct af
 	    afw_tcp_acked(&f->tcp, f->judged, f->read_past)) {
 		*res = *f->res;
 		res->packets = f->packets;
+		res->kernel_confirmed = f->kconfirm;
 		e->stats.confirmed++;
 		*decided = true;
 		return afw_engine_settle(e, f, res, false);
@@ -2894,7 +2932,12 @@ unsigned int afw_engine_flows(const struct afw_engine *e)
 
 unsigned int afw_engine_confirming(const struct afw_engine *e)
 {
-	return e->lists[AFW_EF_CONFIRMING].n;
+	return e->lists[AFW_EF_CONFIRMING].n - e->kconfirming;
+}
+
+void afw_engine_kernel_confirm(struct afw_engine *e, bool on)
+{
+	e->kernel_confirm = on;
 }
 
 const char *afw_pass_name(enum afw_pass pass)

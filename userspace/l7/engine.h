@@ -136,6 +136,18 @@ struct afw_result {
 	 * and the acknowledgement brings the flow back, quiet, to install.
 	 */
 	bool deferred;
+	/*
+	 * With afw_engine_kernel_confirm() on: an allow, not final, that the
+	 * module is to hold unconfirmed (AFW_FLOW_A_CONFIRM) until the server
+	 * acknowledges the judged bytes, up to @confirm_ack and no further
+	 * than @confirm_end, in a packet that comes in on @confirm_iif.
+	 */
+	bool kernel_confirm;
+	uint32_t confirm_ack, confirm_end, confirm_iif;
+	/* Final: the module confirmed the flow it holds, as told (installed). */
+	bool kernel_confirmed;
+	/* Final, never acknowledged: the module's unconfirmed flow is to go. */
+	bool kernel_unconfirmed;
 	uint64_t packets;		/* seen before the decision */
 };
 
@@ -247,8 +259,17 @@ uint64_t afw_engine_next_deadline(const struct afw_engine *e);
 const struct afw_engine_stats *afw_engine_stats(const struct afw_engine *e);
 unsigned int afw_engine_flows(const struct afw_engine *e);
 
-/* Flows allowed but for the server's acknowledgement of their judged bytes. */
+/*
+ * Flows allowed but for the server's acknowledgement of their judged bytes
+ * that afwd must see itself: not those the module holds unconfirmed.
+ */
 unsigned int afw_engine_confirming(const struct afw_engine *e);
+
+/*
+ * Whether allows wait for the server in the module (res->kernel_confirm):
+ * on while the module tells afwd of the packets that confirm them.
+ */
+void afw_engine_kernel_confirm(struct afw_engine *e, bool on);
 
 /* What a flow's deciding packet gets for decision @d (ask: dropped, for the caller to hold). */
 enum afw_pass afw_decision_pass(enum afw_decision d);

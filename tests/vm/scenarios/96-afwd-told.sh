@@ -121,6 +121,80 @@ check_eq "afwd judged the denied name and denied it each time it read it" yes \
 	"$(grep '^{' $work/afwd.log | jq -r 'select(.sni == "denied.test") | .verdict' |
 		awk '$1 != "deny" { bad++ } $1 == "deny" { n++ } END { print (n >= 6 && !bad ? "yes" : "no") }')"
 
+# The module confirms allows itself (AFW_FLOW_A_CONFIRM): where the server's
+# acknowledgement of the judged bytes is all afwd waits for, the module
+# holds the allow unconfirmed and lets that acknowledgement, and the
+# server's answer, through at once. TLS 1.2 hellos are such: the crafted
+# attempts and the real clients again, with them.
+confirmed() { "$AFWCTL" -n $NS_R -j stats | jq .flow_events.confirmed; }
+craft() {
+	ip netns exec $NS_C python3 "$AFW_SRC/tests/tools/tcpcraft.py" --tls12 --wait 0.8 "$@" \
+		c0 $C4 $S4
+}
+c0=$(confirmed)
+attempts "crafted TLS 1.2" ttl csum noack badack syndata
+check_ge "the module confirmed the allowed TLS 1.2 connection itself" $((c0 + 1)) \
+	"$(confirmed)"
+client() { nsx $NS_C python3 "$AFW_SRC/tests/tools/helloclient.py" "$1" $S4 "$2" 443 tls12; }
+c0=$(confirmed)
+real_clients
+check_ge "and the real TLS 1.2 client's allowed one" $((c0 + 1)) "$(confirmed)"
+allowed=$(grep '^{' $work/afwd.log | jq -r 'select(.verdict == "allow") | .sni' | sort -u)
+for name in $(sed -n 's/^sni //p' $work/server.log | sort -u); do
+	check_grep "TLS 1.2: the server parsed $name: afwd allowed it" "^$name\$" "$allowed"
+done
+
+# A plain TCP exchange: afwd reads the client's line, the module holds the
+# allow unconfirmed, and the server's acknowledgement confirms it there.
+nsx $NS_S python3 "$AFW_SRC/tests/tools/tcpecho.py" server $S4 7000 > /dev/null 2>&1 &
+wait_listen $NS_S tcp :7000
+c0=$(confirmed)
+u0=$(afwd_stat '.queues[0].module_unconfirmed')
+check "a plain TCP exchange through afwd completes" \
+	nsx $NS_C python3 "$AFW_SRC/tests/tools/tcpecho.py" client $S4 7000 40070 0
+check_eq "afwd had the module hold the allow unconfirmed" $((u0 + 1)) \
+	"$(afwd_stat '.queues[0].module_unconfirmed')"
+check_eq "the module confirmed it on the server's acknowledgement" $((c0 + 1)) "$(confirmed)"
+logged() { grep '^{' $work/afwd.log | jq -r "select(.sport == $1) | .verdict" | grep -q allow; }
+check "afwd heard of it, and logged the allow" wait_until 10 logged 40070
+check_ge "as a confirmation the module told" 1 "$(afwd_stat '.queues[0].module_confirmed')"
+
+# The server's acknowledgements held back: the flow stays unconfirmed, and
+# is listed so. An ACK forged on the client's side, its checksums right
+# and marked verified (as a NIC's offload marks them), reaches the module
+# and confirms nothing. Let go, the server's own does.
+nsx $NS_S iptables -I OUTPUT -p tcp --sport 7000 --tcp-flags SYN,ACK ACK -j DROP
+# Counts the forged ACK where it passes the filter table, just before afw.
+nsx $NS_R iptables -I FORWARD -i rc -p tcp --sport 7000
+c0=$(confirmed)
+t0=$(told)
+nsx $NS_C python3 "$AFW_SRC/tests/tools/ackforge.py" c0 $S4 7000 > $work/forge.out 2>&1 &
+forge=$!
+nsx $NS_C python3 -c 'import socket, sys
+s = socket.create_connection((sys.argv[1], 7000), timeout=60, source_address=("", 40071))
+s.sendall(b"held\n")
+sys.exit(s.makefile().readline() != "held\n")' $S4 &
+held=$!
+wait $forge
+check_grep "an ACK is forged for the client's line" "forged ACK" "$(cat $work/forge.out)"
+sleep 0.5
+unconfirmed() {
+	"$AFWCTL" -n $NS_R -j flow list | jq -r '.[] | select(.sport == 40071) | .unconfirmed'
+}
+check_eq "the flow is listed unconfirmed" true "$(unconfirmed)"
+check_grep "the table says so" " 40071 .* unconfirmed " "$("$AFWCTL" -n $NS_R flow list)"
+check_eq "the forged ACK confirmed nothing" "$c0" "$(confirmed)"
+check_eq "it crossed the router's FORWARD hook, where afw is" 1 \
+	"$(nsx $NS_R iptables -L FORWARD -v -x -n | awk '/spt:7000/ { print $1 }')"
+# SYN, SYN-ACK, ACK, and the forged ACK: as of a flow the module does not hold.
+check_ge "the module passed it as a bare ACK of no flow it holds, telling afwd" $((t0 + 4)) \
+	"$(told)"
+nsx $NS_R iptables -D FORWARD -i rc -p tcp --sport 7000
+nsx $NS_S iptables -D OUTPUT -p tcp --sport 7000 --tcp-flags SYN,ACK ACK -j DROP
+check "let go, the line comes back" wait $held
+check_eq "the server's own acknowledgement confirmed the flow" $((c0 + 1)) "$(confirmed)"
+check_eq "and it is listed confirmed" false "$(unconfirmed)"
+
 # A policy that refuses a port by its ends: no handshake is told, so that
 # no SYN to that port reaches its server.
 stop_afwd
