@@ -282,7 +282,7 @@ static struct nlmsghdr *afw_kern_slot(struct afw_kern *k, uint8_t cmd)
 {
 	if (!k->family_id)
 		return NULL;
-	if (k->pending == AFW_KERN_BATCH)
+	if (k->pending == AFW_KERN_BATCH || sizeof(k->batch) - k->len < AFW_KERN_MSG_MAX)
 		afw_kern_flush(k, NULL, NULL);
 	return afw_kern_header(k, k->batch + k->len, k->family_id, cmd, AFW_GENL_VERSION, 0);
 }

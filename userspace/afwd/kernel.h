@@ -22,6 +22,12 @@
 
 /* Requests held before a send; a batch of packets decides at most this many flows. */
 #define AFW_KERN_BATCH 64
+/*
+ * Room a request may take in the batch, at most: a FLOW_NEW of IPv6 with
+ * every attribute it can carry comes to 156 bytes; most take under 128,
+ * which the batch is sized for.
+ */
+#define AFW_KERN_MSG_MAX 256
 
 struct afw_kern_stats {
 	uint64_t installed;		/* FLOW_NEW sent */
