@@ -4,15 +4,17 @@
 address and port acknowledging the client's first data, sent from the
 client's link, as an attacker there could.
 
-  ackforge.py IFACE SERVER PORT
+  ackforge.py IFACE SERVER PORT GO
 
 Waits on IFACE for the first TCP segment with data sent to SERVER:PORT,
-then sends, on IFACE to the router (the segment's next hop), a segment from
+then for the file GO to exist (the caller's sign that the firewall holds
+the flow as it wants it), then sends, on IFACE to the router (the segment's next hop), a segment from
 SERVER:PORT back to its sender with ACK set and an acknowledgement number
 just past that data, its TCP checksum left to be filled in, which the
 router trusts as it trusts one a NIC verified. Prints "forged ACK" and the
-number, or exits 1 when no such segment came within 10 s.
+number, or exits 1 when no such segment came within 10 s or GO within 60.
 """
+import os
 import socket
 import struct
 import sys
@@ -30,6 +32,7 @@ ACK = 0x10
 
 def main():
     iface, server, port = sys.argv[1], socket.inet_aton(sys.argv[2]), int(sys.argv[3])
+    go = sys.argv[4]
     # All protocols: only such a socket sees the frames this host sends.
     rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
     rx.bind((iface, 0))
@@ -66,6 +69,11 @@ def main():
         # checksum to be filled in (virtio_net_hdr NEEDS_CSUM): as veth
         # carries a local stack's segments, and as the router takes one a
         # NIC verified, not to be checked again.
+        end = time.time() + 60
+        while not os.path.exists(go):
+            if time.time() > end:
+                return 1
+            time.sleep(0.05)
         tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
         tx.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
         tx.bind((iface, 0))

@@ -168,24 +168,27 @@ nsx $NS_S iptables -I OUTPUT -p tcp --sport 7000 --tcp-flags SYN,ACK ACK -j DROP
 nsx $NS_R iptables -I FORWARD -i rc -p tcp --sport 7000
 c0=$(confirmed)
 t0=$(told)
-nsx $NS_C python3 "$AFW_SRC/tests/tools/ackforge.py" c0 $S4 7000 > $work/forge.out 2>&1 &
+nsx $NS_C python3 "$AFW_SRC/tests/tools/ackforge.py" c0 $S4 7000 $work/go > $work/forge.out 2>&1 &
 forge=$!
 nsx $NS_C python3 -c 'import socket, sys
 s = socket.create_connection((sys.argv[1], 7000), timeout=60, source_address=("", 40071))
 s.sendall(b"held\n")
 sys.exit(s.makefile().readline() != "held\n")' $S4 &
 held=$!
-wait $forge
-check_grep "an ACK is forged for the client's line" "forged ACK" "$(cat $work/forge.out)"
-sleep 0.5
 unconfirmed() {
 	"$AFWCTL" -n $NS_R -j flow list | jq -r '.[] | select(.sport == 40071) | .unconfirmed'
 }
-check_eq "the flow is listed unconfirmed" true "$(unconfirmed)"
+is_unconfirmed() { [ "$(unconfirmed)" = true ]; }
+check "the flow is listed unconfirmed" wait_until 30 is_unconfirmed
 check_grep "the table says so" " 40071 .* unconfirmed " "$("$AFWCTL" -n $NS_R flow list)"
-check_eq "the forged ACK confirmed nothing" "$c0" "$(confirmed)"
+touch $work/go
+wait $forge
+check_grep "an ACK is forged for the client's line" "forged ACK" "$(cat $work/forge.out)"
+sleep 0.5
 check_eq "it crossed the router's FORWARD hook, where afw is" 1 \
 	"$(nsx $NS_R iptables -L FORWARD -v -x -n | awk '/spt:7000/ { print $1 }')"
+check_eq "the forged ACK confirmed nothing" "$c0" "$(confirmed)"
+check_eq "the flow is still listed unconfirmed" true "$(unconfirmed)"
 # SYN, SYN-ACK, ACK, and the forged ACK: as of a flow the module does not hold.
 check_ge "the module passed it as a bare ACK of no flow it holds, telling afwd" $((t0 + 4)) \
 	"$(told)"
