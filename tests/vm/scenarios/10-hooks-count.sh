@@ -11,7 +11,7 @@ on_exit afw_unload
 check "module version matches the build" \
 	test "$("$AFWCTL" -j status | jq -r .module_version)" = "$AFW_VERSION"
 proto=$(sed -n 's/^#define AFW_GENL_VERSION[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$AFW_SRC/include/uapi/linux/afw.h")
-check_eq "protocol version is the uapi header's AFW_GENL_VERSION (4)" "4 $proto" \
+check_eq "protocol version is the uapi header's AFW_GENL_VERSION (5)" "5 $proto" \
 	"$proto $("$AFWCTL" -j status | jq -r .protocol)"
 
 topo_routed || not_ok "routed topology comes up" "ping across the router failed"
