@@ -93,6 +93,19 @@ check_eq "and had room to tell each" 0 "$("$AFWCTL" -n $NS_R -j stats | jq .hand
 check_ge "afwd read them" 3 "$(afwd_stat 'queues | map(.handshakes) | add')"
 check_eq "and says both its queues are told their handshakes" "2 true" \
 	"$(afwd_stat 'queues | "\(length) \(map(.handshakes_told) | all)"' | tr -d '"')"
+# A TLS 1.2 hello needs no answer of the server's read, only its
+# acknowledgement: afwd has the module hold the allow unconfirmed, and the
+# module confirms it on the server's ACK (the kernel path of
+# 96-afwd-told's checks, here under the debug kernel's).
+confirmed() { "$AFWCTL" -n $NS_R -j stats | jq .flow_events.confirmed; }
+c0=$(confirmed)
+check_eq "curl over TLS 1.2 to an allowed name gets the page" ok \
+	"$(nsx $NS_C curl -sS --tls-max 1.2 --max-time 5 --resolve allowed.test:443:$S4 \
+		--cacert $work/cert.pem https://allowed.test/)"
+check_eq "the module confirmed its allow on the server's acknowledgement" $((c0 + 1)) \
+	"$(confirmed)"
+module_confirmed() { [ "$(afwd_stat 'queues | map(.module_confirmed) | add')" -ge 1 ]; }
+check "afwd read the module's word of it" wait_until 10 module_confirmed
 check_eq "with -n and no --afwd, afwd is not asked" "" \
 	"$("$AFWCTL" -n $NS_R -j flow list | jq -r '.[] | .host // empty')"
 check_eq "curl to a denied name fails" "" "$(fetch denied.test 2> /dev/null)"
