@@ -47,8 +47,8 @@ compat_6_12="10-hooks-count 20-rights 30-netlink-errors 40-rmmod-under-load
 compat_6_1="10-hooks-count 40-rmmod-under-load 86-afwd-owners 89-ask 92-switch 97-afwd-module"
 # These check the module's own logic to the packet and the counter: ruleset
 # transactions, statistics, the unknown-flow policy, the queue fan-out, and
-# afwd's judgement of evasions over told handshakes (whose kernel path
-# 96-afwd takes on the debug kernel). They
+# afwd's judgement of evasions over told handshakes and flows the module
+# confirms (whose kernel paths 96-afwd takes on the debug kernel). They
 # run on Debian's 6.1, where they take a quarter of the time; the kernel
 # paths they take run under the debug kernel too, in 82-state (unknown
 # drop, unknown queue), 96-afwd (two queues), 97-nlfuzz (every command,
