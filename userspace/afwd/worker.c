@@ -188,6 +188,14 @@ static bool afw_worker_learns(const struct afw_worker *w, const struct afw_resul
 		r->decision == AFW_DECIDE_REJECT);
 }
 
+/* The flow of decision @r, as FLOW_NEW or FLOW_DEL names it (an echo's aside). */
+static void afw_worker_result_spec(struct afw_flow_spec *f, const struct afw_result *r,
+				   bool established)
+{
+	afw_ledger_spec(f, r->family == AF_INET6 ? 6 : 4, r->l4proto, r->src, r->sport, r->dst,
+			r->dport, r->decision, established);
+}
+
 /* The first send of @rec, decided as @r says: taught to the module when it may keep it. */
 static bool afw_worker_send_new(struct afw_worker *w, const struct afw_result *r,
 				struct afw_lrec *rec)
@@ -243,8 +251,7 @@ static void afw_worker_install(struct afw_worker *w, const struct afw_result *r,
 		/* No record (no memory): installed all the same, just not remembered. */
 		struct afw_flow_spec f;
 
-		afw_ledger_spec(&f, r->family == AF_INET6 ? 6 : 4, r->l4proto, r->src, r->sport,
-				r->dst, r->dport, r->decision, established);
+		afw_worker_result_spec(&f, r, established);
 		afw_ledger_spec_echo(&f, r->echo, r->icmp_id, r->icmp_code);
 		afw_worker_flow_own(w, &f, head);
 		afw_kern_add(w->kern, &f);
@@ -409,8 +416,7 @@ static void afw_worker_unconfirmed(struct afw_worker *w, const struct afw_result
 {
 	struct afw_flow_spec f;
 
-	afw_ledger_spec(&f, r->family == AF_INET6 ? 6 : 4, r->l4proto, r->src, r->sport, r->dst,
-			r->dport, r->decision, true);
+	afw_worker_result_spec(&f, r, true);
 	afw_worker_flow_own(w, &f, false);
 	f.unconfirmed = true;
 	f.confirm_ack = r->confirm_ack;
@@ -424,8 +430,7 @@ static void afw_worker_unconfirmed_gone(struct afw_worker *w, const struct afw_r
 {
 	struct afw_flow_spec f;
 
-	afw_ledger_spec(&f, r->family == AF_INET6 ? 6 : 4, r->l4proto, r->src, r->sport, r->dst,
-			r->dport, r->decision, false);
+	afw_worker_result_spec(&f, r, false);
 	afw_kern_del(w->kern, &f);
 }
 
@@ -871,20 +876,29 @@ static void afw_worker_module_news(struct afw_worker *w, bool up)
  */
 #define AFW_KERN_REST_NS 2000000u
 
+/* The module's copies of packets read so far: learned, handshakes, confirmations. */
+static uint64_t afw_worker_copies(const struct afw_worker *w)
+{
+	return w->kern->stats.told + w->kern->stats.handshakes + w->kern->stats.confirmed;
+}
+
 /*
- * Reads the module's socket: refusals, news, learned flows and told
- * handshakes. Both of the last come a few messages a connection, each
- * after its packet passed: while they do, the socket rests, and is read a
- * batch at a time, not once a connection on the CPU the connections need.
- * What a rest would delay is read all the same: a handshake in the round
- * of its flow's next queued packet, before it; the server's
- * acknowledgement of a flow's judged bytes as soon as it comes, for the
- * socket does not rest while one is awaited (afw_worker_kern_confirm()).
+ * Reads the module's socket: refusals, news, learned flows, told
+ * handshakes and confirmations. The last three come a few messages a
+ * connection, each after its packet passed: while they do, the socket
+ * rests, and is read a batch at a time, not once a connection on the CPU
+ * the connections need. What a rest would delay is read all the same: a
+ * handshake in the round of its flow's next queued packet, before it; the
+ * server's acknowledgement of a flow's judged bytes as soon as it comes,
+ * for the socket does not rest while one is awaited
+ * (afw_worker_kern_confirm()), unless the module confirms the flow
+ * itself, when nothing waits on the copy.
  */
+
 static void afw_worker_kern_read(struct afw_worker *w, uint64_t now)
 {
 	const struct afw_kern_calls calls = { afw_worker_refused, afw_worker_told, w };
-	uint64_t told = w->kern->stats.told + w->kern->stats.handshakes + w->kern->stats.confirmed;
+	uint64_t told = afw_worker_copies(w);
 	int news;
 
 	news = afw_kern_read(w->kern, &calls);
@@ -894,8 +908,7 @@ static void afw_worker_kern_read(struct afw_worker *w, uint64_t now)
 	 */
 	if (w->tell_draining && !w->kern->pending)
 		w->tell_draining = false;
-	w->kern_rest_until = w->kern->stats.told + w->kern->stats.handshakes +
-			     w->kern->stats.confirmed != told ? now + AFW_KERN_REST_NS : 0;
+	w->kern_rest_until = afw_worker_copies(w) != told ? now + AFW_KERN_REST_NS : 0;
 	afw_queue_rest(w->q, w->kern_bit, w->kern_rest_until != 0);
 	if (news & AFW_KERN_WENT)
 		afw_worker_module_news(w, false);
