@@ -156,6 +156,11 @@ $(B)/tests/test_log: $(B)/tests/unit/test_log.o $(B)/userspace/afwd/log.o \
 	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(MNL_LIBS) $(CRYPTO_LIBS) $(NGHTTP2_LIBS) \
 		$(SQLITE_LIBS)
 
+# afwd's requests to the module, sent to a family nobody holds.
+$(B)/tests/test_kern: $(B)/tests/unit/test_kern.o $(B)/userspace/afwd/kernel.o $(B)/libafw.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MNL_LIBS)
+
 # afwd's board of questions.
 $(B)/tests/test_ask: $(B)/tests/unit/test_ask.o $(B)/userspace/afwd/ask.o $(B)/libafwd.a \
 		$(B)/libafwl7.a $(B)/libafw.a
