@@ -158,6 +158,25 @@ check_eq "the module confirmed it on the server's acknowledgement" $((c0 + 1)) "
 logged() { grep '^{' $work/afwd.log | jq -r "select(.sport == $1) | .verdict" | grep -q allow; }
 check "afwd heard of it, and logged the allow" wait_until 10 logged 40070
 check_ge "as a confirmation the module told" 1 "$(afwd_stat '.queues[0].module_confirmed')"
+# The same over IPv6: the module holds and confirms the flow by its
+# 128-bit addresses and the server's ACK through the router's other link.
+nsx $NS_S python3 "$AFW_SRC/tests/tools/tcpecho.py" server $S6 7006 > /dev/null 2>&1 &
+wait_listen $NS_S tcp :7006
+c0=$(confirmed)
+u0=$(afwd_stat '.queues[0].module_unconfirmed')
+m0=$(afwd_stat '.queues[0].module_confirmed')
+check "a plain TCP exchange over IPv6 through afwd completes" \
+	nsx $NS_C python3 "$AFW_SRC/tests/tools/tcpecho.py" client $S6 7006 40072 0
+check_eq "IPv6: afwd had the module hold the allow unconfirmed" $((u0 + 1)) \
+	"$(afwd_stat '.queues[0].module_unconfirmed')"
+check_eq "IPv6: the module confirmed it on the server's acknowledgement" $((c0 + 1)) \
+	"$(confirmed)"
+check "IPv6: afwd heard of it, and logged the allow" wait_until 10 logged 40072
+check_eq "IPv6: as a confirmation the module told" $((m0 + 1)) \
+	"$(afwd_stat '.queues[0].module_confirmed')"
+check_eq "IPv6: the module lists the flow, accept and confirmed" "ipv6 accept false" \
+	"$("$AFWCTL" -n $NS_R -j flow list |
+		jq -r '.[] | select(.sport == 40072) | "\(.family) \(.verdict) \(.unconfirmed)"')"
 
 # The server's acknowledgements held back: the flow stays unconfirmed, and
 # is listed so. An ACK forged on the client's side, its checksums right

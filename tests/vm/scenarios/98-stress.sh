@@ -5,7 +5,8 @@
 # and short TCP and UDP connections through the router and to its own
 # sockets, IPv4 and IPv6; two writers changing the router's rules (rule
 # add/del, and whole rulesets replaced by afwctl load); FLOW_NEW/FLOW_DEL
-# churn; afwd killed (SIGKILL) and restarted; namespaces created with rules
+# churn; afwd killed (SIGKILL) and restarted, its allows confirmed by the
+# module on the servers' ACKs meanwhile; namespaces created with rules
 # and flows and deleted; and the module itself removed and loaded again
 # under all of that. The suite then checks the kernel log for splats (and,
 # at its end, kmemleak). The counts of what was done go to the log, to
@@ -60,8 +61,14 @@ for p in 5201 5202 5203; do
 done
 iperf_server $NS_R -p 5204
 for a in $S4 $S6; do nsx $NS_S "$STRESS" echo $a 7000 & done
+# Port 7002: flows afwd decides on their first bytes (default allow), which
+# the module holds unconfirmed until the server acknowledges them.
+for a in $S4 $S6; do nsx $NS_S "$STRESS" echo $a 7002 & done
 for a in $R4C $R6C; do nsx $NS_R "$STRESS" echo $a 7000 & done
 wait_listen $NS_S tcp "$S4:7000"
+# bound_in reads IPv4 addresses only: the IPv6 one by ss.
+bound6() { [ -n "$(nsx $NS_S ss -Hltn src "[$S6]:7002")" ]; }
+wait_until 60 bound6 || not_ok "a tcp server is bound to [$S6]:7002" "nothing within 60 s"
 wait_listen $NS_R tcp "$R4C:7000"
 
 # afwd teaches the module its decisions on port 7000 (by the port alone),
@@ -71,10 +78,13 @@ wait_listen $NS_R tcp "$R4C:7000"
 # or its SIGHUP would be a failed reload, not a reload.
 chmod 711 $work
 mkdir -m 755 $work/policy
+# Nothing in it refuses a connection by its ends, so the module passes
+# the handshakes and tells afwd of them: the way afwd has it hold allows
+# unconfirmed (port 7002 below).
 cat > $work/policy/policy.conf << 'POLICY'
 default allow
 prio 5 proto tcp dport 7000 allow
-prio 10 dport 7001 deny
+prio 10 host denied.test deny
 POLICY
 
 # Two rulesets for afwctl load: one small, one with many masks, both
@@ -230,7 +240,7 @@ export -f writer_rules writer_load count started going breathe slab_unreclaim_mb
 # module to forget what it taught), and after as long again killed with
 # SIGKILL (its socket's close takes the rest).
 afwd_loop() {
-	local n=0 taught=0 pid t
+	local n=0 taught=0 confirmed=0 pid t
 	# learned_now: what the module decided by what afwd taught it (since
 	# its load); taught=1 once a reading shows some.
 	learned_now() {
@@ -241,15 +251,26 @@ afwd_loop() {
 		(( v > 0 )) && taught=1
 		return 0
 	}
+	# confirmed_now: what the module confirmed of the flows afwd had it
+	# hold until their servers took the judged bytes (since its load);
+	# confirmed=1 once a reading shows some.
+	confirmed_now() {
+		local v
+		v=$("$AFWCTL" -n $NS_R -j stats 2> /dev/null | jq -r '.flow_events.confirmed // 0')
+		[[ "$v" =~ ^[0-9]+$ ]] || return 0
+		echo "$v" >> $work/confirmed.txt
+		(( v > 0 )) && confirmed=1
+		return 0
+	}
 	# afwd_up PID: afwd's control socket is there, or afwd is gone.
 	afwd_up() { [ -S $work/afwd.sock ] || ! kill -0 $1 2> /dev/null; }
 	# Like the other loads, this one goes on past the deadline (alone with
 	# the laggards, up to the hard deadline) until it has done its thing
 	# once: here, until the module has decided a connection by what afwd
-	# taught it. On the debug kernel, with other guests on the host, afwd
+	# taught it, and confirmed one afwd had it hold. On the debug kernel, with other guests on the host, afwd
 	# took more than the 30 s of the run to come up, and no connection was
 	# ever decided in the kernel.
-	while going $taught; do
+	while going $(( taught && confirmed )); do
 		breathe afwd
 		rm -f $work/afwd.sock
 		ip netns exec $NS_R "$AFWD" -q 0 --module on -p $work/policy/policy.conf \
@@ -273,6 +294,15 @@ afwd_loop() {
 			      (( ! taught && EPOCHSECONDS < t )); do
 				:
 			done
+			# Then connections afwd reads, IPv4 and IPv6 at once, 20 a
+			# second each for 2 s: the module holds each allow until the
+			# server's ACK confirms it, on either CPU, while the other
+			# loads run; one in four ends with a reset, some before the
+			# ACK, and afwd's SIGKILL leaves some unconfirmed.
+			nsx $NS_C "$STRESS" conns $S6 7002 2 20 > /dev/null 2>&1 &
+			nsx $NS_C "$STRESS" conns $S4 7002 2 20 > /dev/null 2>&1
+			wait $!
+			confirmed_now
 			sleep $(( 1 + RANDOM % 3 ))
 			kill -HUP $pid 2> /dev/null
 		fi
@@ -533,12 +563,14 @@ has afwd && check_ge "afwd was killed and restarted" 1 "$(num afwd)"
 learned=$(sort -n $work/learned.txt 2> /dev/null | tail -n 1)
 has afwd && has traffic &&
 	check_ge "the kernel decided connections by what afwd taught it" 1 "${learned:-0}"
+confirmed=$(sort -n $work/confirmed.txt 2> /dev/null | tail -n 1)
+has afwd && check_ge "the module confirmed flows afwd had it hold" 1 "${confirmed:-0}"
 has netns && check_ge "namespaces came and went" 1 "$(num netns)"
 has reload && check_ge "the module was reloaded" 1 "$(num reloads)"
 
 summary="duration_s=$elapsed rules_changed=$rules rulesets_loaded=$(num rules-load)"
 summary+=" flows_added=${flows:-0} flows_deleted=${flowdel:-0} afwd_restarts=$(num afwd)"
-summary+=" learned_flows_max=${learned:-0} afwd_reloads=$(cat $keep/afwd.log 2> /dev/null | grep -c '^afwd: reloaded')"
+summary+=" learned_flows_max=${learned:-0} confirmed_flows_max=${confirmed:-0} afwd_reloads=$(cat $keep/afwd.log 2> /dev/null | grep -c '^afwd: reloaded')"
 summary+=" netns_cycles=$(num netns) module_reloads=$(num reloads) router_packets=$packets"
 summary+=" iperf_runs=$iperf_runs iperf_bytes=$iperf_bytes short_exchanges=$conns"
 summary+=" rmmod_max_s=$(num rmmod-max-s) slab_mb_idle=$slab_idle slab_mb_max=$(sort -n $work/slab.txt 2> /dev/null |
