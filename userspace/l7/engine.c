@@ -606,6 +606,36 @@ static void afw_result_owner(struct afw_result *res, const struct afw_facts *fac
 }
 
 /*
+ * "@why, @words@name@tail" (no comma with no @why) into @res's reason, cut
+ * to fit as snprintf() would; @line in decimal for a NULL @name. Every
+ * decision's reason, built once a flow without a format to parse.
+ */
+static void afw_engine_reason(struct afw_result *res, const char *why, const char *words,
+			      const char *name, unsigned int line, const char *tail)
+{
+	char num[12], *p = num + sizeof(num);
+	size_t n = 0, cap = sizeof(res->reason) - 1;
+	const char *parts[5] = { why, *why ? ", " : "", words, name, tail };
+	size_t i, len;
+
+	if (!name) {
+		*--p = '\0';
+		do
+			*--p = (char)('0' + line % 10);
+		while (line /= 10);
+		parts[3] = p;
+	}
+	for (i = 0; i < 5 && n < cap; i++) {
+		len = strlen(parts[i]);
+		if (len > cap - n)
+			len = cap - n;
+		memcpy(res->reason + n, parts[i], len);
+		n += len;
+	}
+	res->reason[n] = '\0';
+}
+
+/*
  * By the policy, from @facts; facts->reason says why afwd could not read
  * the flow, if it could not. @why prefixes the words.
  */
@@ -627,17 +657,14 @@ static void afw_engine_judge(const struct afw_policy *pol, const struct afw_fact
 		afw_facts_owner(facts);
 	afw_result_owner(res, facts);
 	if (m.unnamed)
-		snprintf(res->reason, sizeof(res->reason), "%s%sno rule names reason %s", why,
-			 *why ? ", " : "", afw_reason_name(facts->reason));
+		afw_engine_reason(res, why, "no rule names reason ",
+				  afw_reason_name(facts->reason), 0, "");
 	else if (m.answered)
-		snprintf(res->reason, sizeof(res->reason), "%s%sanswers line %u", why,
-			 *why ? ", " : "", m.line);
+		afw_engine_reason(res, why, "answers line ", NULL, m.line, "");
 	else if (m.is_default)
-		snprintf(res->reason, sizeof(res->reason), "%s%sdefault (line %u)", why,
-			 *why ? ", " : "", m.line);
+		afw_engine_reason(res, why, "default (line ", NULL, m.line, ")");
 	else
-		snprintf(res->reason, sizeof(res->reason), "%s%spolicy line %u", why,
-			 *why ? ", " : "", m.line);
+		afw_engine_reason(res, why, "policy line ", NULL, m.line, "");
 }
 
 /*
