@@ -699,14 +699,6 @@ static int afw_rule_from_fields(struct nlattr **tb, struct nlattr *nest, struct 
 	return 0;
 }
 
-/*
- * A rule from its nest, which the command's policy (RULE_NEW's, or
- * RULESET_REPLACE's rules in their nest) has validated already, every
- * attribute of it, strictly: no type above AFW_RULE_A_MAX, nothing left
- * over. So one walk files them where nla_parse_nested() would; parsing
- * the nest again, even without a policy, was a tenth of a million-rule
- * load (docs/performance.md).
- */
 /* "/" or "/a/b": what d_path() and kernfs give, the only forms they match. */
 static bool afw_path_canonical(const char *p)
 {
@@ -727,6 +719,14 @@ static bool afw_path_canonical(const char *p)
 	}
 }
 
+/*
+ * A rule from its nest, which the command's policy (RULE_NEW's, or
+ * RULESET_REPLACE's rules in their nest) has validated already, every
+ * attribute of it, strictly: no type above AFW_RULE_A_MAX, nothing left
+ * over. So one walk files them where nla_parse_nested() would; parsing
+ * the nest again, even without a policy, was a tenth of a million-rule
+ * load (docs/performance.md).
+ */
 static struct afw_rule *afw_rule_from_attrs(struct nlattr *nest, struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[AFW_RULE_A_MAX + 1] = {}, *a;
@@ -1215,12 +1215,29 @@ static void afw_flow_learn(struct afw_net *an, struct nlattr **tb,
 	mutex_unlock(&an->lock);
 }
 
+/*
+ * The attributes of @nest into @tb, where nla_parse_nested() would file
+ * them (the last of one given twice counts), for a nest that the
+ * command's policy names with NLA_POLICY_NESTED: genetlink has validated
+ * it, every attribute strictly, before the handler runs. Validating it
+ * again cost a FLOW_NEW as much as its flow's insert (docs/performance.md).
+ */
+static void afw_genl_file(struct nlattr **tb, int max, const struct nlattr *nest)
+{
+	struct nlattr *a;
+	int rem;
+
+	memset(tb, 0, (max + 1) * sizeof(*tb));
+	nla_for_each_nested(a, nest, rem)
+		if (nla_type(a) <= max)
+			tb[nla_type(a)] = a;
+}
+
 /* What confirms a flow installed unconfirmed (AFW_FLOW_A_CONFIRM): into @req. */
 static int afw_flow_confirm_attrs(struct nlattr **tb, struct afw_flow_new *req,
 				  struct netlink_ext_ack *extack)
 {
 	struct nlattr *ct[AFW_CONFIRM_A_MAX + 1];
-	int ret;
 
 	if (req->key.proto != IPPROTO_TCP || req->verdict != AFW_VERDICT_ACCEPT ||
 	    (req->flags & AFW_FLOW_F_LEARN)) {
@@ -1228,10 +1245,7 @@ static int afw_flow_confirm_attrs(struct nlattr **tb, struct afw_flow_new *req,
 				    "an unconfirmed flow is a TCP flow's accept, not learned");
 		return -EINVAL;
 	}
-	ret = nla_parse_nested(ct, AFW_CONFIRM_A_MAX, tb[AFW_FLOW_A_CONFIRM], afw_confirm_policy,
-			       extack);
-	if (ret)
-		return ret;
+	afw_genl_file(ct, AFW_CONFIRM_A_MAX, tb[AFW_FLOW_A_CONFIRM]);
 	if (NL_REQ_ATTR_CHECK(extack, tb[AFW_FLOW_A_CONFIRM], ct, AFW_CONFIRM_A_ACK) ||
 	    NL_REQ_ATTR_CHECK(extack, tb[AFW_FLOW_A_CONFIRM], ct, AFW_CONFIRM_A_END) ||
 	    NL_REQ_ATTR_CHECK(extack, tb[AFW_FLOW_A_CONFIRM], ct, AFW_CONFIRM_A_IIF)) {
@@ -1254,10 +1268,7 @@ static int afw_flow_new(struct sk_buff *skb, struct genl_info *info)
 
 	if (GENL_REQ_ATTR_CHECK(info, AFW_A_FLOW))
 		return -EINVAL;
-	ret = nla_parse_nested(tb, AFW_FLOW_A_MAX, info->attrs[AFW_A_FLOW], afw_flow_policy,
-			       info->extack);
-	if (ret)
-		return ret;
+	afw_genl_file(tb, AFW_FLOW_A_MAX, info->attrs[AFW_A_FLOW]);
 	ret = afw_flow_key_from_attrs(tb, &req.key, info->extack);
 	if (ret < 0)
 		return ret;
@@ -1535,12 +1546,18 @@ static int afw_flow_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return afw_flows_dump(skb, cb, afw_put_flow);
 }
 
-/* What AFW_CMD_LEARNED takes, its owner aside. */
-#define AFW_LEARNED_SIZE						\
-	(nla_total_size(0) + 2 * nla_total_size(sizeof(u8)) +		\
-	 2 * nla_total_size(16) + 2 * nla_total_size(sizeof(u16)) +	\
-	 2 * nla_total_size(sizeof(u8)) + 3 * nla_total_size(sizeof(u32)) + \
-	 nla_total_size(AFW_LEARN_PACKET_MAX))
+/*
+ * What a told packet's message takes, its owner aside: @alen-byte
+ * addresses, @len bytes of the packet, and with @verdict a LEARNED
+ * message's verdict and line.
+ */
+static size_t afw_genl_told_size(unsigned int alen, unsigned int len, bool verdict)
+{
+	return nla_total_size(0) + 3 * nla_total_size(sizeof(u8)) +
+	       2 * nla_total_size(alen) + 2 * nla_total_size(sizeof(u16)) +
+	       2 * nla_total_size(sizeof(u32)) + nla_total_size(len) +
+	       (verdict ? nla_total_size(sizeof(u8)) + nla_total_size(sizeof(u32)) : 0);
+}
 
 /*
  * The packet @skb (@t) of flow @k in the hook @state, told to @portid as
@@ -1567,8 +1584,14 @@ static int afw_genl_tell(const struct nf_hook_state *state, const struct sk_buff
 	data = skb_header_pointer(skb, off, len, buf);
 	if (!data)
 		return -EINVAL;
-	/* Sized to the message: a burst of them shares afwd's receive buffer. */
-	msg = genlmsg_new(AFW_LEARNED_SIZE + afw_owner_size(o), GFP_ATOMIC | __GFP_NOWARN);
+	/*
+	 * Sized to the message: a burst of them shares afwd's receive buffer,
+	 * and the buffer is zeroed when allocated (init_on_alloc, on in
+	 * Debian's kernels): an IPv4 handshake's fits half the slab object
+	 * that room for any packet would take.
+	 */
+	msg = genlmsg_new(afw_genl_told_size(alen, len, e) + afw_owner_size(o),
+			  GFP_ATOMIC | __GFP_NOWARN);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put(msg, 0, 0, &afw_genl_family, 0, cmd);
