@@ -193,6 +193,22 @@ def main():
                 u16("AFW_FLOW_A_SPORT", 40000) + u16("AFW_FLOW_A_DPORT", 9) +
                 u8("AFW_FLOW_A_VERDICT", verdict) + u32("AFW_FLOW_A_FLAGS", e["AFW_FLOW_F_LEARN"]))
 
+    def confirm_flow(proto, verdict, confirm, flags=0, sport=40001):
+        """A FLOW_NEW's attributes, its flow held unconfirmed by @confirm, a CONFIRM nest's."""
+        return (u8("AFW_FLOW_A_FAMILY", 2) + u8("AFW_FLOW_A_PROTO", proto) +
+                attr(e["AFW_FLOW_A_SRC"], bytes([192, 0, 2, 1])) +
+                attr(e["AFW_FLOW_A_DST"], bytes([198, 51, 100, 9])) +
+                u16("AFW_FLOW_A_SPORT", sport) + u16("AFW_FLOW_A_DPORT", 9) +
+                u8("AFW_FLOW_A_VERDICT", verdict) +
+                (u32("AFW_FLOW_A_FLAGS", flags) + u8("AFW_FLOW_A_DIR", e["AFW_DIR_OUT"])
+                 if flags else b"") +
+                attr(e["AFW_FLOW_A_CONFIRM"] | 0x8000, confirm))
+
+    def confirm(ack=True, end=True, iif=True):
+        return ((u32("AFW_CONFIRM_A_ACK", 1001) if ack else b"") +
+                (u32("AFW_CONFIRM_A_END", 1200) if end else b"") +
+                (u32("AFW_CONFIRM_A_IIF", 0) if iif else b""))
+
     def match(prio, action, dirs, family, proto, flags, sp=0, dp=0, sport=(0, 0), dport=(0, 0),
               reserved=0, addrs=b""):
         # struct afw_rule_match, then the addresses its flags name.
@@ -289,6 +305,25 @@ def main():
             u8("AFW_FLOW_A_DIR", 0))),
         "flow-new-with-hits": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
             learn_flow(6, 0) + attr(e["AFW_FLOW_A_HITS"], bytes(8)))),
+        # Flows held until their server acknowledges the judged bytes.
+        "confirm-no-iif": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            confirm_flow(6, 0, confirm(iif=False)))),
+        "confirm-no-ack": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            confirm_flow(6, 0, confirm(ack=False)))),
+        "confirm-udp": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            confirm_flow(17, 0, confirm()))),
+        "confirm-drop": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            confirm_flow(6, e["AFW_VERDICT_DROP"], confirm()))),
+        "confirm-learned": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            confirm_flow(6, 0, confirm(), flags=e["AFW_FLOW_F_LEARN"]))),
+        "confirm-short-ack": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            confirm_flow(6, 0, u16("AFW_CONFIRM_A_ACK", 1) + confirm(ack=False)))),
+        "confirm-unknown-attr": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            confirm_flow(6, 0, confirm() + attr(e["__AFW_CONFIRM_A_MAX"], bytes(4))))),
+        "confirm-not-nested": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            confirm_flow(6, 0, b"")[:-4] + attr(e["AFW_FLOW_A_CONFIRM"], confirm()))),
+        "confirm-ok": lambda: g.send(fam, e["AFW_CMD_FLOW_NEW"], attr(e["AFW_A_FLOW"] | 0x8000,
+            confirm_flow(6, 0, confirm(), sport=40002))),
         "learn-flush-with-attr": lambda: g.send(fam, e["AFW_CMD_LEARN_FLUSH"], version),
         "config-queue-overflow": lambda: g.send(fam, e["AFW_CMD_CONFIG_SET"], attr(e["AFW_A_CONFIG"] | 0x8000,
             u16("AFW_CFG_A_QUEUE_NUM", 65535) + u16("AFW_CFG_A_QUEUE_COUNT", 2))),

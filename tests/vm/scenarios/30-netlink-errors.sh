@@ -61,6 +61,14 @@ flow-learn-inspect	^error 22 afw: an inspected flow's decision is not learned	an
 flow-learn-bad-dir	^error 34 integer out of range	a direction out of range
 flow-del-with-dir	^error 22 this request takes the flow.s key only	FLOW_DEL with a direction: the key only
 flow-new-with-hits	^error 22 reply-only attribute	FLOW_NEW with a dump's count
+confirm-no-iif	^error 22 afw: confirming a flow needs ack, end and iif	a flow held for confirmation, no interface
+confirm-no-ack	^error 22 afw: confirming a flow needs ack, end and iif	a flow held for confirmation, no acknowledgement
+confirm-udp	^error 22 an unconfirmed flow is a TCP flow's accept, not learned	a UDP flow held for confirmation
+confirm-drop	^error 22 an unconfirmed flow is a TCP flow's accept, not learned	a drop held for confirmation
+confirm-learned	^error 22 an unconfirmed flow is a TCP flow's accept, not learned	a learned decision held for confirmation
+confirm-short-ack	^error 22	a 2-byte acknowledgement to confirm by
+confirm-unknown-attr	^error 22	an attribute beyond the confirmation's policy
+confirm-not-nested	^error 22 NLA_F_NESTED is missing	a confirmation not marked nested
 learn-flush-with-attr	^error 22 reply-only attribute	LEARN_FLUSH with an attribute
 rule-new-with-flow	^error 22 Unsupported attribute	RULE_NEW carrying a flow: each command takes its own attributes
 flow-del-with-verdict	^error 22 this request takes the flow's key only	FLOW_DEL carrying a verdict says it takes the key only
@@ -100,6 +108,10 @@ check_eq "and lists as the rule it says" \
 	"$("$AFWCTL" -j rule list | jq -r '.[] | select(.id == 4242) | .rule')"
 check "afwctl rule del 4242" "$AFWCTL" rule del 4242
 check_eq "nor a flow" 0 "$("$AFWCTL" -j flow list | jq length)"
+check_grep "a well-formed flow held for confirmation is taken" '^ok' "$(python3 "$probe" confirm-ok)"
+check_eq "and is listed unconfirmed, as sent" "192.0.2.1 40002 198.51.100.9 9 accept true" \
+	"$("$AFWCTL" -j flow list | jq -r '.[] | "\(.src) \(.sport) \(.dst) \(.dport) \(.verdict) \(.unconfirmed)"')"
+check "afwctl flow flush" "$AFWCTL" flow flush
 check "the module still answers afterwards" "$AFWCTL" status
 
 exit $AFW_FAILED
