@@ -165,8 +165,15 @@ wait_listen $NS_S tcp :7006
 c0=$(confirmed)
 u0=$(afwd_stat '.queues[0].module_unconfirmed')
 m0=$(afwd_stat '.queues[0].module_confirmed')
+q0=$("$AFWCTL" -n $NS_R -j stats | jq .handshakes.queued)
+t0=$(told)
 check "a plain TCP exchange over IPv6 through afwd completes" \
 	nsx $NS_C python3 "$AFW_SRC/tests/tools/tcpecho.py" client $S6 7006 40072 0
+# Each message sized to its packet: an IPv6 SYN's, its options and all,
+# fits the room it was given, or the SYN would have been queued.
+check_ge "IPv6: the module told afwd the handshake" $((t0 + 3)) "$(told)"
+check_eq "IPv6: and had room in each message" "$q0" \
+	"$("$AFWCTL" -n $NS_R -j stats | jq .handshakes.queued)"
 check_eq "IPv6: afwd had the module hold the allow unconfirmed" $((u0 + 1)) \
 	"$(afwd_stat '.queues[0].module_unconfirmed')"
 check_eq "IPv6: the module confirmed it on the server's acknowledgement" $((c0 + 1)) \
