@@ -27,10 +27,14 @@ rate() {
 	nsx $NS_C "$stress" connrate $S4 $port 100 > /dev/null
 	echo "$1: $(nsx $NS_C "$stress" connrate $S4 $port 1000)" >> "$res"
 }
-# profiled NAME: with AFW_BENCH_PERF=1, 1,000 more connections under perf,
-# its report to perf-NAME.txt: where a row's time goes, by symbol; with
-# AFW_BENCH_PERF=2, with the call chains that reach each symbol of 1% or
-# more as well.
+# profiled NAME: with AFW_BENCH_PERF=1, 1,000 more connections under perf
+# (AFW_BENCH_PERF_CONNS), sampled AFW_BENCH_PERF_FREQ times a second of
+# guest time (perf's 4,000 by default; under -icount a second is a billion
+# instructions), its report to perf-NAME.txt: where a row's time goes, by
+# command, object and symbol, and by symbol alone, every CPU and command
+# together, to perf-NAME-sym.txt, which one row's can be set against
+# another's; with AFW_BENCH_PERF=2, with the call chains that reach each
+# symbol of 1% or more as well.
 profiled() {
 	local g=
 	case "${AFW_BENCH_PERF:-0}" in
@@ -40,8 +44,18 @@ profiled() {
 	esac
 	command -v perf > /dev/null ||
 		{ echo "  not profiled: perf is not installed (linux-perf)" >> "$res"; return 0; }
-	perf record -q -a $g -o $work/perf.data -- \
-		ip netns exec $NS_C "$stress" connrate $S4 $port 1000 > /dev/null 2>&1
+	# The kernel would lower a high rate, its samples' cost measured
+	# against the emulated CPU's slow interrupts.
+	sysctl -qw kernel.perf_cpu_time_max_percent=0 kernel.perf_event_max_sample_rate=100000 \
+		2> /dev/null
+	perf record -q -a $g -F "${AFW_BENCH_PERF_FREQ:-4000}" -o $work/perf.data -- \
+		ip netns exec $NS_C "$stress" connrate $S4 $port "${AFW_BENCH_PERF_CONNS:-1000}" \
+		> /dev/null 2>&1
+	perf report -i $work/perf.data --stdio --no-children --sort sym 2> /dev/null |
+		grep -E '^ +[0-9]' > "$AFW_OUT/perf-$1-sym.txt"
+	echo "  profiled: $(wc -l < "$AFW_OUT/perf-$1-sym.txt") symbols," \
+		"$(perf report -i $work/perf.data --stdio 2> /dev/null |
+			sed -n 's/^# Samples: \([^ ]*\) .*/\1/p' | head -n 1) samples" >> "$res"
 	if [ -n "$g" ]; then
 		perf report -i $work/perf.data --stdio --no-children --sort comm,sym \
 			--percent-limit 1 -g caller,0.5,callee,function,percent 2> /dev/null \

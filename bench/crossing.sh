@@ -20,6 +20,8 @@
 # after each row, 1,000 more connections under perf (every CPU, cpu-clock),
 # its report by command, object and symbol to perf-NAME.txt (not timed);
 # AFW_BENCH_PERF=2: with the call chains into each symbol of 1% or more.
+# AFW_BENCH_PERF_FREQ (4000) and AFW_BENCH_PERF_CONNS (1000): samples a
+# second of guest time, and connections profiled.
 #
 #   bench/crossing.sh [KERNEL_LABEL]    default 6.1
 set -euo pipefail
@@ -30,5 +32,7 @@ bench_prepare "$label" crossing
 rm -f "$out/crossing.txt" "$out"/trace-*.txt "$out"/perf-*.txt
 "$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out" -c 1 -m 3072 --icount \
 	-t 3600 -j "$src/bench/crossing-guest.sh" -e "AFW_KO=$src/build/kmod/$label/afw.ko" \
-	-e "AFW_BENCH_AFWD_OPTS=${AFW_BENCH_AFWD_OPTS:-}" -e "AFW_BENCH_PERF=${AFW_BENCH_PERF:-0}"
+	-e "AFW_BENCH_AFWD_OPTS=${AFW_BENCH_AFWD_OPTS:-}" -e "AFW_BENCH_PERF=${AFW_BENCH_PERF:-0}" \
+	-e "AFW_BENCH_PERF_FREQ=${AFW_BENCH_PERF_FREQ:-4000}" \
+	-e "AFW_BENCH_PERF_CONNS=${AFW_BENCH_PERF_CONNS:-1000}"
 cat "$out/crossing.txt"
