@@ -241,27 +241,21 @@ export -f writer_rules writer_load count started going breathe slab_unreclaim_mb
 # SIGKILL (its socket's close takes the rest).
 afwd_loop() {
 	local n=0 taught=0 confirmed=0 pid t
-	# learned_now: what the module decided by what afwd taught it (since
-	# its load); taught=1 once a reading shows some.
-	learned_now() {
+	# stat_now NAME FIELD: the module's count FIELD (since its load), a
+	# reading added to $work/NAME.txt; true when it shows some.
+	stat_now() {
 		local v
-		v=$("$AFWCTL" -n $NS_R -j stats 2> /dev/null | jq -r '.learned.flows // 0')
-		[[ "$v" =~ ^[0-9]+$ ]] || return 0
-		echo "$v" >> $work/learned.txt
-		(( v > 0 )) && taught=1
-		return 0
+		v=$("$AFWCTL" -n $NS_R -j stats 2> /dev/null | jq -r "$2 // 0")
+		[[ "$v" =~ ^[0-9]+$ ]] || return 1
+		echo "$v" >> $work/$1.txt
+		(( v > 0 ))
 	}
-	# confirmed_now: what the module confirmed of the flows afwd had it
-	# hold until their servers took the judged bytes (since its load);
-	# confirmed=1 once a reading shows some.
-	confirmed_now() {
-		local v
-		v=$("$AFWCTL" -n $NS_R -j stats 2> /dev/null | jq -r '.flow_events.confirmed // 0')
-		[[ "$v" =~ ^[0-9]+$ ]] || return 0
-		echo "$v" >> $work/confirmed.txt
-		(( v > 0 )) && confirmed=1
-		return 0
-	}
+	# learned_now: taught=1 once the module has decided a connection by
+	# what afwd taught it; confirmed_now: confirmed=1 once it has
+	# confirmed a flow afwd had it hold until its server took the judged
+	# bytes. Each always true, for the loops' conditions.
+	learned_now() { stat_now learned .learned.flows && taught=1; return 0; }
+	confirmed_now() { stat_now confirmed .flow_events.confirmed && confirmed=1; return 0; }
 	# afwd_up PID: afwd's control socket is there, or afwd is gone.
 	afwd_up() { [ -S $work/afwd.sock ] || ! kill -0 $1 2> /dev/null; }
 	# Like the other loads, this one goes on past the deadline (alone with
