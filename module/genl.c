@@ -1220,7 +1220,7 @@ static void afw_flow_learn(struct afw_net *an, struct nlattr **tb,
  * them (the last of one given twice counts), for a nest that the
  * command's policy names with NLA_POLICY_NESTED: genetlink has validated
  * it, every attribute strictly, before the handler runs. Validating it
- * again cost a FLOW_NEW as much as its flow's insert (docs/performance.md).
+ * again took as long as genetlink's own validation (docs/performance.md).
  */
 static void afw_genl_file(struct nlattr **tb, int max, const struct nlattr *nest)
 {
