@@ -185,20 +185,21 @@ def main():
     F = {f: e["AFW_MATCH_F_" + f] for f in ("SRC", "DST", "SPORT", "DPORT")}
     v4f = e["AFW_FAMILY_IPV4"]
 
-    def learn_flow(proto, verdict):
-        """A FLOW_NEW's attributes, teaching its decision (AFW_FLOW_F_LEARN)."""
+    def flow_key(proto, sport):
+        """A flow's key, 192.0.2.1:SPORT to 198.51.100.9:9, as FLOW_NEW takes it."""
         return (u8("AFW_FLOW_A_FAMILY", 2) + u8("AFW_FLOW_A_PROTO", proto) +
                 attr(e["AFW_FLOW_A_SRC"], bytes([192, 0, 2, 1])) +
                 attr(e["AFW_FLOW_A_DST"], bytes([198, 51, 100, 9])) +
-                u16("AFW_FLOW_A_SPORT", 40000) + u16("AFW_FLOW_A_DPORT", 9) +
+                u16("AFW_FLOW_A_SPORT", sport) + u16("AFW_FLOW_A_DPORT", 9))
+
+    def learn_flow(proto, verdict):
+        """A FLOW_NEW's attributes, teaching its decision (AFW_FLOW_F_LEARN)."""
+        return (flow_key(proto, 40000) +
                 u8("AFW_FLOW_A_VERDICT", verdict) + u32("AFW_FLOW_A_FLAGS", e["AFW_FLOW_F_LEARN"]))
 
     def confirm_flow(proto, verdict, confirm, flags=0, sport=40001):
         """A FLOW_NEW's attributes, its flow held unconfirmed by @confirm, a CONFIRM nest's."""
-        return (u8("AFW_FLOW_A_FAMILY", 2) + u8("AFW_FLOW_A_PROTO", proto) +
-                attr(e["AFW_FLOW_A_SRC"], bytes([192, 0, 2, 1])) +
-                attr(e["AFW_FLOW_A_DST"], bytes([198, 51, 100, 9])) +
-                u16("AFW_FLOW_A_SPORT", sport) + u16("AFW_FLOW_A_DPORT", 9) +
+        return (flow_key(proto, sport) +
                 u8("AFW_FLOW_A_VERDICT", verdict) +
                 (u32("AFW_FLOW_A_FLAGS", flags) + u8("AFW_FLOW_A_DIR", e["AFW_DIR_OUT"])
                  if flags else b"") +
