@@ -894,7 +894,6 @@ static uint64_t afw_worker_copies(const struct afw_worker *w)
  * (afw_worker_kern_confirm()), unless the module confirms the flow
  * itself, when nothing waits on the copy.
  */
-
 static void afw_worker_kern_read(struct afw_worker *w, uint64_t now)
 {
 	const struct afw_kern_calls calls = { afw_worker_refused, afw_worker_told, w };

@@ -261,9 +261,9 @@ afwd_loop() {
 	# Like the other loads, this one goes on past the deadline (alone with
 	# the laggards, up to the hard deadline) until it has done its thing
 	# once: here, until the module has decided a connection by what afwd
-	# taught it, and confirmed one afwd had it hold. On the debug kernel, with other guests on the host, afwd
-	# took more than the 30 s of the run to come up, and no connection was
-	# ever decided in the kernel.
+	# taught it, and confirmed one afwd had it hold. On the debug kernel,
+	# with other guests on the host, afwd took more than the 30 s of the
+	# run to come up, and no connection was ever decided in the kernel.
 	while going $(( taught && confirmed )); do
 		breathe afwd
 		rm -f $work/afwd.sock
