@@ -1560,6 +1560,22 @@ static size_t afw_genl_told_size(unsigned int alen, unsigned int len, bool verdi
 }
 
 /*
+ * Attribute @type, @len bytes of @data, written at @at, which has room for
+ * it: what nla_put() writes, without its checks and its skb_put() each.
+ * Returns where the next one goes.
+ */
+static void *afw_genl_told_attr(void *at, int type, const void *data, int len)
+{
+	struct nlattr *nla = at;
+
+	nla->nla_type = type;
+	nla->nla_len = nla_attr_size(len);
+	memcpy(nla_data(nla), data, len);
+	memset((u8 *)nla_data(nla) + len, 0, nla_padlen(len));
+	return (u8 *)at + nla_total_size(len);
+}
+
+/*
  * The packet @skb (@t) of flow @k in the hook @state, told to @portid as
  * @cmd: for LEARNED, with @e's verdict and line. Never waits: a socket
  * with no room is not told (ENOBUFS there).
@@ -1569,13 +1585,17 @@ static int afw_genl_tell(const struct nf_hook_state *state, const struct sk_buff
 			 const struct afw_learned *e, u32 portid)
 {
 	unsigned int alen = t->family == AFW_FAMILY_IPV6 ? 16 : 4;
+	u32 iif = state->in ? state->in->ifindex : 0;
+	u32 oif = state->out ? state->out->ifindex : 0;
 	int off = skb_network_offset(skb);
 	u8 buf[AFW_LEARN_PACKET_MAX];
 	struct nlattr *nest;
 	struct sk_buff *msg;
 	const void *data;
 	unsigned int len;
+	size_t size;
 	void *hdr;
+	void *at;
 
 	/* The family is going (afw_genl_exit()): its id may not be used. */
 	if (!READ_ONCE(afw_genl_events_on))
@@ -1590,28 +1610,34 @@ static int afw_genl_tell(const struct nf_hook_state *state, const struct sk_buff
 	 * Debian's kernels): an IPv4 handshake's fits half the slab object
 	 * that room for any packet would take.
 	 */
-	msg = genlmsg_new(afw_genl_told_size(alen, len, e) + afw_owner_size(o),
-			  GFP_ATOMIC | __GFP_NOWARN);
+	size = afw_genl_told_size(alen, len, e);
+	msg = genlmsg_new(size + afw_owner_size(o), GFP_ATOMIC | __GFP_NOWARN);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put(msg, 0, 0, &afw_genl_family, 0, cmd);
-	if (!hdr)
+	if (!hdr || skb_tailroom(msg) < size)
 		goto err;
-	nest = nla_nest_start(msg, AFW_A_FLOW);
-	if (!nest ||
-	    nla_put_u8(msg, AFW_FLOW_A_FAMILY, t->family) ||
-	    nla_put_u8(msg, AFW_FLOW_A_PROTO, t->proto) ||
-	    nla_put(msg, AFW_FLOW_A_SRC, alen, t->saddr) ||
-	    nla_put(msg, AFW_FLOW_A_DST, alen, t->daddr) ||
-	    nla_put_u16(msg, AFW_FLOW_A_SPORT, t->sport) ||
-	    nla_put_u16(msg, AFW_FLOW_A_DPORT, t->dport) ||
-	    nla_put_u8(msg, AFW_FLOW_A_DIR, t->dir) ||
-	    (e && (nla_put_u8(msg, AFW_FLOW_A_VERDICT, e->verdict) ||
-		   nla_put_u32(msg, AFW_FLOW_A_LINE, e->line))) ||
-	    nla_put_u32(msg, AFW_FLOW_A_IIF, state->in ? state->in->ifindex : 0) ||
-	    nla_put_u32(msg, AFW_FLOW_A_OIF, state->out ? state->out->ifindex : 0) ||
-	    nla_put(msg, AFW_FLOW_A_PACKET, len, data))
-		goto err;
+	/*
+	 * The flow's attributes, a dozen a message and a few messages a
+	 * connection, written into room taken once: each nla_put() checked
+	 * and took its own, which the size above has already settled.
+	 */
+	nest = skb_put(msg, size);
+	nest->nla_type = NLA_F_NESTED | AFW_A_FLOW;
+	at = afw_genl_told_attr(nest + 1, AFW_FLOW_A_FAMILY, &t->family, sizeof(u8));
+	at = afw_genl_told_attr(at, AFW_FLOW_A_PROTO, &t->proto, sizeof(u8));
+	at = afw_genl_told_attr(at, AFW_FLOW_A_SRC, t->saddr, alen);
+	at = afw_genl_told_attr(at, AFW_FLOW_A_DST, t->daddr, alen);
+	at = afw_genl_told_attr(at, AFW_FLOW_A_SPORT, &t->sport, sizeof(u16));
+	at = afw_genl_told_attr(at, AFW_FLOW_A_DPORT, &t->dport, sizeof(u16));
+	at = afw_genl_told_attr(at, AFW_FLOW_A_DIR, &t->dir, sizeof(u8));
+	if (e) {
+		at = afw_genl_told_attr(at, AFW_FLOW_A_VERDICT, &e->verdict, sizeof(u8));
+		at = afw_genl_told_attr(at, AFW_FLOW_A_LINE, &e->line, sizeof(u32));
+	}
+	at = afw_genl_told_attr(at, AFW_FLOW_A_IIF, &iif, sizeof(u32));
+	at = afw_genl_told_attr(at, AFW_FLOW_A_OIF, &oif, sizeof(u32));
+	afw_genl_told_attr(at, AFW_FLOW_A_PACKET, data, len);
 	/* The record the message was sized for: it fits. */
 	afw_put_owner_rec(msg, state->net, o, 0, NULL);
 	nla_nest_end(msg, nest);
