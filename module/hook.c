@@ -205,7 +205,6 @@ static bool afw_hook_own_reset(const struct afw_hook_ctx *c)
 	       (c->state->in->flags & IFF_LOOPBACK);
 }
 
-/* The verdict flow @f gives the packet, sent from @side of it. */
 /*
  * Whether the stack that takes @c's packet checks its checksum no more than
  * afwd would, were the packet queued: it is one the stack fills in, or one
@@ -215,6 +214,15 @@ static bool afw_hook_csum_trusted(const struct afw_hook_ctx *c)
 {
 	return c->skb->ip_summed == CHECKSUM_PARTIAL ||
 	       (c->state->hook <= NF_INET_FORWARD && skb_csum_unnecessary(c->skb));
+}
+
+/*
+ * The socket that serves the queue @c's packet would go to and asked to be
+ * told what passes instead (AFW_A_SERVE_TELL), or 0.
+ */
+static u32 afw_hook_teller(struct afw_hook_ctx *c)
+{
+	return afw_serve_teller(c->an, afw_queue_num(c->an, c->cfg, afw_hook_key(c)));
 }
 
 /*
@@ -229,18 +237,18 @@ static bool afw_hook_csum_trusted(const struct afw_hook_ctx *c)
 static noinline bool afw_hook_confirm(struct afw_hook_ctx *c, struct afw_flow *f, u8 side)
 {
 	u32 iif = c->state->in ? c->state->in->ifindex : 0;
-	const struct afw_flow_key *k = afw_hook_key(c);
 	u32 portid;
 
 	if (!afw_flow_confirms(&c->an->flows, f, side, &c->p, iif) || !afw_hook_csum_trusted(c))
 		return false;
-	portid = afw_serve_teller(c->an, afw_queue_num(c->an, c->cfg, k));
+	portid = afw_hook_teller(c);
 	if (!portid || afw_genl_tell_confirmed(c->state, c->skb, &c->t, portid))
 		return false;
 	afw_flow_confirm(&c->an->flows, f);
 	return true;
 }
 
+/* The verdict flow @f gives the packet, sent from @side of it. */
 static int afw_hook_flow_packet(struct afw_hook_ctx *c, struct afw_flow *f, u8 side)
 {
 	int v;
@@ -434,10 +442,10 @@ static bool afw_hook_tell(struct afw_hook_ctx *c)
 	 */
 	if (!afw_hook_csum_trusted(c))
 		return false;
-	k = afw_hook_key(c);
-	portid = afw_serve_teller(c->an, afw_queue_num(c->an, c->cfg, k));
+	portid = afw_hook_teller(c);
 	if (!portid)
 		return false;
+	k = afw_hook_key(c);
 	/* As a queued packet's: afwd reads its sender from the message. */
 	afw_hook_note_owner(c, k);
 	if (afw_genl_tell_handshake(c->an, c->state, c->skb, &c->t, k, portid)) {
