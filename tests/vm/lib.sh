@@ -109,27 +109,47 @@ wait_listen() {
 # bound_in NS tcp|udp [ADDR]:PORT: a socket listens (TCP) or is bound
 # (UDP) there, as /proc/PID/net shows it for a process PID in NS: any
 # process whose network namespace is the one ip netns pinned (the same
-# nsfs inode). The address is the kernel's: hex, IPv4 in network order
-# read as a little-endian word.
+# nsfs inode). ADDR is IPv4 or, in brackets, IPv6 ([fd00::1]:80); an
+# unspecified one matches either family's. The address is the kernel's:
+# hex, each 32-bit word of it in network order read as a little-endian one.
 bound_in() {
-	local ns=$1 proto=$2 addr=${3%:*} port p f laddr st a v6=6
+	local ns=$1 proto=$2 addr=${3%:*} port p f laddr st a b i n any files
 	printf -v port '%04X' "${3##*:}"
-	if [ -n "$addr" ]; then
+	addr=${addr#[}
+	addr=${addr%]}
+	files=("$proto" "${proto}6")
+	if [[ $addr == *:* ]]; then
+		# Eight groups, "::" filled in; two groups make a word.
+		IFS=: read -r -a a <<< "${addr%%::*}"
+		b=()
+		[[ $addr == *::* ]] && IFS=: read -r -a b <<< "${addr#*::}"
+		n=$((8 - ${#a[@]} - ${#b[@]}))
+		for ((i = 0; i < n; i++)); do a+=(0); done
+		a+=("${b[@]}")
+		addr=
+		for ((i = 0; i < 8; i += 2)); do
+			printf -v addr '%s%02X%02X%02X%02X' "$addr" $((0x${a[i+1]} & 255)) \
+				$((0x${a[i+1]} >> 8)) $((0x${a[i]} & 255)) $((0x${a[i]} >> 8))
+		done
+		any=00000000000000000000000000000000
+		files=("${proto}6")
+	elif [ -n "$addr" ]; then
 		IFS=. read -r -a a <<< "$addr"
 		printf -v addr '%02X%02X%02X%02X' "${a[3]}" "${a[2]}" "${a[1]}" "${a[0]}"
-		v6=
+		any=00000000
+		files=("$proto")
 	fi
 	for p in /proc/[0-9]*; do
 		[ "$p/ns/net" -ef "/run/netns/$ns" ] || continue
-		for f in "$p/net/$proto" ${v6:+"$p/net/$proto$v6"}; do
+		for f in "${files[@]}"; do
 			while read -r _ laddr _ st _; do
 				# TCP_LISTEN is 0A; an unconnected UDP socket is TCP_CLOSE, 07.
 				case "$proto:$st" in tcp:0A|udp:07) ;; *) continue ;; esac
 				[ "${laddr##*:}" = "$port" ] || continue
 				[ -z "$addr" ] || [ "${laddr%:*}" = "$addr" ] ||
-					[ "${laddr%:*}" = 00000000 ] || continue
+					[ "${laddr%:*}" = "$any" ] || continue
 				return 0
-			done < "$f"
+			done < "$p/net/$f"
 		done 2> /dev/null
 		return 1
 	done
