@@ -114,6 +114,85 @@ class Genl:
         sys.exit("no family id in the reply")
 
 
+def attrs_of(buf):
+    """[(type, flags, payload)] of the attributes in @buf, or a reason they are not well-formed."""
+    out, off = [], 0
+    while off < len(buf):
+        if off + 4 > len(buf):
+            return "an attribute header cut at %d" % off
+        alen, atype = struct.unpack_from("=HH", buf, off)
+        end = off + ((alen + 3) & ~3)
+        if alen < 4 or end > len(buf):
+            return "attribute %d: length %d past the end" % (atype & 0x3fff, alen)
+        if any(buf[off + alen:end]):
+            return "attribute %d: padding not zero" % (atype & 0x3fff)
+        out.append((atype & 0x3fff, atype & 0xc000, buf[off + 4:off + alen]))
+        off = end
+    return out
+
+
+def check_told(e, body, sizes, names, alen, ports):
+    """'FLAGS DIR ok' for a well-formed HANDSHAKE message's @body, else 'bad: why'."""
+    top = attrs_of(body)
+    if isinstance(top, str):
+        return "bad: " + top
+    if len(top) != 1 or top[0][0] != e["AFW_A_FLOW"] or top[0][1] != 0x8000:
+        return "bad: not one AFW_A_FLOW marked nested: %s" % [(t, f) for t, f, _ in top]
+    inner = attrs_of(top[0][2])
+    if isinstance(inner, str):
+        return "bad: " + inner
+    a = {}
+    for t, f, v in inner:
+        if t not in names:
+            return "bad: attribute %d not expected" % t
+        if names[t] in a:
+            return "bad: %s twice" % names[t]
+        if (f != 0) != (names[t] == "AFW_FLOW_A_OWNER"):
+            return "bad: %s flags %#x" % (names[t], f)
+        if names[t] in sizes and len(v) != sizes[names[t]]:
+            return "bad: %s of %d bytes" % (names[t], len(v))
+        a[names[t]] = v
+    missing = [n for n in list(sizes) + ["AFW_FLOW_A_PACKET"] if n not in a]
+    if missing:
+        return "bad: missing %s" % missing
+    if "AFW_FLOW_A_OWNER" in a and isinstance(attrs_of(a["AFW_FLOW_A_OWNER"]), str):
+        return "bad: owner nest: " + attrs_of(a["AFW_FLOW_A_OWNER"])
+    family = e["AFW_FAMILY_IPV6"] if alen == 16 else e["AFW_FAMILY_IPV4"]
+    if a["AFW_FLOW_A_FAMILY"][0] != family or a["AFW_FLOW_A_PROTO"][0] != 6:
+        return "bad: family %d proto %d" % (a["AFW_FLOW_A_FAMILY"][0], a["AFW_FLOW_A_PROTO"][0])
+    sport, dport = (struct.unpack("=H", a[n])[0] for n in ("AFW_FLOW_A_SPORT", "AFW_FLOW_A_DPORT"))
+    if {sport, dport} != ports:
+        return "bad: ports %d %d" % (sport, dport)
+    pkt = a["AFW_FLOW_A_PACKET"]
+    if alen == 4:
+        if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[9] != 6:
+            return "bad: not an IPv4 TCP packet"
+        l4, total = (pkt[0] & 15) * 4, struct.unpack_from("!H", pkt, 2)[0]
+        src, dst = pkt[12:16], pkt[16:20]
+    else:
+        if len(pkt) < 40 or pkt[0] >> 4 != 6 or pkt[6] != 6:
+            return "bad: not an IPv6 TCP packet"
+        l4, total = 40, 40 + struct.unpack_from("!H", pkt, 4)[0]
+        src, dst = pkt[8:24], pkt[24:40]
+    if (src, dst) != (a["AFW_FLOW_A_SRC"], a["AFW_FLOW_A_DST"]):
+        return "bad: addresses not the packet's"
+    if len(pkt) < l4 + 20 or len(pkt) != total:
+        return "bad: packet of %d bytes, its header says %d" % (len(pkt), total)
+    if struct.unpack_from("!HH", pkt, l4) != (sport, dport):
+        return "bad: ports not the packet's"
+    if len(pkt) != l4 + (pkt[l4 + 12] >> 4) * 4:
+        return "bad: a handshake packet with a payload"
+    flags = {0x02: "SYN", 0x12: "SYN-ACK", 0x10: "ACK"}.get(pkt[l4 + 13] & 0x3f)
+    if not flags:
+        return "bad: TCP flags %#x" % pkt[l4 + 13]
+    d = a["AFW_FLOW_A_DIR"][0]
+    iif, oif = (struct.unpack("=I", a[n])[0] for n in ("AFW_FLOW_A_IIF", "AFW_FLOW_A_OIF"))
+    # Loopback is interface 1: out of it in LOCAL_OUT, in through it in LOCAL_IN.
+    if (d, iif, oif) not in ((e["AFW_DIR_OUT"], 0, 1), (e["AFW_DIR_IN"], 1, 0)):
+        return "bad: direction %d, interfaces %d %d" % (d, iif, oif)
+    return "%s %s ok" % (flags, "out" if d == e["AFW_DIR_OUT"] else "in")
+
+
 def main():
     e = uapi_enums(UAPI)
     g = Genl()
@@ -329,7 +408,52 @@ def main():
         "config-queue-overflow": lambda: g.send(fam, e["AFW_CMD_CONFIG_SET"], attr(e["AFW_A_CONFIG"] | 0x8000,
             u16("AFW_CFG_A_QUEUE_NUM", 65535) + u16("AFW_CFG_A_QUEUE_COUNT", 2))),
     })
+    def told():
+        # told 4|6 QUEUE: serves QUEUE with AFW_A_SERVE_TELL, makes one
+        # connection over loopback, and reads what the module tells: each
+        # HANDSHAKE message checked byte by byte, a line for each.
+        af = socket.AF_INET6 if sys.argv[2] == "6" else socket.AF_INET
+        host = "::1" if af == socket.AF_INET6 else "127.0.0.1"
+        alen = 16 if af == socket.AF_INET6 else 4
+        err, msg, _ = g.send(fam, e["AFW_CMD_QUEUE_SERVE"],
+                             u16("AFW_A_SERVE_FIRST", int(sys.argv[3])) + attr(e["AFW_A_SERVE_TELL"], b""))
+        if err:
+            print("serve error %d %s" % (err, msg))
+            return 0, "", []
+        lsock = socket.socket(af)
+        lsock.bind((host, 0))
+        lsock.listen()
+        port = lsock.getsockname()[1]
+        c = socket.socket(af)
+        c.settimeout(10)
+        c.connect((host, port))
+        cport = c.getsockname()[1]
+        s, _ = lsock.accept()
+        g.sock.settimeout(2)
+        bodies = []
+        try:
+            while True:
+                buf = g.sock.recv(65536)
+                off = 0
+                while off + 16 <= len(buf):
+                    length, mtype = struct.unpack_from("=IH", buf, off)
+                    if mtype == fam and buf[off + 16] == e["AFW_CMD_HANDSHAKE"]:
+                        bodies.append(buf[off + 20:off + length])
+                    off += (length + 3) & ~3
+        except socket.timeout:
+            pass
+        sizes = {"AFW_FLOW_A_FAMILY": 1, "AFW_FLOW_A_PROTO": 1, "AFW_FLOW_A_SRC": alen,
+                 "AFW_FLOW_A_DST": alen, "AFW_FLOW_A_SPORT": 2, "AFW_FLOW_A_DPORT": 2,
+                 "AFW_FLOW_A_DIR": 1, "AFW_FLOW_A_IIF": 4, "AFW_FLOW_A_OIF": 4}
+        names = {e[n]: n for n in list(sizes) + ["AFW_FLOW_A_PACKET", "AFW_FLOW_A_OWNER"]}
+        for body in bodies:
+            print("handshake " + check_told(e, body, sizes, names, alen, {port, cport}), flush=True)
+        s.close()
+        c.close()
+        return 0, "", []
+
     cases["replace-busy"] = replace_busy
+    cases["told"] = told
     cases["flow-flood"] = flow_flood
     cases["commit-without-begin"] = lambda: g.send(
         fam, e["AFW_CMD_RULESET_REPLACE"],
@@ -338,10 +462,10 @@ def main():
         if case not in cases:
             sys.exit("unknown case %s; known: %s" % (case, " ".join(sorted(cases))))
     for case in todo:
-        if each and case in ("replace-busy", "flow-flood"):
+        if each and case in ("replace-busy", "flow-flood", "told"):
             sys.exit("%s prints its own counts: run it alone" % case)
         err, msg, _ = cases[case]()
-        if case not in ("replace-busy", "flow-flood"):
+        if case not in ("replace-busy", "flow-flood", "told"):
             print(("%s " % case if each else "") + ("ok" if err == 0 else "error %d %s" % (err, msg)),
                   flush=True)
 

@@ -112,6 +112,23 @@ check_grep "a well-formed flow held for confirmation is taken" '^ok' "$(python3 
 check_eq "and is listed unconfirmed, as sent" "192.0.2.1 40002 198.51.100.9 9 accept true" \
 	"$("$AFWCTL" -j flow list | jq -r '.[] | "\(.src) \(.sport) \(.dst) \(.dport) \(.verdict) \(.unconfirmed)"')"
 check "afwctl flow flush" "$AFWCTL" flow flush
+
+# What a socket that serves a queue with AFW_A_SERVE_TELL is told: each
+# bare handshake packet of a connection the module would have queued
+# there, as a HANDSHAKE message, read here byte by byte (attribute
+# lengths, padding, nesting; the flow's ends and ports as its packet has
+# them), over loopback, IPv4 and IPv6, in a namespace of their own.
+ip netns add afw-told
+on_exit ip netns del afw-told
+ip -n afw-told link set lo up
+check "unknown flows go to queue 7" "$AFWCTL" -n afw-told config set unknown queue queue 7 fail closed
+for v in 4 6; do
+	out=$(nsx afw-told python3 "$probe" told $v 7 2>&1)
+	for f in SYN SYN-ACK ACK; do
+		check_grep "IPv$v: the connection's $f is told" "^handshake $f (out|in) ok" "$out"
+	done
+	check_eq "IPv$v: every message told is well-formed" "" "$(grep -v ' ok$' <<< "$out")"
+done
 check "the module still answers afterwards" "$AFWCTL" status
 
 exit $AFW_FAILED
