@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <linux/afw.h>
 
 #include "check.h"
@@ -61,6 +62,161 @@ static struct afw_flow_spec t_flow(unsigned int i)
 		f.confirm_iif = 7;
 	}
 	return f;
+}
+
+/* A ring as afw_queue's: it holds a handed batch and sends it, on the socket, when made to. */
+struct t_ring {
+	struct afw_kern *k;
+	bool take;			/* it has room */
+	unsigned int aheads, submits;
+	int fd;
+	const void *buf;
+	size_t len;
+	uint64_t sends_at_submit;	/* the socket's own sends when it was made to send */
+};
+
+static bool t_ahead(void *ctx, int fd, const void *buf, size_t len)
+{
+	struct t_ring *r = ctx;
+
+	r->aheads++;
+	if (!r->take)
+		return false;
+	r->fd = fd;
+	r->buf = buf;
+	r->len = len;
+	return true;
+}
+
+static void t_submit(void *ctx)
+{
+	struct t_ring *r = ctx;
+
+	r->submits++;
+	r->sends_at_submit = r->k->stats.syscalls;
+	if (r->buf && send(r->fd, r->buf, r->len, 0) < 0)
+		r->len = 0;
+	r->buf = NULL;
+}
+
+/* The refusals' flows, by port, in the order they came. */
+struct t_order {
+	unsigned int n;
+	uint16_t port[16];
+	int error[16];
+};
+
+static void t_order(const struct afw_kern_refusal *r, void *data)
+{
+	struct t_order *o = data;
+
+	if (o->n < 16) {
+		o->port[o->n] = r->flow.sport;
+		o->error[o->n] = r->error;
+	}
+	o->n++;
+}
+
+/* Queues FLOW_NEW for the flows @from to @to - 1. */
+static bool t_add(struct afw_kern *k, unsigned int from, unsigned int to)
+{
+	struct afw_flow_spec f;
+	bool took = true;
+
+	for (; from < to; from++) {
+		f = t_flow(from);
+		took &= afw_kern_add(k, &f);
+	}
+	return took;
+}
+
+/* Reads refusals until @n came, or a second passes with none. */
+static void t_read(struct afw_kern *k, struct t_order *o, unsigned int n)
+{
+	struct afw_kern_calls calls = { .refused = t_order, .data = o };
+	struct pollfd pfd = { .fd = afw_kern_fd(k), .events = POLLIN };
+
+	while (o->n < n && poll(&pfd, 1, 1000) > 0)
+		afw_kern_read(k, &calls);
+	/* ENOENT with no word of the module's: it asked, found none; it is "back". */
+	k->family_id = 0xfff0;
+}
+
+static bool t_ports(const struct t_order *o, unsigned int from, unsigned int to)
+{
+	unsigned int i;
+
+	if (o->n != to - from)
+		return false;
+	for (i = 0; i < o->n; i++)
+		if (o->port[i] != T_PORT + from + i)
+			return false;
+	return true;
+}
+
+/*
+ * Batches handed to the queue's ring (afw_kern_flush_ahead()): no send of
+ * the socket's own, the bytes kept until the ring's call has returned, a
+ * later send of the socket's after the ring's, and a ring's failed send
+ * reported request by request.
+ */
+static int t_handed(struct afw_kern *k)
+{
+	struct t_ring r = { .k = k, .take = true };
+	const struct afw_kern_ring ring = { t_ahead, t_submit, &r };
+	struct t_order o = { 0 };
+	uint64_t sends;
+	size_t len;
+	int failed = 0;
+
+	afw_kern_ring(k, &ring);
+	k->family_id = 0xfff0;
+	sends = k->stats.syscalls;
+	t_add(k, 0, 3);
+	len = k->len;
+	afw_kern_flush_ahead(k, t_order, &o);
+	CHECK(failed, "a batch handed to the ring is not sent by the socket",
+	      r.aheads == 1 && k->stats.syscalls == sends && k->pending == 0 && k->len == 0);
+	CHECK(failed, "the ring holds the whole batch, in bytes of its own",
+	      r.len == len && r.buf && r.buf != (const void *)k->batch &&
+	      r.fd == afw_kern_fd(k));
+	t_add(k, 3, 5);
+	afw_kern_flush(k, t_order, &o);
+	CHECK(failed, "a later send of the socket's makes the ring send first",
+	      r.submits == 1 && r.sends_at_submit == sends && k->stats.syscalls == sends + 1);
+	t_read(k, &o, 5);
+	CHECK(failed, "the module gets the requests in the order they were made", t_ports(&o, 0, 5));
+	afw_kern_handed(k, 0, t_order, &o);
+	CHECK(failed, "a handed batch that went is not refused", o.n == 5 && k->handed_len == 0);
+
+	memset(&o, 0, sizeof(o));
+	t_add(k, 5, 7);
+	afw_kern_flush_ahead(k, t_order, &o);
+	afw_kern_handed(k, -ENOBUFS, t_order, &o);
+	CHECK(failed, "a handed batch whose send failed: each request refused, with the error",
+	      t_ports(&o, 5, 7) && o.error[0] == ENOBUFS && o.error[1] == ENOBUFS &&
+	      k->handed_len == 0);
+	r.buf = NULL;
+
+	memset(&o, 0, sizeof(o));
+	r.take = false;
+	sends = k->stats.syscalls;
+	t_add(k, 7, 8);
+	afw_kern_flush_ahead(k, t_order, &o);
+	CHECK(failed, "a ring with no room: the socket sends the batch itself",
+	      k->stats.syscalls == sends + 1 && k->handed_len == 0 && k->pending == 0);
+	r.take = true;
+	t_add(k, 8, 9);
+	afw_kern_flush_ahead(k, t_order, &o);
+	t_add(k, 9, 10);
+	afw_kern_flush_ahead(k, t_order, &o);
+	CHECK(failed, "one batch held by the ring at a time: the next is sent, after it",
+	      k->stats.syscalls == sends + 2 && r.submits == 2);
+	t_read(k, &o, 3);
+	CHECK(failed, "and the module gets them in order", t_ports(&o, 7, 10));
+	afw_kern_handed(k, 0, t_order, &o);
+	afw_kern_ring(k, NULL);
+	return failed;
 }
 
 int main(void)
@@ -120,6 +276,7 @@ int main(void)
 	CHECK(failed, "installs counted, the unconfirmed among them",
 	      k->stats.installed == T_FLOWS && k->stats.unconfirmed == T_FLOWS / 2 &&
 	      k->stats.learned == T_FLOWS / 2);
+	failed |= t_handed(k);
 	afw_kern_close(k);
 	free(k);
 	return failed;

@@ -104,6 +104,7 @@ struct afw_worker {
 	int wake_fd;			/* eventfd: stop, or a new policy */
 	struct afw_queue *q;
 	struct afw_kern *kern;		/* the module's socket; NULL with --module off */
+	struct afw_kern_ring ring;	/* its batches go with the queue's calls */
 	/* Asks the module who started a flow (OWNER_GET); NULL with --module off. */
 	struct afw_nl *owner_nl;
 	struct afw_owner_buf *owner_buf;	/* its answers' strings */

@@ -420,35 +420,86 @@ static int afw_kern_parse_request(const struct nlmsghdr *nlh, struct afw_kern_re
 	return 0;
 }
 
-int afw_kern_flush(struct afw_kern *k, void (*refused)(const struct afw_kern_refusal *r,
-						       void *data), void *data)
+/* Each request of the batch at @buf, @len bytes, refused with @err, which its send failed with. */
+static void afw_kern_failed(struct afw_kern *k, const char *buf, size_t len, int err,
+			    void (*refused)(const struct afw_kern_refusal *r, void *data),
+			    void *data)
 {
 	const struct nlmsghdr *nlh;
 	struct afw_kern_refusal r;
-	int ret = 0, len;
+	int left = (int)len;
+
+	for (nlh = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, left);
+	     nlh = mnl_nlmsg_next(nlh, &left)) {
+		if (afw_kern_parse_request(nlh, &r) < 0)
+			continue;
+		r.error = err;
+		r.msg = strerror(err);
+		if (r.cmd == AFW_CMD_FLOW_NEW)
+			k->stats.failed++;
+		if (refused)
+			refused(&r, data);
+	}
+}
+
+int afw_kern_flush(struct afw_kern *k, void (*refused)(const struct afw_kern_refusal *r,
+						       void *data), void *data)
+{
+	int ret = 0;
 
 	if (!k->pending)
 		return 0;
+	/* A batch the ring holds goes first: the module takes requests in order. */
+	if (k->handed_open) {
+		k->ring->submit(k->ring->ctx);
+		k->handed_open = false;
+	}
 	k->stats.syscalls++;
 	if (mnl_socket_sendto(k->sock, k->batch, k->len) < 0) {
 		ret = -errno;
 		/* Nothing of the batch reached the module: each request failed. */
-		len = (int)k->len;
-		for (nlh = (const struct nlmsghdr *)k->batch; mnl_nlmsg_ok(nlh, len);
-		     nlh = mnl_nlmsg_next(nlh, &len)) {
-			if (afw_kern_parse_request(nlh, &r) < 0)
-				continue;
-			r.error = -ret;
-			r.msg = strerror(-ret);
-			if (r.cmd == AFW_CMD_FLOW_NEW)
-				k->stats.failed++;
-			if (refused)
-				refused(&r, data);
-		}
+		afw_kern_failed(k, k->batch, k->len, -ret, refused, data);
 	}
 	k->pending = 0;
 	k->len = 0;
 	return ret;
+}
+
+void afw_kern_ring(struct afw_kern *k, const struct afw_kern_ring *ring)
+{
+	k->ring = ring;
+}
+
+int afw_kern_flush_ahead(struct afw_kern *k,
+			 void (*refused)(const struct afw_kern_refusal *r, void *data), void *data)
+{
+	if (!k->pending)
+		return 0;
+	/*
+	 * Its own copy: the batch takes the round's later requests, which go
+	 * by a send of their own (after the ring's) or with the next round.
+	 */
+	if (!k->ring || k->handed_len)
+		return afw_kern_flush(k, refused, data);
+	memcpy(k->handed, k->batch, k->len);
+	if (!k->ring->ahead(k->ring->ctx, afw_kern_fd(k), k->handed, k->len))
+		return afw_kern_flush(k, refused, data);
+	k->handed_len = k->len;
+	k->handed_open = true;
+	k->pending = 0;
+	k->len = 0;
+	return 0;
+}
+
+void afw_kern_handed(struct afw_kern *k, int err,
+		     void (*refused)(const struct afw_kern_refusal *r, void *data), void *data)
+{
+	if (!k->handed_len)
+		return;
+	if (err < 0)
+		afw_kern_failed(k, k->handed, k->handed_len, -err, refused, data);
+	k->handed_len = 0;
+	k->handed_open = false;
 }
 
 /* The module's words in the extended ack of @nlh, if any. */

@@ -15,6 +15,7 @@
 #define AFW_KERNEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "afwnl.h"
@@ -84,6 +85,16 @@ struct afw_kern_calls {
 	void *data;
 };
 
+/*
+ * A ring that sends a batch with the call that sends the verdicts, ahead
+ * of them (afw_queue_send_ahead()), and that can be made to send now.
+ */
+struct afw_kern_ring {
+	bool (*ahead)(void *ctx, int fd, const void *buf, size_t len);
+	void (*submit)(void *ctx);
+	void *ctx;
+};
+
 struct afw_kern {
 	struct mnl_socket *sock;
 	unsigned int portid;
@@ -95,6 +106,16 @@ struct afw_kern {
 	struct afw_kern_stats stats;
 	char batch[AFW_KERN_BATCH * 128] __attribute__((aligned(8)));
 	char buf[AFW_NL_BUFSIZE] __attribute__((aligned(8)));
+	/* The caller's ring (afw_kern_ring()), which may carry a batch. */
+	const struct afw_kern_ring *ring;
+	/*
+	 * A batch handed to the ring (afw_kern_flush_ahead()): its bytes,
+	 * kept until afw_kern_handed(), and whether the ring has not sent
+	 * it yet.
+	 */
+	size_t handed_len;
+	bool handed_open;
+	char handed[AFW_KERN_BATCH * 128] __attribute__((aligned(8)));
 };
 
 /*
@@ -155,6 +176,27 @@ bool afw_kern_serve(struct afw_kern *k, uint16_t num, bool tell);
  */
 int afw_kern_flush(struct afw_kern *k, void (*refused)(const struct afw_kern_refusal *r,
 						       void *data), void *data);
+
+/* Batches may go with @ring's calls (afw_kern_flush_ahead()); NULL: never. */
+void afw_kern_ring(struct afw_kern *k, const struct afw_kern_ring *ring);
+
+/*
+ * As afw_kern_flush(), but the batch is handed to the ring, to go out
+ * with its next call, ahead of the verdicts: no call of its own. Sent at
+ * once, as afw_kern_flush() does, when there is no ring or it has no
+ * room. Any later send of this socket's goes after it (the ring is made
+ * to send first), so requests keep their order.
+ */
+int afw_kern_flush_ahead(struct afw_kern *k,
+			 void (*refused)(const struct afw_kern_refusal *r, void *data), void *data);
+
+/*
+ * The ring's call that carried the handed batch has returned, its send
+ * failed with @err (a negative errno) or not (0): on failure @refused is
+ * called for each of its requests, as afw_kern_flush() does.
+ */
+void afw_kern_handed(struct afw_kern *k, int err,
+		     void (*refused)(const struct afw_kern_refusal *r, void *data), void *data);
 
 /*
  * Reads what the kernel sent, without blocking: @c->refused is called for

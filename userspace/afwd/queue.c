@@ -45,6 +45,7 @@
 enum {
 	AFW_QUEUE_TAG_RECV = 1,
 	AFW_QUEUE_TAG_SEND,
+	AFW_QUEUE_TAG_AHEAD,		/* afw_queue_send_ahead()'s */
 	AFW_QUEUE_TAG_LOCAL,		/* + the watched fd's bit */
 };
 
@@ -73,6 +74,8 @@ struct afw_queue {
 	 */
 	unsigned int txi;
 	unsigned int tx_queued;		/* sends queued, not yet submitted */
+	bool ahead_queued;		/* a send ahead, not yet submitted */
+	int ahead_err;			/* the last send ahead's failure, or 0 */
 	char tx[2][AFW_QUEUE_TXSIZE] __attribute__((aligned(8)));
 	/* The queue's socket, then the watched fds (poll() way). */
 	struct pollfd pfd[1 + AFW_QUEUE_LOCAL_MAX];
@@ -485,9 +488,10 @@ static void afw_queue_ring_close(struct afw_queue *q)
 {
 	if (!q->use_ring)
 		return;
-	/* Verdicts still queued go out before the socket closes. */
-	if (q->tx_queued)
+	/* Verdicts (and a send ahead) still queued go out before the socket closes. */
+	if (q->tx_queued || q->ahead_queued)
 		io_uring_submit(&q->ring);
+	q->ahead_queued = false;
 	io_uring_queue_exit(&q->ring);
 	free(q->br);
 	q->br = NULL;
@@ -523,6 +527,7 @@ static int afw_queue_ring_wait(struct afw_queue *q, struct afw_qpkt *pkts, unsig
 	q->stats.syscalls++;
 	ret = io_uring_submit_and_wait_timeout(&q->ring, &cqe, want, ts, NULL);
 	q->tx_queued = 0;
+	q->ahead_queued = false;
 	if (ret < 0 && ret != -ETIME && ret != -EINTR)
 		return -1;
 
@@ -538,6 +543,10 @@ static int afw_queue_ring_wait(struct afw_queue *q, struct afw_qpkt *pkts, unsig
 		if (tag == AFW_QUEUE_TAG_SEND) {
 			/* Only failed sends complete. */
 			q->stats.errors++;
+			continue;
+		}
+		if (tag == AFW_QUEUE_TAG_AHEAD) {
+			q->ahead_err = cqe->res;
 			continue;
 		}
 		if (!(cqe->flags & IORING_CQE_F_MORE))
@@ -712,6 +721,7 @@ int afw_queue_flush(struct afw_queue *q)
 			q->stats.syscalls++;
 			io_uring_submit(&q->ring);
 			q->tx_queued = 0;
+			q->ahead_queued = false;
 			sqe = io_uring_get_sqe(&q->ring);
 		}
 		if (sqe) {
@@ -735,6 +745,43 @@ int afw_queue_flush(struct afw_queue *q)
 	q->txlen = 0;
 	q->txmsgs = 0;
 	return ret;
+}
+
+bool afw_queue_send_ahead(struct afw_queue *q, int fd, const void *buf, size_t len)
+{
+	struct io_uring_sqe *sqe;
+
+	/* Verdicts queued already would go first. */
+	if (!q->use_ring || q->tx_queued || q->ahead_queued || !(sqe = io_uring_get_sqe(&q->ring)))
+		return false;
+	io_uring_prep_send(sqe, fd, buf, len, 0);
+	/*
+	 * Whatever becomes of it, the verdicts after it wait for it: a flow
+	 * is installed before the packet that its server answers goes on.
+	 * Success posts nothing, so that it never ends a wait.
+	 */
+	sqe->flags |= IOSQE_IO_HARDLINK | IOSQE_CQE_SKIP_SUCCESS;
+	io_uring_sqe_set_data64(sqe, AFW_QUEUE_TAG_AHEAD);
+	q->ahead_queued = true;
+	return true;
+}
+
+int afw_queue_ahead_err(struct afw_queue *q)
+{
+	int err = q->ahead_err;
+
+	q->ahead_err = 0;
+	return err;
+}
+
+void afw_queue_submit(struct afw_queue *q)
+{
+	if (!q->use_ring || (!q->tx_queued && !q->ahead_queued))
+		return;
+	q->stats.syscalls++;
+	io_uring_submit(&q->ring);
+	q->tx_queued = 0;
+	q->ahead_queued = false;
 }
 
 const struct afw_queue_stats *afw_queue_stats(const struct afw_queue *q)

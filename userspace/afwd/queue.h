@@ -123,6 +123,23 @@ void afw_queue_verdict(struct afw_queue *q, const struct afw_qpkt *p, uint32_t v
 /* Sends every appended verdict in one call. Returns 0 or -1. */
 int afw_queue_flush(struct afw_queue *q);
 
+/*
+ * With io_uring, before any verdict is queued: @len bytes at @buf go out
+ * on @fd (a netlink socket: the send is done within the call) with the
+ * next afw_queue_wait() or afw_queue_submit(), and the verdicts queued
+ * after them wait for that send. @buf must stay as it is until that call
+ * has returned; afw_queue_ahead_err() then says whether the send failed.
+ * False without a ring, with verdicts queued, or with no room on it: the
+ * caller sends the bytes itself.
+ */
+bool afw_queue_send_ahead(struct afw_queue *q, int fd, const void *buf, size_t len);
+
+/* The send ahead's failure (a negative errno) since the last call, or 0. */
+int afw_queue_ahead_err(struct afw_queue *q);
+
+/* Submits what is queued on the ring now, without waiting. */
+void afw_queue_submit(struct afw_queue *q);
+
 const struct afw_queue_stats *afw_queue_stats(const struct afw_queue *q);
 
 #endif /* AFW_QUEUE_H */

@@ -903,9 +903,10 @@ static void afw_worker_kern_read(struct afw_worker *w, uint64_t now)
 	news = afw_kern_read(w->kern, &calls);
 	/*
 	 * The module took the serve that stopped its copies within its send,
-	 * so a read after that send has taken the last of them.
+	 * so a read after that send has taken the last of them (not while it
+	 * waits in the batch, or in the ring's).
 	 */
-	if (w->tell_draining && !w->kern->pending)
+	if (w->tell_draining && !w->kern->pending && !w->kern->handed_open)
 		w->tell_draining = false;
 	w->kern_rest_until = afw_worker_copies(w) != told ? now + AFW_KERN_REST_NS : 0;
 	afw_queue_rest(w->q, w->kern_bit, w->kern_rest_until != 0);
@@ -1060,6 +1061,17 @@ static void afw_worker_publish(struct afw_worker *w)
 	afw_log_kick_lazy(w->log, afw_now_ns());
 }
 
+/* afw_kern_ring's side of the queue: afw_queue_send_ahead(), afw_queue_submit(). */
+static bool afw_worker_send_ahead(void *ctx, int fd, const void *buf, size_t len)
+{
+	return afw_queue_send_ahead(ctx, fd, buf, len);
+}
+
+static void afw_worker_submit(void *ctx)
+{
+	afw_queue_submit(ctx);
+}
+
 /*
  * Worker threads take SCHED_BATCH: a packet queued for a worker then wakes
  * it without preempting the task that is running. On an idle CPU it runs at
@@ -1094,6 +1106,10 @@ static void *afw_worker_main(void *arg)
 	afw_worker_sched(w);
 	wake_bit = afw_queue_watch(w->q, w->wake_fd);
 	w->kern_bit = w->kern ? afw_queue_watch(w->q, afw_kern_fd(w->kern)) : -1;
+	if (w->kern) {
+		w->ring = (struct afw_kern_ring){ afw_worker_send_ahead, afw_worker_submit, w->q };
+		afw_kern_ring(w->kern, &w->ring);
+	}
 	w->ledger_gen = atomic_load(&d->policy_gen);
 	w->resync_seen = atomic_load(&d->resync_gen);
 	afw_pace_init(&pace, d->cfg->gather_ns, AFW_QUEUE_BATCH);
@@ -1121,6 +1137,9 @@ static void *afw_worker_main(void *arg)
 		n = afw_queue_wait(w->q, pkts, timeout, gather, &ready, &gathered);
 		if (n < 0)
 			n = 0;
+		/* The round's installs went with the wait's call, or failed there. */
+		if (w->kern)
+			afw_kern_handed(w->kern, afw_queue_ahead_err(w->q), afw_worker_refused, w);
 		pol = atomic_load(&d->policy);
 		now = afw_now_ns();
 		/* Allows wait for the server in the module while it tells of them. */
@@ -1204,8 +1223,13 @@ static void *afw_worker_main(void *arg)
 			afw_worker_verdict(w, &pkts[i], pass, decided, decided && res.per_packet,
 					   res.decision);
 		}
+		/*
+		 * The installs go ahead of the verdicts, in the call that sends
+		 * them: a flow is in the module before its server answers the
+		 * packet let through, and a round of new flows costs one call.
+		 */
 		if (w->kern)
-			afw_kern_flush(w->kern, afw_worker_refused, w);
+			afw_kern_flush_ahead(w->kern, afw_worker_refused, w);
 		afw_queue_flush(w->q);
 		afw_worker_kern_confirm(w);
 		bulk = afw_engine_stats(w->engine)->decided_packets - bulk;
