@@ -46,8 +46,8 @@ enum {
 };
 
 /*
- * afw_flow.state bits; only ever set, never cleared, but LISTED, OWN_SYN and
- * UNCONFIRMED.
+ * afw_flow.state bits; only ever set, never cleared, but LISTED, OWN_SYN,
+ * UNCONFIRMED and CONFIRMING.
  */
 enum {
 	AFW_FLOW_SEEN,			/* + side: a packet from it passed */
@@ -62,6 +62,7 @@ enum {
 	AFW_FLOW_OWN_SYN,		/* + side: all it sent was the flow's SYN */
 	AFW_FLOW_SYMMETRIC = 15,	/* both sides are one: a host to itself */
 	AFW_FLOW_UNCONFIRMED,		/* waits for @confirm; cleared once, never set again */
+	AFW_FLOW_CONFIRMING,		/* a packet is confirming it: the only one */
 };
 
 /*

@@ -242,8 +242,20 @@ static noinline bool afw_hook_confirm(struct afw_hook_ctx *c, struct afw_flow *f
 	if (!afw_flow_confirms(&c->an->flows, f, side, &c->p, iif) || !afw_hook_csum_trusted(c))
 		return false;
 	portid = afw_hook_teller(c);
-	if (!portid || afw_genl_tell_confirmed(c->state, c->skb, &c->t, portid))
+	if (!portid)
 		return false;
+	/*
+	 * Of two of the server's packets that would confirm it at once, on
+	 * two CPUs, one does, and afwd is told once; the other goes the way
+	 * of a packet that confirmed nothing. A tell that fails leaves it to
+	 * a later one.
+	 */
+	if (test_and_set_bit(AFW_FLOW_CONFIRMING, &f->state))
+		return false;
+	if (afw_genl_tell_confirmed(c->state, c->skb, &c->t, portid)) {
+		clear_bit(AFW_FLOW_CONFIRMING, &f->state);
+		return false;
+	}
 	afw_flow_confirm(&c->an->flows, f);
 	return true;
 }
