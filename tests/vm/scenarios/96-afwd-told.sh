@@ -178,15 +178,16 @@ check_eq "IPv6: afwd had the module hold the allow unconfirmed" $((u0 + 1)) \
 	"$(afwd_stat '.queues[0].module_unconfirmed')"
 check_eq "IPv6: the module confirmed it on the server's acknowledgement" $((c0 + 1)) \
 	"$(confirmed)"
+# Listed while it closes: a closed flow goes 10 s after its FINs.
+check_eq "IPv6: the module lists the flow, accept and confirmed" "ipv6 accept false" \
+	"$("$AFWCTL" -n $NS_R -j flow list |
+		jq -r '.[] | select(.sport == 40072) | "\(.family) \(.verdict) \(.unconfirmed)"')"
 check "IPv6: afwd heard of it, and logged the allow" wait_until 10 logged 40072
 # afwd reads the module's copies a batch at a time (its socket rests
 # between them): the count comes to m0 + 1 once it has read this one, and
 # may have more, copies of earlier flows read late among them.
 copies_read() { [ "$(afwd_stat '.queues[0].module_confirmed')" -ge "$1" ]; }
 check "IPv6: as a confirmation the module told" wait_until 10 copies_read $((m0 + 1))
-check_eq "IPv6: the module lists the flow, accept and confirmed" "ipv6 accept false" \
-	"$("$AFWCTL" -n $NS_R -j flow list |
-		jq -r '.[] | select(.sport == 40072) | "\(.family) \(.verdict) \(.unconfirmed)"')"
 
 # The server's acknowledgements held back: the flow stays unconfirmed, and
 # is listed so. An ACK forged on the client's side, its checksums right
@@ -225,7 +226,21 @@ check_ge "the module passed it as a bare ACK, the flow unconfirmed, telling afwd
 nsx $NS_R iptables -D FORWARD -i rc -p tcp --sport 7000
 nsx $NS_S iptables -D OUTPUT -p tcp --sport 7000 --tcp-flags SYN,ACK ACK -j DROP
 check "let go, the line comes back" wait $held
-check_eq "the server's own acknowledgement confirmed the flow" $((c0 + 1)) "$(confirmed)"
+c1=$(confirmed)
+# afwd waits 30 s for the server to acknowledge what it judged; past that
+# it takes the flow out of the module and installs it itself when the
+# acknowledgement comes. A loaded host (the debug kernel beside other
+# guests) can stretch the hold above past it.
+gave_up() {
+	grep '^{' $work/afwd.log | jq -r 'select(.sport == 40071) | .reason' |
+		grep -q 'not acknowledged by the server'
+}
+if gave_up; then
+	echo "# the hold outlasted afwd's wait: afwd confirms the flow, not the module" >&2
+	check_eq "afwd, done waiting, left the confirmation to itself" "$c0" "$c1"
+else
+	check_eq "the server's own acknowledgement confirmed the flow" $((c0 + 1)) "$c1"
+fi
 check_eq "and it is listed confirmed" false "$(unconfirmed)"
 
 # A policy that refuses a port by its ends: no handshake is told, so that
