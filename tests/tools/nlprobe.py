@@ -131,8 +131,12 @@ def attrs_of(buf):
     return out
 
 
-def check_told(e, body, sizes, names, alen, ports):
+def check_told(e, body, alen, ports):
     """'FLAGS DIR ok' for a well-formed HANDSHAKE message's @body, else 'bad: why'."""
+    sizes = {"AFW_FLOW_A_FAMILY": 1, "AFW_FLOW_A_PROTO": 1, "AFW_FLOW_A_SRC": alen,
+             "AFW_FLOW_A_DST": alen, "AFW_FLOW_A_SPORT": 2, "AFW_FLOW_A_DPORT": 2,
+             "AFW_FLOW_A_DIR": 1, "AFW_FLOW_A_IIF": 4, "AFW_FLOW_A_OIF": 4}
+    names = {e[n]: n for n in list(sizes) + ["AFW_FLOW_A_PACKET", "AFW_FLOW_A_OWNER"]}
     top = attrs_of(body)
     if isinstance(top, str):
         return "bad: " + top
@@ -155,8 +159,9 @@ def check_told(e, body, sizes, names, alen, ports):
     missing = [n for n in list(sizes) + ["AFW_FLOW_A_PACKET"] if n not in a]
     if missing:
         return "bad: missing %s" % missing
-    if "AFW_FLOW_A_OWNER" in a and isinstance(attrs_of(a["AFW_FLOW_A_OWNER"]), str):
-        return "bad: owner nest: " + attrs_of(a["AFW_FLOW_A_OWNER"])
+    owner = attrs_of(a["AFW_FLOW_A_OWNER"]) if "AFW_FLOW_A_OWNER" in a else []
+    if isinstance(owner, str):
+        return "bad: owner nest: " + owner
     family = e["AFW_FAMILY_IPV6"] if alen == 16 else e["AFW_FAMILY_IPV4"]
     if a["AFW_FLOW_A_FAMILY"][0] != family or a["AFW_FLOW_A_PROTO"][0] != 6:
         return "bad: family %d proto %d" % (a["AFW_FLOW_A_FAMILY"][0], a["AFW_FLOW_A_PROTO"][0])
@@ -442,12 +447,8 @@ def main():
                     off += (length + 3) & ~3
         except socket.timeout:
             pass
-        sizes = {"AFW_FLOW_A_FAMILY": 1, "AFW_FLOW_A_PROTO": 1, "AFW_FLOW_A_SRC": alen,
-                 "AFW_FLOW_A_DST": alen, "AFW_FLOW_A_SPORT": 2, "AFW_FLOW_A_DPORT": 2,
-                 "AFW_FLOW_A_DIR": 1, "AFW_FLOW_A_IIF": 4, "AFW_FLOW_A_OIF": 4}
-        names = {e[n]: n for n in list(sizes) + ["AFW_FLOW_A_PACKET", "AFW_FLOW_A_OWNER"]}
         for body in bodies:
-            print("handshake " + check_told(e, body, sizes, names, alen, {port, cport}), flush=True)
+            print("handshake " + check_told(e, body, alen, {port, cport}), flush=True)
         s.close()
         c.close()
         return 0, "", []
