@@ -447,6 +447,37 @@ perf_iperf() {
 		grep -E '^ +[0-9]' | head -60 > "$AFW_OUT/afwd-pair-perf-$2.txt"
 }
 
+# rounds_iperf NS NAME: with AFW_BENCH_ROUNDS=1, one more iperf3 run (1 s)
+# from NS to the pair's server, 0.2 s of it under ftrace (packets queued,
+# afwd's io_uring_enter() calls, the scheduler's switches): what afwd's
+# rounds are made of (bench/rounds.py), to afwd-pair-rounds-NAME.txt, and
+# the raw trace beside it. Not timed: the tracer's cost is in it.
+rounds_iperf() {
+	[ "${AFW_BENCH_ROUNDS:-0}" = 1 ] || return 0
+	local T=/sys/kernel/tracing out=$AFW_OUT/afwd-pair-rounds-$2 pid rpid
+	mountpoint -q $T || mount -t tracefs none $T
+	rpid=$(pgrep -f "iperf3 -s -D -B 10.9.0.2" | head -1)
+	echo 0 > $T/tracing_on
+	echo > $T/trace
+	echo nfqnl_enqueue_packet > $T/set_ftrace_filter
+	echo function > $T/current_tracer
+	echo 1 > $T/events/sched/sched_switch/enable
+	echo 1 > $T/events/syscalls/sys_enter_io_uring_enter/enable
+	nsx "$1" iperf3 -c 10.9.0.2 -t 1 > /dev/null 2>&1 &
+	pid=$!
+	sleep 0.5
+	echo 1 > $T/tracing_on
+	sleep 0.2
+	echo 0 > $T/tracing_on
+	wait $pid || true
+	cat $T/trace > $out.trace
+	echo nop > $T/current_tracer
+	echo > $T/set_ftrace_filter
+	echo 0 > $T/events/enable
+	python3 "$AFW_SRC/bench/rounds.py" $out.trace "$rpid" > $out.txt 2>&1 || true
+	sed 's/^/  rounds: /' $out.txt >> "$res"
+}
+
 # The fastest path: client and server on one veth pair, no router, afw and
 # afwd on the client's side (LOCAL_OUT and LOCAL_IN), iperf3 with no
 # firewall, then inspected under each of $settings.
@@ -481,6 +512,7 @@ pair_mode() {
 		say "pair, iperf3 inspected, $opts_name: $t Mbit/s  ratio $(ratio "$t" "$base")"
 		counted "iperf3"
 		perf_iperf $a "inspect-${g/:/-}"
+		rounds_iperf $a "inspect-${g/:/-}"
 		afwd_stop
 	done
 	afw_unload

@@ -22,6 +22,12 @@
 # settings, IO:GATHER for --io and --gather, "default" for neither, "whole"
 # for --head-queue off;
 # AFW_BENCH_MODES (default "bulk pair connect"): the boots to make.
+# AFW_BENCH_ROUNDS=1: in the pair boot, one more iperf3 run under each
+# transfer setting, traced: what afwd's rounds are made of (bench/rounds.py;
+# afwd-pair-rounds-*.txt).
+# AFW_BENCH_CLIENT_SYSCTL: "KEY=VALUE ..." set in the pair mode's client
+# namespace before its first run, for experiments on the sender's TCP (say,
+# net.ipv4.tcp_pacing_ca_ratio, which sizes its small-queue budget).
 # AFW_BENCH_PERF=1: in the pair boot, a perf profile of one more iperf3 run
 # with no firewall and with each transfer setting (afwd-pair-perf-*.txt);
 # in the connect boot, of one more run of each connection rate
@@ -34,7 +40,7 @@ bench_prepare "$label" "afwd-$label"
 failed=0
 for mode in ${AFW_BENCH_MODES:-bulk pair connect}; do
 	# A failed boot must not leave an older run's figures to be printed.
-	rm -f "$out/$mode/afwd-$mode.txt" "$out/$mode"/afwd-*-perf-*.txt
+	rm -f "$out/$mode/afwd-$mode.txt" "$out/$mode"/afwd-*-perf-*.txt "$out/$mode"/afwd-*-rounds-*
 	clock=--icount
 	[ "$mode" = connect ] && clock=--icount-idle
 	"$src/tests/vm/boot.sh" -k "$img" -i "$out/initrd.gz" -o "$out/$mode" \
@@ -45,7 +51,9 @@ for mode in ${AFW_BENCH_MODES:-bulk pair connect}; do
 		-e "AFW_BENCH_REPEAT=${AFW_BENCH_REPEAT:-3}" \
 		-e "AFW_BENCH_CONNECTS=${AFW_BENCH_CONNECTS:-50}" \
 		-e "AFW_BENCH_TRANSFER=${AFW_BENCH_TRANSFER:-whole poll:0 default}" \
-		-e "AFW_BENCH_WRAP=${AFW_BENCH_WRAP:-}" -e "AFW_BENCH_PERF=${AFW_BENCH_PERF:-0}" ||
+		-e "AFW_BENCH_WRAP=${AFW_BENCH_WRAP:-}" -e "AFW_BENCH_PERF=${AFW_BENCH_PERF:-0}" \
+		-e "AFW_BENCH_CLIENT_SYSCTL=${AFW_BENCH_CLIENT_SYSCTL:-}" \
+		-e "AFW_BENCH_ROUNDS=${AFW_BENCH_ROUNDS:-0}" ||
 		{ echo "bench: the $mode boot failed; see $out/$mode" >&2; failed=1; }
 	echo "== $mode ($(cat "$out/$mode/wall_s" 2> /dev/null || echo ?) s wall)"
 	cat "$out/$mode/afwd-$mode.txt" 2> /dev/null || true
