@@ -131,12 +131,19 @@ def attrs_of(buf):
     return out
 
 
-def check_told(e, body, alen, ports):
-    """'FLAGS DIR ok' for a well-formed HANDSHAKE message's @body, else 'bad: why'."""
+def check_told(e, body, alen, ports, learned=None, owner=True):
+    """
+    'FLAGS DIR ok' for a well-formed HANDSHAKE, CONFIRMED or LEARNED message's
+    @body, else 'bad: why'. A LEARNED one carries the verdict and line
+    @learned (a pair) too; OWNER may come only where @owner.
+    """
     sizes = {"AFW_FLOW_A_FAMILY": 1, "AFW_FLOW_A_PROTO": 1, "AFW_FLOW_A_SRC": alen,
              "AFW_FLOW_A_DST": alen, "AFW_FLOW_A_SPORT": 2, "AFW_FLOW_A_DPORT": 2,
              "AFW_FLOW_A_DIR": 1, "AFW_FLOW_A_IIF": 4, "AFW_FLOW_A_OIF": 4}
-    names = {e[n]: n for n in list(sizes) + ["AFW_FLOW_A_PACKET", "AFW_FLOW_A_OWNER"]}
+    if learned:
+        sizes.update({"AFW_FLOW_A_VERDICT": 1, "AFW_FLOW_A_LINE": 4})
+    names = {e[n]: n for n in list(sizes) + ["AFW_FLOW_A_PACKET"] +
+             (["AFW_FLOW_A_OWNER"] if owner else [])}
     top = attrs_of(body)
     if isinstance(top, str):
         return "bad: " + top
@@ -162,6 +169,10 @@ def check_told(e, body, alen, ports):
     owner = attrs_of(a["AFW_FLOW_A_OWNER"]) if "AFW_FLOW_A_OWNER" in a else []
     if isinstance(owner, str):
         return "bad: owner nest: " + owner
+    if learned and (a["AFW_FLOW_A_VERDICT"][0],
+                    struct.unpack("=I", a["AFW_FLOW_A_LINE"])[0]) != learned:
+        return "bad: verdict %d line %d" % (a["AFW_FLOW_A_VERDICT"][0],
+                                            struct.unpack("=I", a["AFW_FLOW_A_LINE"])[0])
     family = e["AFW_FAMILY_IPV6"] if alen == 16 else e["AFW_FAMILY_IPV4"]
     if a["AFW_FLOW_A_FAMILY"][0] != family or a["AFW_FLOW_A_PROTO"][0] != 6:
         return "bad: family %d proto %d" % (a["AFW_FLOW_A_FAMILY"][0], a["AFW_FLOW_A_PROTO"][0])
@@ -414,17 +425,57 @@ def main():
             u16("AFW_CFG_A_QUEUE_NUM", 65535) + u16("AFW_CFG_A_QUEUE_COUNT", 2))),
     })
     def told():
-        # told 4|6 QUEUE: serves QUEUE with AFW_A_SERVE_TELL, makes one
+        # told 4|6 QUEUE: serves QUEUE with AFW_A_SERVE_TELL, makes a
         # connection over loopback, and reads what the module tells: each
-        # HANDSHAKE message checked byte by byte, a line for each.
+        # HANDSHAKE message checked byte by byte, a line for each. Then
+        # installs that connection's flow unconfirmed up to 5 bytes past its
+        # SYN, sends them, and checks the CONFIRMED message the server's ACK
+        # brings; then teaches the module the server's port (LEARNED, line
+        # 42) and checks the LEARNED message a second connection's SYN brings.
         af = socket.AF_INET6 if sys.argv[2] == "6" else socket.AF_INET
         host = "::1" if af == socket.AF_INET6 else "127.0.0.1"
         alen = 16 if af == socket.AF_INET6 else 4
+        family = e["AFW_FAMILY_IPV6"] if alen == 16 else e["AFW_FAMILY_IPV4"]
+        addr = socket.inet_pton(af, host)
         err, msg, _ = g.send(fam, e["AFW_CMD_QUEUE_SERVE"],
                              u16("AFW_A_SERVE_FIRST", int(sys.argv[3])) + attr(e["AFW_A_SERVE_TELL"], b""))
         if err:
             print("serve error %d %s" % (err, msg))
             return 0, "", []
+
+        def read_told():
+            """[(cmd, body)] of the messages told until 2 s pass without one."""
+            got = []
+            g.sock.settimeout(2)
+            try:
+                while True:
+                    buf = g.sock.recv(65536)
+                    off = 0
+                    while off + 16 <= len(buf):
+                        length, mtype = struct.unpack_from("=IH", buf, off)
+                        if mtype == fam:
+                            got.append((buf[off + 16], buf[off + 20:off + length]))
+                        off += (length + 3) & ~3
+            except socket.timeout:
+                pass
+            g.sock.settimeout(None)
+            return got
+
+        def flow(cport, port, *more):
+            return attr(e["AFW_A_FLOW"] | 0x8000, u8("AFW_FLOW_A_FAMILY", family) +
+                        u8("AFW_FLOW_A_PROTO", 6) + attr(e["AFW_FLOW_A_SRC"], addr) +
+                        attr(e["AFW_FLOW_A_DST"], addr) + u16("AFW_FLOW_A_SPORT", cport) +
+                        u16("AFW_FLOW_A_DPORT", port) + b"".join(more))
+
+        def report(kind, cmd, got, ports, **kw):
+            bodies = [b for c, b in got if c == e[cmd]]
+            for body in bodies:
+                print(kind + " " + check_told(e, body, alen, ports, **kw), flush=True)
+            others = sorted({c for c, b in got if c != e[cmd]})
+            if others:
+                print("%s bad: other messages %s" % (kind, others), flush=True)
+            return bodies
+
         lsock = socket.socket(af)
         lsock.bind((host, 0))
         lsock.listen()
@@ -434,21 +485,43 @@ def main():
         c.connect((host, port))
         cport = c.getsockname()[1]
         s, _ = lsock.accept()
-        g.sock.settimeout(2)
-        bodies = []
-        try:
-            while True:
-                buf = g.sock.recv(65536)
-                off = 0
-                while off + 16 <= len(buf):
-                    length, mtype = struct.unpack_from("=IH", buf, off)
-                    if mtype == fam and buf[off + 16] == e["AFW_CMD_HANDSHAKE"]:
-                        bodies.append(buf[off + 20:off + length])
-                    off += (length + 3) & ~3
-        except socket.timeout:
-            pass
-        for body in bodies:
-            print("handshake " + check_told(e, body, alen, {port, cport}), flush=True)
+        isn = None
+        for body in report("handshake", "AFW_CMD_HANDSHAKE", read_told(), {port, cport}):
+            top = attrs_of(body)
+            inner = {t: v for t, _, v in attrs_of(top[0][2])} if not isinstance(top, str) else {}
+            pkt = inner.get(e["AFW_FLOW_A_PACKET"], b"")
+            l4 = 20 if alen == 4 else 40
+            if len(pkt) >= l4 + 20 and pkt[l4 + 13] & 0x3f == 0x02:
+                isn = struct.unpack_from("!I", pkt, l4 + 4)[0]
+        if isn is None:
+            print("confirmed bad: no SYN told to take the ISN from", flush=True)
+        else:
+            nest = (u32("AFW_CONFIRM_A_ACK", (isn + 1) & 0xffffffff) +
+                    u32("AFW_CONFIRM_A_END", (isn + 6) & 0xffffffff) + u32("AFW_CONFIRM_A_IIF", 0))
+            err, msg, _ = g.send(fam, e["AFW_CMD_FLOW_NEW"],
+                                 flow(cport, port, u8("AFW_FLOW_A_VERDICT", e["AFW_VERDICT_ACCEPT"]),
+                                      attr(e["AFW_FLOW_A_CONFIRM"] | 0x8000, nest)))
+            if err:
+                print("confirmed bad: install error %d %s" % (err, msg), flush=True)
+            else:
+                c.send(b"hello")
+                # No owner again: afwd has it from the flow's first packet.
+                report("confirmed", "AFW_CMD_CONFIRMED", read_told(), {port, cport}, owner=False)
+        err, msg, _ = g.send(fam, e["AFW_CMD_FLOW_NEW"],
+                             flow(cport ^ 1, port, u8("AFW_FLOW_A_VERDICT", e["AFW_VERDICT_ACCEPT"]),
+                                  u32("AFW_FLOW_A_FLAGS", e["AFW_FLOW_F_LEARN"]),
+                                  u8("AFW_FLOW_A_DIR", e["AFW_DIR_OUT"]), u32("AFW_FLOW_A_LINE", 42)))
+        if err:
+            print("learned bad: teaching error %d %s" % (err, msg), flush=True)
+        else:
+            c2 = socket.socket(af)
+            c2.settimeout(10)
+            c2.connect((host, port))
+            s2, _ = lsock.accept()
+            report("learned", "AFW_CMD_LEARNED", read_told(), {port, c2.getsockname()[1]},
+                   learned=(e["AFW_VERDICT_ACCEPT"], 42))
+            s2.close()
+            c2.close()
         s.close()
         c.close()
         return 0, "", []

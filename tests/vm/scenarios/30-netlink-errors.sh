@@ -121,12 +121,16 @@ check "afwctl flow flush" "$AFWCTL" flow flush
 ip netns add afw-told
 on_exit ip netns del afw-told
 ip -n afw-told link set lo up
-check "unknown flows go to queue 7" "$AFWCTL" -n afw-told config set unknown queue queue 7 fail closed
+# Fail open: nobody reads queue 7, and the bytes that confirm a flow must
+# reach the server.
+check "unknown flows go to queue 7" "$AFWCTL" -n afw-told config set unknown queue queue 7 fail open
 for v in 4 6; do
 	out=$(nsx afw-told python3 "$probe" told $v 7 2>&1)
 	for f in SYN SYN-ACK ACK; do
 		check_grep "IPv$v: the connection's $f is told" "^handshake $f (out|in) ok" "$out"
 	done
+	check_grep "IPv$v: the server's ACK that confirms a flow is told" "^confirmed ACK out ok" "$out"
+	check_grep "IPv$v: a connection a learned decision passes is told" "^learned SYN out ok" "$out"
 	check_eq "IPv$v: every message told is well-formed" "" "$(grep -v ' ok$' <<< "$out")"
 done
 check "the module still answers afterwards" "$AFWCTL" status
