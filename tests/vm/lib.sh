@@ -110,10 +110,13 @@ wait_listen() {
 # (UDP) there, as /proc/PID/net shows it for a process PID in NS: any
 # process whose network namespace is the one ip netns pinned (the same
 # nsfs inode). ADDR is IPv4 or, in brackets, IPv6 ([fd00::1]:80); an
-# unspecified one matches either family's. The address is the kernel's:
-# hex, each 32-bit word of it in network order read as a little-endian one.
+# unspecified one matches either family's; an IPv4 one a socket on [::]
+# too (dual-stack, as net.ipv6.bindv6only 0 makes it; one made IPv6-only
+# is taken for one that is not) or on the address mapped. The address is
+# the kernel's: hex, each 32-bit word of it in network order read as a
+# little-endian one.
 bound_in() {
-	local ns=$1 proto=$2 addr=${3%:*} port p f laddr st a b i n any files
+	local ns=$1 proto=$2 addr=${3%:*} port p f laddr st a b i n any any6= mapped= files
 	printf -v port '%04X' "${3##*:}"
 	addr=${addr#[}
 	addr=${addr%]}
@@ -137,7 +140,10 @@ bound_in() {
 		IFS=. read -r -a a <<< "$addr"
 		printf -v addr '%02X%02X%02X%02X' "${a[3]}" "${a[2]}" "${a[1]}" "${a[0]}"
 		any=00000000
-		files=("$proto")
+		# A dual-stack socket on [::], or one on the address mapped
+		# (::ffff:a.b.c.d), takes IPv4 too: it is in the IPv6 file.
+		any6=00000000000000000000000000000000
+		mapped=0000000000000000FFFF0000$addr
 	fi
 	for p in /proc/[0-9]*; do
 		[ "$p/ns/net" -ef "/run/netns/$ns" ] || continue
@@ -147,7 +153,8 @@ bound_in() {
 				case "$proto:$st" in tcp:0A|udp:07) ;; *) continue ;; esac
 				[ "${laddr##*:}" = "$port" ] || continue
 				[ -z "$addr" ] || [ "${laddr%:*}" = "$addr" ] ||
-					[ "${laddr%:*}" = "$any" ] || continue
+					[ "${laddr%:*}" = "$any" ] || [ "${laddr%:*}" = "$any6" ] ||
+					[ "${laddr%:*}" = "$mapped" ] || continue
 				return 0
 			done < "$p/net/$f"
 		done 2> /dev/null
