@@ -229,7 +229,8 @@ static u32 afw_hook_teller(struct afw_hook_ctx *c)
  * A packet of @f, which afwd allowed on its client's first bytes and which
  * waits for the server to take them (AFW_FLOW_A_CONFIRM): true when this
  * is the server's packet that shows it, which then passes by the flow, as
- * every later one. afwd hears of it first, with a copy as of a told
+ * every later one (and as this one when another confirmed the flow
+ * meanwhile). afwd hears of it first, with a copy as of a told
  * handshake, for it decides the flow only then: a confirmation it would
  * not hear of leaves the flow unconfirmed, its packets going to afwd.
  * Out of line: a flow's packets meet it only until then.
@@ -246,12 +247,14 @@ static noinline bool afw_hook_confirm(struct afw_hook_ctx *c, struct afw_flow *f
 		return false;
 	/*
 	 * Of two of the server's packets that would confirm it at once, on
-	 * two CPUs, one does, and afwd is told once; the other goes the way
-	 * of a packet that confirmed nothing. A tell that fails leaves it to
-	 * a later one.
+	 * two CPUs, one does, and afwd is told once. The other passes by the
+	 * flow if that one has confirmed it by now (the claim is fully
+	 * ordered: a confirmation made before it is seen), and otherwise goes
+	 * the way of a packet that confirmed nothing. A tell that fails
+	 * leaves it to a later one.
 	 */
 	if (test_and_set_bit(AFW_FLOW_CONFIRMING, &f->state))
-		return false;
+		return !test_bit(AFW_FLOW_UNCONFIRMED, &f->state);
 	if (afw_genl_tell_confirmed(c->state, c->skb, &c->t, portid)) {
 		clear_bit(AFW_FLOW_CONFIRMING, &f->state);
 		return false;
