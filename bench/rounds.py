@@ -28,7 +28,7 @@ import re
 import sys
 
 LINE = re.compile(r'\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+):\s+(.*)$')
-SWITCH = re.compile(r'prev_pid=(\d+) .*prev_state=(\S+) ==> next_comm=(\S+) next_pid=(\d+)')
+SWITCH = re.compile(r'prev_pid=(\d+) .*prev_state=(\S+) ==>')
 
 
 def origin(comm, pid, receiver):

@@ -131,6 +131,11 @@ def attrs_of(buf):
     return out
 
 
+def tcp_at(pkt, alen):
+    """Where the TCP header starts in @pkt, an IPv4 (@alen 4) or IPv6 packet."""
+    return (pkt[0] & 15) * 4 if alen == 4 else 40
+
+
 def check_told(e, body, alen, ports, learned=None, owner=True):
     """
     'FLAGS DIR ok' for a well-formed HANDSHAKE, CONFIRMED or LEARNED message's
@@ -166,9 +171,9 @@ def check_told(e, body, alen, ports, learned=None, owner=True):
     missing = [n for n in list(sizes) + ["AFW_FLOW_A_PACKET"] if n not in a]
     if missing:
         return "bad: missing %s" % missing
-    owner = attrs_of(a["AFW_FLOW_A_OWNER"]) if "AFW_FLOW_A_OWNER" in a else []
-    if isinstance(owner, str):
-        return "bad: owner nest: " + owner
+    nest = attrs_of(a["AFW_FLOW_A_OWNER"]) if "AFW_FLOW_A_OWNER" in a else []
+    if isinstance(nest, str):
+        return "bad: owner nest: " + nest
     if learned and (a["AFW_FLOW_A_VERDICT"][0],
                     struct.unpack("=I", a["AFW_FLOW_A_LINE"])[0]) != learned:
         return "bad: verdict %d line %d" % (a["AFW_FLOW_A_VERDICT"][0],
@@ -183,13 +188,14 @@ def check_told(e, body, alen, ports, learned=None, owner=True):
     if alen == 4:
         if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[9] != 6:
             return "bad: not an IPv4 TCP packet"
-        l4, total = (pkt[0] & 15) * 4, struct.unpack_from("!H", pkt, 2)[0]
+        total = struct.unpack_from("!H", pkt, 2)[0]
         src, dst = pkt[12:16], pkt[16:20]
     else:
         if len(pkt) < 40 or pkt[0] >> 4 != 6 or pkt[6] != 6:
             return "bad: not an IPv6 TCP packet"
-        l4, total = 40, 40 + struct.unpack_from("!H", pkt, 4)[0]
+        total = 40 + struct.unpack_from("!H", pkt, 4)[0]
         src, dst = pkt[8:24], pkt[24:40]
+    l4 = tcp_at(pkt, alen)
     if (src, dst) != (a["AFW_FLOW_A_SRC"], a["AFW_FLOW_A_DST"]):
         return "bad: addresses not the packet's"
     if len(pkt) < l4 + 20 or len(pkt) != total:
@@ -487,10 +493,12 @@ def main():
         s, _ = lsock.accept()
         isn = None
         for body in report("handshake", "AFW_CMD_HANDSHAKE", read_told(), {port, cport}):
+            # A malformed one was reported above: no ISN from it.
             top = attrs_of(body)
-            inner = {t: v for t, _, v in attrs_of(top[0][2])} if not isinstance(top, str) else {}
+            inner = attrs_of(top[0][2]) if not isinstance(top, str) and top else ""
+            inner = {} if isinstance(inner, str) else {t: v for t, _, v in inner}
             pkt = inner.get(e["AFW_FLOW_A_PACKET"], b"")
-            l4 = 20 if alen == 4 else 40
+            l4 = tcp_at(pkt, alen) if pkt else 0
             if len(pkt) >= l4 + 20 and pkt[l4 + 13] & 0x3f == 0x02:
                 isn = struct.unpack_from("!I", pkt, l4 + 4)[0]
         if isn is None:

@@ -94,6 +94,14 @@ iperf_server() {
 	wait_listen "$ns" tcp ":$port"
 }
 
+# at_least N CMD...: CMD prints a number, N or more (for wait_until, where
+# a count comes a little after what brought it).
+at_least() {
+	local n=$1
+	shift
+	[ "$("$@")" -ge "$n" ] 2> /dev/null
+}
+
 # wait_listen NS tcp|udp [ADDR]:PORT: waits up to a minute for a socket
 # bound there in NS, and fails a check when none comes. A server started in
 # the background has not bound yet when its start returns, and a Python

@@ -68,9 +68,6 @@ stop_afwd() {
 on_exit pkill -f "$AFWD -q 0 --module on"
 told() { "$AFWCTL" -n $NS_R -j stats | jq .handshakes.told; }
 afwd_stat() { "$AFWD" --stats --ctl $work/afwd.sock | jq "$1"; }
-# afwd publishes its counts as a round ends, which may be after the
-# client it answered has finished.
-stat_reaches() { [ "$(afwd_stat "$1")" -ge "$2" ]; }
 
 . "$AFW_SRC/tests/lib/evasion.sh"
 craft() {
@@ -83,7 +80,6 @@ check "afwd starts with the module" start_afwd
 # Said once the worker's first round ends.
 check "and the module tells it its queue's handshakes" wait_until 10 told_on
 
-parsed_reaches() { [ "$(parsed "$1")" -ge "$2" ]; }
 # attempts WHO HOW...: the evasion attempts HOW, then the connection reused.
 attempts() {
 	local who=$1 a0 t0 how
@@ -92,7 +88,7 @@ attempts() {
 	t0=$(told)
 	craft plain --real allowed.test > $work/out 2>&1
 	check "$who: a crafted connection to an allowed name: the server parses it" \
-		wait_until 10 parsed_reaches allowed.test $((a0 + 1))
+		wait_until 10 at_least $((a0 + 1)) parsed allowed.test
 	check_grep "$who: and acknowledges it" "acked" "$(cat $work/out)"
 	check_eq "$who: a crafted connection to a denied name: the server never parses it" 0 \
 		"$(denied craft plain --real denied.test)"
@@ -158,7 +154,9 @@ c0=$(confirmed)
 u0=$(afwd_stat '.queues[0].module_unconfirmed')
 check "a plain TCP exchange through afwd completes" \
 	nsx $NS_C python3 "$AFW_SRC/tests/tools/tcpecho.py" client $S4 7000 40070 0
-wait_until 10 stat_reaches '.queues[0].module_unconfirmed' $((u0 + 1))
+# afwd publishes its counts as a round ends, which may be after the
+# client it answered has finished.
+wait_until 10 at_least $((u0 + 1)) afwd_stat '.queues[0].module_unconfirmed'
 check_eq "afwd had the module hold the allow unconfirmed" $((u0 + 1)) \
 	"$(afwd_stat '.queues[0].module_unconfirmed')"
 check_eq "the module confirmed it on the server's acknowledgement" $((c0 + 1)) "$(confirmed)"
@@ -183,7 +181,7 @@ flows6=$("$AFWCTL" -n $NS_R -j flow list)
 check_ge "IPv6: the module told afwd the handshake" $((t0 + 3)) "$(told)"
 check_eq "IPv6: and had room in each message" "$q0" \
 	"$("$AFWCTL" -n $NS_R -j stats | jq .handshakes.queued)"
-wait_until 10 stat_reaches '.queues[0].module_unconfirmed' $((u0 + 1))
+wait_until 10 at_least $((u0 + 1)) afwd_stat '.queues[0].module_unconfirmed'
 check_eq "IPv6: afwd had the module hold the allow unconfirmed" $((u0 + 1)) \
 	"$(afwd_stat '.queues[0].module_unconfirmed')"
 check_eq "IPv6: the module confirmed it on the server's acknowledgement" $((c0 + 1)) \
@@ -195,8 +193,8 @@ check "IPv6: afwd heard of it, and logged the allow" wait_until 10 logged 40072
 # afwd reads the module's copies a batch at a time (its socket rests
 # between them): the count comes to m0 + 1 once it has read this one, and
 # may have more, copies of earlier flows read late among them.
-copies_read() { [ "$(afwd_stat '.queues[0].module_confirmed')" -ge "$1" ]; }
-check "IPv6: as a confirmation the module told" wait_until 10 copies_read $((m0 + 1))
+check "IPv6: as a confirmation the module told" \
+	wait_until 10 at_least $((m0 + 1)) afwd_stat '.queues[0].module_confirmed'
 
 # The server's acknowledgements held back: the flow stays unconfirmed, and
 # is listed so. An ACK forged on the client's side, its checksums right
@@ -226,14 +224,12 @@ touch $work/go
 wait $forge
 check_grep "an ACK is forged for the client's line" "forged ACK" "$(cat $work/forge.out)"
 forwarded() { nsx $NS_R iptables -L FORWARD -v -x -n | awk '/spt:7000/ { print $1 }'; }
-forwarded_one() { [ "$(forwarded)" -ge 1 ]; }
-wait_until 10 forwarded_one
+wait_until 10 at_least 1 forwarded
 check_eq "it crossed the router's FORWARD hook, where afw is" 1 "$(forwarded)"
-told_reaches() { [ "$(told)" -ge "$1" ]; }
 # SYN, SYN-ACK, ACK, and the forged ACK: an unconfirmed flow is not there
 # for its packets, so the module passes a bare ACK as for an unknown flow.
 check "the module passed it as a bare ACK, the flow unconfirmed, telling afwd" \
-	wait_until 10 told_reaches $((t0 + 4))
+	wait_until 10 at_least $((t0 + 4)) told
 check_eq "the forged ACK confirmed nothing" "$c0" "$(confirmed)"
 u=$(unconfirmed)
 if [ "$u" != true ] && [ $((SECONDS - held_at)) -ge 25 ]; then
