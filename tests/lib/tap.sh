@@ -6,6 +6,8 @@
 
 : "${AFW_TAP:=/dev/stdout}"
 AFW_FAILED=0
+# Checks failed so far: a scenario may say more of a section that failed.
+AFW_NFAILED=0
 AFW_PREFIX=${AFW_PREFIX:-}
 AFW_T_LAST=${EPOCHREALTIME/./}
 
@@ -29,6 +31,7 @@ not_ok() {
 	shift
 	echo "FAIL: $*" >&2
 	AFW_FAILED=1
+	AFW_NFAILED=$((AFW_NFAILED + 1))
 }
 
 # check NAME CMD...: the check passes when CMD exits 0.

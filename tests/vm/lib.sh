@@ -21,7 +21,16 @@ afw_cleanup_hooks=()
 on_exit() { afw_cleanup_hooks+=("$*"); }
 
 afw_cleanup() {
-	local i
+	local i f
+
+	# A failed run keeps what its programs said: the folder goes below.
+	if [ "$AFW_FAILED" = 1 ] && [ -n "${work:-}" ] && [ -d "$work" ]; then
+		for f in "$work"/*.log; do
+			[ -s "$f" ] || continue
+			echo "== $(basename "$f"), its last 60 lines"
+			tail -n 60 "$f"
+		done >&2
+	fi
 	for (( i=${#afw_cleanup_hooks[@]}-1; i>=0; i-- )); do
 		eval "${afw_cleanup_hooks[i]}" > /dev/null 2>&1 || true
 	done

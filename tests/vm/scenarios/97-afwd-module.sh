@@ -96,6 +96,7 @@ check_eq "the flow was never decided twice" 1 \
 # --- The module refuses an install: afwd answers the flow until one takes.
 ping_start long2.test
 wait_until 20 pongs_ge long2.test 5
+nfailed=$AFW_NFAILED
 "$AFWCTL" -n $NS_R config set max_flows 2
 f0=$(stat_sum install_failed)
 a0=$(stat_sum answered)
@@ -118,6 +119,16 @@ a1=$(stat_sum answered)
 sleep 2
 check "and afwd no longer sees its packets" test "$(stat_sum answered)" -le $((a1 + 2))
 check "the connection passed throughout" passing third.test
+# What a failure here needs to be understood, as it was when it failed.
+if [ "$AFW_NFAILED" -gt "$nfailed" ]; then
+	{
+		echo "== the refused install failed: third.test's port $tport"
+		stats
+		"$AFWCTL" -n $NS_R -j flow list
+		"$AFWCTL" -n $NS_R stats
+		grep -n "\"sport\":$tport\|\"dport\":$tport\|refused\|module" $work/afwd.log | tail -n 40
+	} >&2
+fi
 kill $ping_thirdtest $ping_long2test 2> /dev/null
 
 # --- The module unloaded and loaded again under traffic.
