@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <linux/netfilter.h>
@@ -50,6 +51,11 @@ enum {
 };
 
 #define AFW_QUEUE_LOCAL_MAX 2
+/*
+ * A ring whose kernel takes no submission for this long is broken: afwd
+ * stops rather than go on with verdicts it cannot send in order.
+ */
+#define AFW_QUEUE_STUCK_NS 1000000000ull
 
 struct afw_queue {
 	struct mnl_socket *nl;
@@ -71,10 +77,16 @@ struct afw_queue {
 	/*
 	 * With io_uring a send is only queued, and goes with the next
 	 * io_uring_enter(); the other buffer takes the next batch's verdicts.
+	 * A queued send's buffer is the kernel's to read until it has taken
+	 * the entry from the submission queue (the send itself is done in
+	 * that call: netlink's to the kernel never waits): the two counts
+	 * below fall to zero only once it has taken every entry. tx[txi] is
+	 * never one of them (afw_queue_flush()).
 	 */
 	unsigned int txi;
-	unsigned int tx_queued;		/* sends queued, not yet submitted */
-	bool ahead_queued;		/* a send ahead, not yet submitted */
+	unsigned int tx_queued;		/* sends queued, not yet taken */
+	bool ahead_queued;		/* a send ahead, not yet taken */
+	uint64_t stuck_since;		/* a failing io_uring_enter()'s first time, or 0 */
 	int ahead_err;			/* the last send ahead's failure, or 0 */
 	char tx[2][AFW_QUEUE_TXSIZE] __attribute__((aligned(8)));
 	/* The queue's socket, then the watched fds (poll() way). */
@@ -97,6 +109,7 @@ struct afw_queue {
 
 static int afw_queue_ring_open(struct afw_queue *q);
 static void afw_queue_ring_close(struct afw_queue *q);
+static void afw_queue_ring_push(struct afw_queue *q);
 static int afw_queue_config(struct afw_queue *q, struct nlmsghdr *nlh);
 static int afw_queue_parse_msg(const struct nlmsghdr *nlh, struct afw_qpkt *p);
 
@@ -490,12 +503,67 @@ static void afw_queue_ring_close(struct afw_queue *q)
 		return;
 	/* Verdicts (and a send ahead) still queued go out before the socket closes. */
 	if (q->tx_queued || q->ahead_queued)
-		io_uring_submit(&q->ring);
-	q->ahead_queued = false;
+		afw_queue_ring_push(q);
 	io_uring_queue_exit(&q->ring);
 	free(q->br);
 	q->br = NULL;
 	q->use_ring = false;
+}
+
+static uint64_t afw_queue_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * After an io_uring_enter() that returned @ret: the queued sends' buffers
+ * are free again once the kernel has taken every entry. A call can fail
+ * before it takes them (no memory for a request: -EAGAIN); they stay
+ * queued, in order, for the next call, and their buffers stay as they are.
+ * A ring that keeps failing would have afwd spin, receive nothing, and
+ * hold verdicts it can send no other way in order: past
+ * AFW_QUEUE_STUCK_NS it stops afwd, and the queue fails open or closed as
+ * configured.
+ */
+static void afw_queue_ring_taken(struct afw_queue *q, int ret)
+{
+	bool failed = ret < 0 && ret != -ETIME && ret != -EINTR;
+	uint64_t now;
+
+	if (!io_uring_sq_ready(&q->ring)) {
+		q->tx_queued = 0;
+		q->ahead_queued = false;
+	}
+	if (!failed && !q->tx_queued && !q->ahead_queued) {
+		q->stuck_since = 0;
+		return;
+	}
+	q->stats.errors++;
+	now = afw_queue_now_ns();
+	if (!q->stuck_since)
+		q->stuck_since = now;
+	if (now - q->stuck_since >= AFW_QUEUE_STUCK_NS) {
+		fprintf(stderr, "afwd: queue %u: io_uring has failed for a second (%s); "
+			"stopping\n", q->num, failed ? strerror(-ret) : "entries not taken");
+		_exit(EXIT_FAILURE);
+	}
+	/* Not a busy loop while the kernel is short of memory. */
+	nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+}
+
+/* Submits until the kernel has taken every queued entry. */
+static void afw_queue_ring_push(struct afw_queue *q)
+{
+	int ret;
+
+	do {
+		q->stats.syscalls++;
+		ret = io_uring_submit(&q->ring);
+		afw_queue_ring_taken(q, ret);
+	} while (q->tx_queued || q->ahead_queued);
 }
 
 /*
@@ -526,8 +594,7 @@ static int afw_queue_ring_wait(struct afw_queue *q, struct afw_qpkt *pkts, unsig
 
 	q->stats.syscalls++;
 	ret = io_uring_submit_and_wait_timeout(&q->ring, &cqe, want, ts, NULL);
-	q->tx_queued = 0;
-	q->ahead_queued = false;
+	afw_queue_ring_taken(q, ret);
 	if (ret < 0 && ret != -ETIME && ret != -EINTR)
 		return -1;
 
@@ -716,12 +783,9 @@ int afw_queue_flush(struct afw_queue *q)
 		return 0;
 	q->stats.verdict_msgs += q->txmsgs;
 	if (q->use_ring) {
-		/* Both buffers queued: the older must go before this is reused. */
-		if (q->tx_queued == 2 || !(sqe = io_uring_get_sqe(&q->ring))) {
-			q->stats.syscalls++;
-			io_uring_submit(&q->ring);
-			q->tx_queued = 0;
-			q->ahead_queued = false;
+		/* A full submission queue: the kernel takes it first. */
+		if (!(sqe = io_uring_get_sqe(&q->ring))) {
+			afw_queue_ring_push(q);
 			sqe = io_uring_get_sqe(&q->ring);
 		}
 		if (sqe) {
@@ -731,6 +795,13 @@ int afw_queue_flush(struct afw_queue *q)
 			io_uring_sqe_set_data64(sqe, AFW_QUEUE_TAG_SEND);
 			q->tx_queued++;
 			q->txi ^= 1;
+			/*
+			 * The next verdicts are written into the other buffer
+			 * at once: it must be free before then, not only
+			 * before the next send.
+			 */
+			if (q->tx_queued == 2)
+				afw_queue_ring_push(q);
 		} else {
 			q->stats.errors++;
 			ret = -1;
@@ -774,14 +845,16 @@ int afw_queue_ahead_err(struct afw_queue *q)
 	return err;
 }
 
+bool afw_queue_ahead_pending(const struct afw_queue *q)
+{
+	return q->ahead_queued;
+}
+
 void afw_queue_submit(struct afw_queue *q)
 {
 	if (!q->use_ring || (!q->tx_queued && !q->ahead_queued))
 		return;
-	q->stats.syscalls++;
-	io_uring_submit(&q->ring);
-	q->tx_queued = 0;
-	q->ahead_queued = false;
+	afw_queue_ring_push(q);
 }
 
 const struct afw_queue_stats *afw_queue_stats(const struct afw_queue *q)

@@ -137,7 +137,17 @@ bool afw_queue_send_ahead(struct afw_queue *q, int fd, const void *buf, size_t l
 /* The send ahead's failure (a negative errno) since the last call, or 0. */
 int afw_queue_ahead_err(struct afw_queue *q);
 
-/* Submits what is queued on the ring now, without waiting. */
+/*
+ * The send ahead is still queued: the call that was to carry it failed
+ * before the kernel took it, and the next call will. Its buffer is still
+ * in use.
+ */
+bool afw_queue_ahead_pending(const struct afw_queue *q);
+
+/*
+ * Submits what is queued on the ring now, without waiting for packets,
+ * until the kernel has taken all of it.
+ */
 void afw_queue_submit(struct afw_queue *q);
 
 const struct afw_queue_stats *afw_queue_stats(const struct afw_queue *q);

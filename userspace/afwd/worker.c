@@ -1137,8 +1137,12 @@ static void *afw_worker_main(void *arg)
 		n = afw_queue_wait(w->q, pkts, timeout, gather, &ready, &gathered);
 		if (n < 0)
 			n = 0;
-		/* The round's installs went with the wait's call, or failed there. */
-		if (w->kern)
+		/*
+		 * The round's installs went with the wait's call, or failed
+		 * there; or that call failed before the kernel took them, and
+		 * they go with the next.
+		 */
+		if (w->kern && !afw_queue_ahead_pending(w->q))
 			afw_kern_handed(w->kern, afw_queue_ahead_err(w->q), afw_worker_refused, w);
 		pol = atomic_load(&d->policy);
 		now = afw_now_ns();
