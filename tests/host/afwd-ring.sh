@@ -56,8 +56,8 @@ check "its counts show the clients' packets crossed it" test "$packets" -ge 40
 kill $apid 2> /dev/null
 wait $spid 2> /dev/null
 
-# --- From call 20 on, every call fails: afwd stops, and says why.
-check "afwd starts under strace again" traced 20+
+# --- From call 10 on, every call fails: afwd stops, and says why.
+check "afwd starts under strace again" traced 10+
 echoes 41003 4 $work/lines3 > /dev/null 2>&1 &
 cpid=$!
 check "once its calls fail for good, afwd stops within 10 s" \
