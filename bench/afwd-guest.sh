@@ -482,7 +482,7 @@ rounds_iperf() {
 # afwd on the client's side (LOCAL_OUT and LOCAL_IN), iperf3 with no
 # firewall, then inspected under each of $settings.
 pair_mode() {
-	local a=$NSP-a b=$NSP-b base t opts opts_name g
+	local a=$NSP-a b=$NSP-b base t opts opts_name g kv
 	ip netns add $a && ip netns add $b || { say "pair: namespaces"; exit 1; }
 	on_exit ip netns del $a
 	on_exit ip netns del $b
@@ -498,6 +498,11 @@ pair_mode() {
 		link set pb up
 	EOF
 	wait_until 10 nsx $a ping -q -c1 -W1 10.9.0.2 > /dev/null || { say "pair: no ping"; exit 1; }
+	# The experiment's settings of the sender's TCP, read back as it has them.
+	for kv in ${AFW_BENCH_CLIENT_SYSCTL:-}; do
+		nsx $a sysctl -qw "$kv" || { say "pair: sysctl $kv failed"; exit 1; }
+		say "pair: the client's ${kv%%=*} is $(nsx $a sysctl -n "${kv%%=*}")"
+	done
 	iperf_server $b -B 10.9.0.2 || { say "pair: no iperf3 server"; exit 1; }
 	iperf_mbps $a 10.9.0.2 > /dev/null	# warm-up
 	base=$(iperf_mbps $a 10.9.0.2)
