@@ -117,7 +117,7 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 		calls += s.queue.syscalls + s.kern.syscalls + s.ct.syscalls + s.owner_syscalls;
 		fprintf(out, "%s{\"queue\":%u,\"io\":\"%s\",\"packets\":%llu,\"batches\":%llu,"
 			"\"verdict_msgs\":%llu,\"syscalls\":%llu,\"polls\":%llu,\"waits\":%llu,"
-			"\"errors\":%llu,\"setup_dropped\":%llu,"
+			"\"errors\":%llu,\"ring_failed\":%llu,\"setup_dropped\":%llu,"
 			"\"analyzing\":%u,\"flows\":%llu,\"bounds\":%llu,\"evasions\":%llu,"
 			"\"table_full\":%llu,\"installed\":%llu,\"install_failed\":%llu",
 			i ? "," : "", d->workers[i].qnum, afw_queue_io_name(d->workers[i].q),
@@ -126,7 +126,7 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 			(unsigned long long)(s.queue.syscalls + s.kern.syscalls + s.ct.syscalls +
 					     s.owner_syscalls),
 			(unsigned long long)s.queue.polls, (unsigned long long)s.queue.waits,
-			(unsigned long long)s.queue.errors,
+			(unsigned long long)s.queue.errors, (unsigned long long)s.queue.ring_failed,
 			(unsigned long long)s.queue.setup_dropped, s.analyzing, (unsigned long long)s.engine.flows,
 			(unsigned long long)s.engine.bounds, (unsigned long long)s.engine.evasions,
 			(unsigned long long)s.engine.table_full,

@@ -32,6 +32,7 @@
 #include <libnetfilter_queue/libnetfilter_queue.h>
 #include <liburing.h>
 
+#include "pace.h"
 #include "queue.h"
 
 /*
@@ -52,10 +53,13 @@ enum {
 
 #define AFW_QUEUE_LOCAL_MAX 2
 /*
- * A ring whose kernel takes no submission for this long is broken: afwd
- * stops rather than go on with verdicts it cannot send in order.
+ * A ring whose kernel takes no submission for this long, and this many
+ * tries, is broken: afwd stops rather than go on with verdicts it cannot
+ * send in order. Both: a worker kept off the CPU for a second between two
+ * failures is not a broken ring.
  */
 #define AFW_QUEUE_STUCK_NS 1000000000ull
+#define AFW_QUEUE_STUCK_TRIES 100
 
 struct afw_queue {
 	struct mnl_socket *nl;
@@ -87,6 +91,7 @@ struct afw_queue {
 	unsigned int tx_queued;		/* sends queued, not yet taken */
 	bool ahead_queued;		/* a send ahead, not yet taken */
 	uint64_t stuck_since;		/* a failing io_uring_enter()'s first time, or 0 */
+	unsigned int stuck_tries;	/* and the failed calls since */
 	int ahead_err;			/* the last send ahead's failure, or 0 */
 	char tx[2][AFW_QUEUE_TXSIZE] __attribute__((aligned(8)));
 	/* The queue's socket, then the watched fds (poll() way). */
@@ -510,44 +515,41 @@ static void afw_queue_ring_close(struct afw_queue *q)
 	q->use_ring = false;
 }
 
-static uint64_t afw_queue_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * After an io_uring_enter() that returned @ret: the queued sends' buffers
- * are free again once the kernel has taken every entry. A call can fail
- * before it takes them (no memory for a request: -EAGAIN); they stay
- * queued, in order, for the next call, and their buffers stay as they are.
- * A ring that keeps failing would have afwd spin, receive nothing, and
- * hold verdicts it can send no other way in order: past
- * AFW_QUEUE_STUCK_NS it stops afwd, and the queue fails open or closed as
- * configured.
+ * are free again once the kernel has taken every entry. Taken is sent:
+ * netlink's sends to the kernel are done within the call, and no send is
+ * linked to another (afw_queue_send_ahead()). A call can fail before it
+ * takes them (no memory for a request: -EAGAIN); they stay queued, in
+ * order, for the next call, and their buffers stay as they are. A ring
+ * that keeps failing would have afwd spin, receive nothing, and hold
+ * verdicts it can send no other way in order: past AFW_QUEUE_STUCK_NS and
+ * AFW_QUEUE_STUCK_TRIES it stops afwd, and the queue fails open or closed
+ * as configured. -EBADR only says that completions were dropped.
  */
 static void afw_queue_ring_taken(struct afw_queue *q, int ret)
 {
-	bool failed = ret < 0 && ret != -ETIME && ret != -EINTR;
+	bool failed = ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EBADR;
 	uint64_t now;
 
 	if (!io_uring_sq_ready(&q->ring)) {
 		q->tx_queued = 0;
 		q->ahead_queued = false;
+	} else {
+		failed = true;
 	}
-	if (!failed && !q->tx_queued && !q->ahead_queued) {
+	if (!failed) {
 		q->stuck_since = 0;
+		q->stuck_tries = 0;
 		return;
 	}
-	q->stats.errors++;
-	now = afw_queue_now_ns();
+	q->stats.ring_failed++;
+	now = afw_now_ns();
 	if (!q->stuck_since)
 		q->stuck_since = now;
-	if (now - q->stuck_since >= AFW_QUEUE_STUCK_NS) {
+	if (++q->stuck_tries >= AFW_QUEUE_STUCK_TRIES && now - q->stuck_since >= AFW_QUEUE_STUCK_NS) {
 		fprintf(stderr, "afwd: queue %u: io_uring has failed for a second (%s); "
-			"stopping\n", q->num, failed ? strerror(-ret) : "entries not taken");
+			"stopping\n", q->num, ret < 0 ? strerror(-ret) : "entries not taken");
 		_exit(EXIT_FAILURE);
 	}
 	/* Not a busy loop while the kernel is short of memory. */
@@ -559,11 +561,11 @@ static void afw_queue_ring_push(struct afw_queue *q)
 {
 	int ret;
 
-	do {
+	while (io_uring_sq_ready(&q->ring)) {
 		q->stats.syscalls++;
 		ret = io_uring_submit(&q->ring);
 		afw_queue_ring_taken(q, ret);
-	} while (q->tx_queued || q->ahead_queued);
+	}
 }
 
 /*
@@ -594,9 +596,11 @@ static int afw_queue_ring_wait(struct afw_queue *q, struct afw_qpkt *pkts, unsig
 
 	q->stats.syscalls++;
 	ret = io_uring_submit_and_wait_timeout(&q->ring, &cqe, want, ts, NULL);
+	/*
+	 * A failed call still reads what completed before it: the packets,
+	 * and a send's failure that is to be reported for the right batch.
+	 */
 	afw_queue_ring_taken(q, ret);
-	if (ret < 0 && ret != -ETIME && ret != -EINTR)
-		return -1;
 
 	io_uring_for_each_cqe(&q->ring, head, cqe) {
 		seen++;
@@ -827,11 +831,15 @@ bool afw_queue_send_ahead(struct afw_queue *q, int fd, const void *buf, size_t l
 		return false;
 	io_uring_prep_send(sqe, fd, buf, len, 0);
 	/*
-	 * Whatever becomes of it, the verdicts after it wait for it: a flow
-	 * is installed before the packet that its server answers goes on.
-	 * Success posts nothing, so that it never ends a wait.
+	 * The verdicts after it go after it: the kernel issues entries in
+	 * order, and a netlink send to the kernel is done within its issue,
+	 * so a flow is installed before the packet that its server answers
+	 * goes on. Not linked: a link whose chain a submission ends before
+	 * its next entry is done later, by an io-wq thread, after the call
+	 * has returned and while afwd may reuse the buffer. Success posts
+	 * nothing, so that it never ends a wait.
 	 */
-	sqe->flags |= IOSQE_IO_HARDLINK | IOSQE_CQE_SKIP_SUCCESS;
+	sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
 	io_uring_sqe_set_data64(sqe, AFW_QUEUE_TAG_AHEAD);
 	q->ahead_queued = true;
 	return true;

@@ -59,6 +59,7 @@ struct afw_queue_stats {
 	uint64_t polls;			/* waits for packets, local work or time */
 	uint64_t waits;			/* of those, gatherings that ran their course */
 	uint64_t errors;		/* malformed messages, failed sends */
+	uint64_t ring_failed;		/* io_uring_enter() calls that failed or left entries */
 	uint64_t setup_dropped;		/* came while a queue was being bound: dropped */
 	bool io_fell_back;		/* io_uring had no multishot receive: poll() now */
 };
