@@ -419,6 +419,25 @@ int main(void)
 	CHECK(failed, "retries are counted", afw_ledger_stats(l)->retries == 2 &&
 	      afw_ledger_stats(l)->refused == 22);
 
+	/*
+	 * A round's clock is read once, before its told copies: one of a
+	 * waiting flow may note it by a later clock than the round's.
+	 */
+	{
+		struct afw_result w = result("", 40200, AFW_DECIDE_ALLOW);
+		struct afw_lrec *wrec = afw_ledger_put(l, &w, AFW_LREC_SENT, now);
+
+		afw_ledger_refused(l, wrec, now);
+		afw_ledger_answered(l, wrec, now + 150 * MS, 1 * S);
+		sends.n = 0;
+		afw_ledger_due(l, now + 120 * MS, send_cb, &sends);
+		CHECK(failed, "a flow noted by a clock later than the round's is retried, not "
+		      "given up", sends.n == 1 && sends.last_sport == 40200 &&
+		      afw_ledger_count(l) == 2 && afw_ledger_stats(l)->given_up == 0);
+		if (afw_ledger_count(l) == 2)
+			afw_ledger_drop(l, wrec);
+	}
+
 	/* Packets afwd answers keep a flow alive; a silent one is given up. */
 	afw_ledger_refused(l, rec, now);
 	afw_ledger_answered(l, rec, now + 200 * S, 1 * S);

@@ -612,7 +612,13 @@ unsigned int afw_ledger_due(struct afw_ledger *l, uint64_t now,
 	l->next_due = UINT64_MAX;
 	for (r = l->whead; r; r = next) {
 		next = r->wnext;
-		if (now - r->seen >= l->o.idle_ns) {
+		/*
+		 * @seen may be later than @now: a round reads the clock once,
+		 * and a told copy read in it notes its flow by a clock read
+		 * since. Taken as a wrapped difference, that flow would be
+		 * given up as silent for ages, its install never retried.
+		 */
+		if (now > r->seen && now - r->seen >= l->o.idle_ns) {
 			/* Nothing from this flow for that long: it is over. */
 			l->stats.given_up++;
 			afw_ledger_drop(l, r);
