@@ -128,8 +128,10 @@ int afw_queue_flush(struct afw_queue *q);
  * With io_uring, before any verdict is queued: @len bytes at @buf go out
  * on @fd (a netlink socket: the send is done within the call) with the
  * next afw_queue_wait() or afw_queue_submit(), and the verdicts queued
- * after them wait for that send. @buf must stay as it is until that call
- * has returned; afw_queue_ahead_err() then says whether the send failed.
+ * after them go after that send (the kernel issues entries in order).
+ * @buf must stay as it is until a call has taken the send, which
+ * afw_queue_ahead_pending() tells; afw_queue_ahead_err() then says
+ * whether it failed.
  * False without a ring, with verdicts queued, or with no room on it: the
  * caller sends the bytes itself.
  */

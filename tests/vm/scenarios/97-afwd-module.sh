@@ -253,7 +253,7 @@ stop_afwd
 
 # --- afwd's io_uring_enter() failing (EAGAIN: the kernel had no memory for
 # a request) while flows are decided: strace fails the calls without making
-# them, and what each was to carry (the round's installs, linked ahead of
+# them, and what each was to carry (the round's installs, queued ahead of
 # its verdicts) goes with the next call, in order. Every install reaches
 # the module, and none is taken for refused.
 module_count() { "$AFWCTL" -n $NS_R -j stats | jq ".flow_events.$1"; }
