@@ -15,6 +15,10 @@ denied() {
 	"$@" > $work/out 2>&1
 	sleep 0.2
 	n1=$(parsed denied.test)
+	# The caller's evasion_dump, if any, says what the firewall held then.
+	if [ "$n1" != "$n0" ] && declare -F evasion_dump > /dev/null; then
+		evasion_dump "$*" >&2
+	fi
 	echo $((n1 - n0))
 }
 

@@ -76,6 +76,12 @@ def main():
         sock.afw_sni = name
         with open(log, "a") as f:
             f.write("sni %s\n" % (name or "-"))
+        # Which connection it was, for a test that finds a name it did not expect.
+        try:
+            peer = "%s port %d" % sock.getpeername()[:2]
+        except (AttributeError, OSError):
+            peer = "?"
+        print("tlsserver: sni %s from %s" % (name or "-", peer), file=sys.stderr, flush=True)
     ctx.sni_callback = remember_sni
     fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_STREAM)

@@ -70,6 +70,15 @@ told() { "$AFWCTL" -n $NS_R -j stats | jq .handshakes.told; }
 afwd_stat() { "$AFWD" --stats --ctl $work/afwd.sock | jq "$1"; }
 
 . "$AFW_SRC/tests/lib/evasion.sh"
+# A denied name parsed: which connection it was (the server's stderr), what
+# the module held and afwd decided then.
+evasion_dump() {
+	echo "# the server parsed denied.test during: $1"
+	"$AFWCTL" -n $NS_R flow list | sed 's/^/# module: /'
+	"$AFWCTL" -n $NS_R -j stats | sed 's/^/# module stats: /'
+	afwd_stat . | sed 's/^/# afwd stats: /'
+	tail -n 40 $work/afwd.log | sed 's/^/# afwd: /'
+}
 craft() {
 	ip netns exec $NS_C python3 "$AFW_SRC/tests/tools/tcpcraft.py" --wait 0.8 "$@" \
 		c0 $C4 $S4
