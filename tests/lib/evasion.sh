@@ -24,8 +24,13 @@ denied() {
 
 # real_clients: real clients over the client's own stack (the caller's
 # client HOW NAME runs tests/tools/helloclient.py): a denied hello is never
-# parsed however it is sent, and a big allowed one is answered.
+# parsed however it is sent, and a big allowed one is answered. afwd runs
+# with --max-time 1000, so that the late and paused hellos come past its
+# analysis time (the caller's afwd_stat FILTER reads its --stats): silence
+# decides nothing.
 real_clients() {
+	local s0
+	s0=$(afwd_stat '[.queues[].stalled] | add')
 	check_eq "urgent byte, then a denied hello: the server never parses it" 0 \
 		"$(denied client oob denied.test)"
 	check_eq "a hello a byte per segment, the server acknowledging: never parsed" 0 \
@@ -33,6 +38,12 @@ real_clients() {
 	check_eq "a hello of 16,380 bytes: never parsed" 0 "$(denied client big denied.test)"
 	check_eq "a hello 2.3 s after the handshake: never parsed" 0 \
 		"$(denied client late denied.test)"
+	check_eq "a hello paused 2.3 s after its first 10 bytes: never parsed" 0 \
+		"$(denied client pause denied.test)"
+	check_eq "an allowed hello paused so is answered" answered \
+		"$(client pause allowed.test)"
+	check_ge "afwd waited out the silences, undecided" $((s0 + 3)) \
+		"$(afwd_stat '[.queues[].stalled] | add')"
 	check_eq "the 16,380-byte hello for the allowed name is answered" answered \
 		"$(client big allowed.test)"
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """A TLS client over this host's own TCP stack, sending its ClientHello in
 ways a real client may: after urgent data, a byte per segment, 16,380
-bytes long, or late.
+bytes long, late, or with a pause inside it.
 
   helloclient.py HOW ADDR NAME [PORT [tls12]]
 
@@ -10,6 +10,7 @@ bytes long, or late.
   onebyte   the ClientHello a byte per segment (TCP_NODELAY, 2 ms apart)
   big       the ClientHello grown to a 16,380-byte message with padding
   late      a full TLS handshake 2.3 s after the TCP handshake
+  pause     the ClientHello's first 10 bytes, 2.3 s of silence, the rest
 
 tls12: offer no more than TLS 1.2.
 
@@ -94,6 +95,11 @@ def main():
     if how == "big":
         data = padded(data, 16380)
         s.sendall(data)
+    elif how == "pause":
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        s.sendall(data[:10])
+        time.sleep(2.3)
+        s.sendall(data[10:])
     else:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         for i in range(len(data)):

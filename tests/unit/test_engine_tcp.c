@@ -639,15 +639,19 @@ static void expired(const struct afw_result *r, void *data)
 static void test_give_ups(void)
 {
 	uint8_t bad[128], x = 'x';
+	size_t nb;
 	struct afw_result r = { 0 };
 	unsigned int i;
 	uint8_t raw[64];
 	struct afw_pkt p;
 	struct t t;
 
-	tb_hello(bad, "blocked.test", 0);
+	nb = tb_hello(bad, "blocked.test", 0);
 
-	/* The analysis time counts from the last progress. */
+	/*
+	 * The analysis time counts from the last progress, and silence past
+	 * it decides nothing: the rest of the hello, however late, is read.
+	 */
 	t_init(&t, NULL);
 	t_handshake(&t);
 	for (i = 0; i < 4; i++) {
@@ -656,13 +660,65 @@ static void test_give_ups(void)
 		t.now += 4000 * MS;
 		afw_engine_expire(t.e, pol, t.now, false, expired, &r);
 	}
-	CHECK(failed, "4 s between bytes, 16 s in all: no timeout", !r.reason[0]);
+	CHECK(failed, "4 s between bytes, 16 s in all: nothing timed out", !r.reason[0]);
 	t.now += 5001 * MS;
 	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
-	CHECK(failed, "5 s without progress: reason timeout, decided by the policy",
+	CHECK(failed, "5 s without progress in a hello: no decision, the flow waits",
+	      !r.reason[0] && afw_engine_stats(t.e)->stalled == 1 && afw_engine_flows(t.e) == 1);
+	t.now += 3600 * 1000 * MS;
+	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+	CHECK(failed, "nor an hour later", !r.reason[0] && afw_engine_flows(t.e) == 1);
+	CHECK(failed, "the next byte passes, undecided",
+	      t_data(&t, 4, bad + 4, 1) == AFW_PASS_ACCEPT && !t.decided);
+	t_sack(&t, 5);
+	t_data(&t, 5, bad + 5, nb - 6);
+	CHECK(failed, "and the rest of the hello is read: denied by its name",
+	      t_data(&t, (uint32_t)nb - 1, bad + nb - 1, 1) == AFW_PASS_DROP && t.decided &&
+	      t.res.decision == AFW_DECIDE_DENY && !strcmp(t.res.host, "blocked.test"));
+	afw_engine_free(t.e);
+
+	/* A connection silent from its handshake on: its hello read when it comes. */
+	t_init(&t, NULL);
+	t_handshake(&t);
+	t.now += 60 * 1000 * MS;
+	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+	CHECK(failed, "a minute of silence after the handshake: no decision", !r.reason[0]);
+	CHECK(failed, "a hello then is read: denied by its name",
+	      t_data(&t, 0, bad, nb) == AFW_PASS_DROP && t.decided &&
+	      t.res.decision == AFW_DECIDE_DENY && !strcmp(t.res.host, "blocked.test"));
+	afw_engine_free(t.e);
+
+	/*
+	 * A server that speaks first (SSH, SMTP) to a client that says
+	 * nothing: no hello will come, time decides, the next packet installs.
+	 */
+	t_init(&t, NULL);
+	t_handshake(&t);
+	t_seg(&t, (struct tb_seg){ .from_server = true, .flags = TB_ACK | TB_PSH, .seq = SISN + 1,
+				   .ack = CISN + 1, .data = (const uint8_t *)"220 x\r\n", .len = 7 });
+	t.now += 5001 * MS;
+	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+	CHECK(failed, "the server spoke first, the client 5 s silent: reason timeout",
 	      r.giveup == AFW_REASON_TIMEOUT && r.decision == AFW_DECIDE_ALLOW);
-	CHECK(failed, "and installed by the next packet, quietly",
-	      t_data(&t, 4, bad + 4, 1) == AFW_PASS_ACCEPT && t.decided && t.res.quiet);
+	CHECK(failed, "installed by the next packet, quietly",
+	      t_sack(&t, 0) == AFW_PASS_ACCEPT && t.decided && t.res.quiet);
+	afw_engine_free(t.e);
+
+	/* The same when the server speaks after the silence began. */
+	memset(&r, 0, sizeof(r));
+	t_init(&t, NULL);
+	t_handshake(&t);
+	t.now += 5001 * MS;
+	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+	t_seg(&t, (struct tb_seg){ .from_server = true, .flags = TB_ACK | TB_PSH, .seq = SISN + 1,
+				   .ack = CISN + 1, .data = (const uint8_t *)"220 x\r\n", .len = 7 });
+	t.now += 4000 * MS;
+	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+	CHECK(failed, "a server speaking to a stalled client: its time starts then",
+	      !r.reason[0]);
+	t.now += 1001 * MS;
+	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+	CHECK(failed, "and decides it 5 s later", r.giveup == AFW_REASON_TIMEOUT);
 	afw_engine_free(t.e);
 
 	/* Not TLS or HTTP. */
@@ -706,6 +762,22 @@ static void test_give_ups(void)
 		t_seg(&t, (struct tb_seg){ .sport = 40001, .flags = TB_SYN, .seq = 1 });
 		CHECK(failed, "a full table: reason table-full", t.decided &&
 		      t.res.giveup == AFW_REASON_TABLE_FULL);
+		afw_engine_free(t.e);
+
+		/* A flow stalled past its analysis time gives way, undecided. */
+		memset(&r, 0, sizeof(r));
+		t_init(&t, &o);
+		t_handshake(&t);
+		t_data(&t, 0, &x, 1);
+		t.now += 5001 * MS;
+		afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+		t_seg(&t, (struct tb_seg){ .sport = 40001, .flags = TB_SYN, .seq = 1 });
+		CHECK(failed, "a full table of a stalled flow: the new one takes its room",
+		      !t.decided && !r.reason[0] && afw_engine_flows(t.e) == 1 &&
+		      afw_engine_stats(t.e)->stalled_forgotten == 1);
+		CHECK(failed, "the stalled one, forgotten, is read mid-stream when it speaks",
+		      t_data(&t, 1, (const uint8_t *)"SSH-2.0-x\r\n", 11) == AFW_PASS_ACCEPT &&
+		      t.decided && t.res.giveup == AFW_REASON_MID_STREAM);
 		afw_engine_free(t.e);
 	}
 

@@ -167,14 +167,17 @@ void afw_ctl_stats_json(struct afw_daemon *d, FILE *out)
 				(unsigned long long)s.engine.decided[k]);
 		fprintf(out, ",\"discarded\":%llu,\"unstored\":%llu,\"restarts\":%llu,"
 			"\"confirmed\":%llu,\"unconfirmed\":%llu,\"undecodable\":%llu,"
-			"\"buffer_bytes\":%llu,\"replies\":%llu,\"settled\":%llu",
+			"\"buffer_bytes\":%llu,\"replies\":%llu,\"settled\":%llu,"
+			"\"stalled\":%llu,\"stalled_forgotten\":%llu",
 			(unsigned long long)s.engine.discarded, (unsigned long long)s.engine.unstored,
 			(unsigned long long)s.engine.restarts, (unsigned long long)s.engine.confirmed,
 			(unsigned long long)s.engine.unconfirmed,
 			(unsigned long long)s.engine.malformed,
 			(unsigned long long)s.engine.memory,
 			(unsigned long long)s.engine.replies,
-			(unsigned long long)s.engine.settled);
+			(unsigned long long)s.engine.settled,
+			(unsigned long long)s.engine.stalled,
+			(unsigned long long)s.engine.stalled_forgotten);
 		fputc('}', out);
 	}
 	pthread_mutex_lock(&d->ask.lock);

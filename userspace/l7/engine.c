@@ -45,6 +45,15 @@ enum afw_eflow_state {
 	 * inspected HTTP/1.x flow's request follower.
 	 */
 	AFW_EF_KEPT,
+	/*
+	 * Under analysis, but silent past the analysis time: silence decides
+	 * nothing, for the bytes the client sends next are what its server
+	 * acts on, however late. No timer: such a flow waits for its next
+	 * bytes, or for a new flow that needs its room (afw_engine_make_room()).
+	 * Its connection's end frees nothing: a FIN or RST the server may not
+	 * take would otherwise free a flow to be read mid-stream.
+	 */
+	AFW_EF_STALLED,
 	__AFW_EF_MAX
 };
 
@@ -225,6 +234,12 @@ static void afw_flow_arm(struct afw_engine *e, struct afw_eflow *f, unsigned int
 	f->state = (uint8_t)state;
 	f->deadline = deadline;
 	afw_elist_add(&e->lists[state], f);
+}
+
+/* Reading the client's first bytes: their analysis time running, or past it. */
+static bool afw_flow_analyzing(const struct afw_eflow *f)
+{
+	return f->state == AFW_EF_ANALYZING || f->state == AFW_EF_STALLED;
 }
 
 static uint32_t afw_pow2(uint64_t n)
@@ -1356,6 +1371,23 @@ static size_t afw_engine_app_len(const struct afw_eflow *f)
 }
 
 /*
+ * The analysis time of @f is over: true when time may decide it, which is
+ * when its server has spoken first and its client has sent nothing (SSH,
+ * SMTP, a server's push: no ClientHello or request head will come, and
+ * the server's bytes would go through afwd forever). Otherwise the client
+ * has a first message to send, or the rest of one: whenever it comes, it
+ * is what the server acts on, and is read (AFW_EF_STALLED).
+ */
+static bool afw_engine_server_first(const struct afw_eflow *f)
+{
+	const struct afw_tcp *t = &f->tcp;
+
+	if (f->key.proto != IPPROTO_TCP || afw_engine_app_len(f) || t->c_end != t->c_isn + 1)
+		return false;
+	return (t->flags & AFW_TCP_S_RST) || t->s_end != t->s_isn + 1;
+}
+
+/*
  * Is it worth running the TLS parser on @have bytes? Walks the record
  * headers once, whatever the number of calls, and says yes only when the
  * hello may be whole, or when the parser has something to say about bytes
@@ -1693,16 +1725,22 @@ static void afw_engine_restore(struct afw_engine *e, struct afw_eflow *f)
 
 /*
  * Room for one more flow: the oldest flow still in its handshake gives
- * way, as it holds no byte and no decision. False when there is none.
+ * way, as it holds no byte and no decision; else the one stalled longest,
+ * undecided: its next packet is read as a flow's seen mid-stream. False
+ * when there is neither.
  */
 static bool afw_engine_make_room(struct afw_engine *e)
 {
-	if (e->lists[AFW_EF_ANALYZING].n + e->lists[AFW_EF_CONFIRMING].n +
-	    e->lists[AFW_EF_HANDSHAKE].n < e->o.max_flows)
+	if (afw_engine_flows(e) < e->o.max_flows)
 		return true;
-	if (!e->lists[AFW_EF_HANDSHAKE].head)
+	if (e->lists[AFW_EF_HANDSHAKE].head) {
+		afw_engine_restore(e, e->lists[AFW_EF_HANDSHAKE].head);
+		return true;
+	}
+	if (!e->lists[AFW_EF_STALLED].head)
 		return false;
-	afw_engine_restore(e, e->lists[AFW_EF_HANDSHAKE].head);
+	e->stats.stalled_forgotten++;
+	afw_engine_restore(e, e->lists[AFW_EF_STALLED].head);
 	return true;
 }
 
@@ -1832,7 +1870,7 @@ static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct af
 	}
 	if (afw_tcp_check(t, p)) {
 		/* A pure ACK changes nothing in the stream: it passes, and counts. */
-		if (!content && f->state == AFW_EF_ANALYZING) {
+		if (!content && afw_flow_analyzing(f)) {
 			f->idle++;
 			goto bound;
 		}
@@ -1878,7 +1916,7 @@ static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct af
 	}
 	if (f->state == AFW_EF_CONFIRMING && f->tls_wait && (st & AFW_REASM_ADVANCED))
 		return afw_engine_tls_check(e, pol, f, res, facts, now, decided);
-	if (f->state != AFW_EF_ANALYZING)
+	if (!afw_flow_analyzing(f))
 		return AFW_PASS_ACCEPT;
 	if (st & (AFW_REASM_ADVANCED | AFW_REASM_HELD))
 		afw_flow_arm(e, f, AFW_EF_ANALYZING, now + e->o.max_ns);
@@ -1945,6 +1983,9 @@ static enum afw_pass afw_engine_tcp_server(struct afw_engine *e, const struct af
 			break;
 		}
 	}
+	/* Silent, the client is answered by a server that speaks first: time decides. */
+	if (f->state == AFW_EF_STALLED && afw_engine_server_first(f))
+		afw_flow_arm(e, f, AFW_EF_ANALYZING, now + e->o.max_ns);
 	if (f->state == AFW_EF_CONFIRMING && !f->tls_wait &&
 	    afw_tcp_acked(&f->tcp, f->judged, f->read_past)) {
 		*res = *f->res;
@@ -2915,14 +2956,31 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 			afw_engine_restore(e, f);
 			continue;
 		}
+		if (!all && !afw_engine_server_first(f)) {
+			e->stats.stalled++;
+			afw_flow_arm(e, f, AFW_EF_STALLED, UINT64_MAX);
+			continue;
+		}
 		e->stats.bounds++;
 		afw_engine_describe(e, f, &res, &facts);
 		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_L7_UNKNOWN,
 				  all ? "end of capture before a decision" :
-					"bound: no progress within the analysis time");
+					"the server spoke first, the client nothing within the "
+					"analysis time");
 		afw_engine_decide(e, f, &res, f->key.proto == IPPROTO_TCP ?
 				  afw_engine_app_len(f) : 0, now, true, &final);
 		/* An allow still to be confirmed is logged when it is. */
+		if (final)
+			afw_engine_timed(e, pol, &res, fn, data);
+	}
+	/* A capture's end: what never came is reported as such. */
+	while (all && (f = e->lists[AFW_EF_STALLED].head)) {
+		e->stats.bounds++;
+		afw_engine_describe(e, f, &res, &facts);
+		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_L7_UNKNOWN,
+				  "end of capture before a decision");
+		afw_engine_decide(e, f, &res, f->key.proto == IPPROTO_TCP ?
+				  afw_engine_app_len(f) : 0, now, true, &final);
 		if (final)
 			afw_engine_timed(e, pol, &res, fn, data);
 	}
@@ -2954,7 +3012,7 @@ const struct afw_engine_stats *afw_engine_stats(const struct afw_engine *e)
 unsigned int afw_engine_flows(const struct afw_engine *e)
 {
 	return e->lists[AFW_EF_HANDSHAKE].n + e->lists[AFW_EF_ANALYZING].n +
-	       e->lists[AFW_EF_CONFIRMING].n;
+	       e->lists[AFW_EF_CONFIRMING].n + e->lists[AFW_EF_STALLED].n;
 }
 
 unsigned int afw_engine_confirming(const struct afw_engine *e)

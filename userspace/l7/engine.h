@@ -168,6 +168,8 @@ struct afw_engine_stats {
 	uint64_t memory;		/* bytes held in flow buffers now */
 	uint64_t replies;		/* server packets of flows afwd never saw start: passed */
 	uint64_t settled;		/* new flows decided by their ends alone, unread */
+	uint64_t stalled;		/* past the analysis time, undecided: waiting */
+	uint64_t stalled_forgotten;	/* of those, forgotten to make room */
 };
 
 struct afw_engine;
