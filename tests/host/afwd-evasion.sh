@@ -86,10 +86,10 @@ default allow
 prio 10 host allowed.test allow
 prio 20 host denied.test deny
 POLICY
-# The analysis time cut to a second, so that real_clients' late and paused
-# hellos come past it.
+# The analysis time cut to a second and the packets without new bytes to
+# 8, so that real_clients' late, paused and kept-alive hellos come past them.
 ip netns exec $C "$afwd" -q 0 --module off -p $work/policy.conf --ctl $work/afwd.sock -j \
-	--max-time 1000 2> $work/afwd.log &
+	--max-time 1000 --max-packets 8 2> $work/afwd.log &
 apid=$!
 for i in $(seq 50); do grep -q 'afwd: ready' $work/afwd.log && break; sleep 0.1; done
 check_grep "afwd runs" "afwd: ready" "$(cat $work/afwd.log)"

@@ -26,8 +26,9 @@ denied() {
 # client HOW NAME runs tests/tools/helloclient.py): a denied hello is never
 # parsed however it is sent, and a big allowed one is answered. afwd runs
 # with --max-time 1000, so that the late and paused hellos come past its
-# analysis time (the caller's afwd_stat FILTER reads its --stats): silence
-# decides nothing.
+# analysis time (the caller's afwd_stat FILTER reads its --stats), and with
+# --max-packets 8, fewer than the keepalives sent before a hello: neither
+# silence nor keepalives decide anything.
 real_clients() {
 	local s0
 	s0=$(afwd_stat '[.queues[].stalled] | add')
@@ -42,6 +43,8 @@ real_clients() {
 		"$(denied client pause denied.test)"
 	check_eq "an allowed hello paused so is answered" answered \
 		"$(client pause allowed.test)"
+	check_eq "a hello after 12 keepalives, one a second: never parsed" 0 \
+		"$(denied client keepalive denied.test)"
 	check_ge "afwd waited out the silences, undecided" $((s0 + 3)) \
 		"$(afwd_stat '[.queues[].stalled] | add')"
 	check_eq "the 16,380-byte hello for the allowed name is answered" answered \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """A TLS client over this host's own TCP stack, sending its ClientHello in
 ways a real client may: after urgent data, a byte per segment, 16,380
-bytes long, late, or with a pause inside it.
+bytes long, late, with a pause inside it, or after keepalives.
 
   helloclient.py HOW ADDR NAME [PORT [tls12]]
 
@@ -11,6 +11,7 @@ bytes long, late, or with a pause inside it.
   big       the ClientHello grown to a 16,380-byte message with padding
   late      a full TLS handshake 2.3 s after the TCP handshake
   pause     the ClientHello's first 10 bytes, 2.3 s of silence, the rest
+  keepalive a full TLS handshake after 12 s of keepalives, one a second
 
 tls12: offer no more than TLS 1.2.
 
@@ -80,9 +81,14 @@ def main():
     how, addr, name = sys.argv[1:4]
     port = int(sys.argv[4]) if len(sys.argv) > 4 else 443
     s = socket.create_connection((addr, port), timeout=5)
-    if how in ("oob", "late"):
+    if how in ("oob", "late", "keepalive"):
         if how == "oob":
             s.send(b"!", socket.MSG_OOB)
+        elif how == "keepalive":
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, 1)
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, 1)
+            time.sleep(12.5)
         else:
             time.sleep(2.3)
         try:

@@ -639,6 +639,7 @@ static void expired(const struct afw_result *r, void *data)
 static void test_give_ups(void)
 {
 	uint8_t bad[128], x = 'x';
+	bool any;
 	size_t nb;
 	struct afw_result r = { 0 };
 	unsigned int i;
@@ -747,6 +748,37 @@ static void test_give_ups(void)
 	for (i = 0; i < 64 && !t.decided; i++)
 		t_data(&t, 0, bad, 5);
 	CHECK(failed, "64 client retransmissions are: reason bound",
+	      t.decided && t.res.giveup == AFW_REASON_BOUND);
+	afw_engine_free(t.e);
+
+	/*
+	 * Bare ACKs to a server that has said nothing (keepalives, at
+	 * snd_una - 1, and window updates) bring the server nothing: they
+	 * are no bound, and a hello after them is read.
+	 */
+	t_init(&t, NULL);
+	t_handshake(&t);
+	for (i = 0, any = false; i < 100; i++) {
+		t_seg(&t, (struct tb_seg){ .flags = TB_ACK, .seq = CISN, .ack = SISN + 1 });
+		any |= t.decided;
+		t_seg(&t, (struct tb_seg){ .flags = TB_ACK, .seq = CISN + 1, .ack = SISN + 1,
+					   .win = (uint16_t)(1000 + i) });
+		any |= t.decided;
+	}
+	CHECK(failed, "200 keepalives and window updates before the hello are no bound", !any);
+	CHECK(failed, "the hello after them is read: denied by its name",
+	      t_data(&t, 0, bad, nb) == AFW_PASS_DROP && t.decided &&
+	      t.res.decision == AFW_DECIDE_DENY && !strcmp(t.res.host, "blocked.test"));
+	afw_engine_free(t.e);
+
+	/* Once the server has spoken, the client's ACKs count, as before. */
+	t_init(&t, NULL);
+	t_handshake(&t);
+	t_seg(&t, (struct tb_seg){ .from_server = true, .flags = TB_ACK | TB_PSH, .seq = SISN + 1,
+				   .ack = CISN + 1, .data = (const uint8_t *)"220 x\r\n", .len = 7 });
+	for (i = 0; i < 64 && !t.decided; i++)
+		t_seg(&t, (struct tb_seg){ .flags = TB_ACK, .seq = CISN + 1, .ack = SISN + 1 + 7 });
+	CHECK(failed, "64 ACKs of a server's data are: reason bound",
 	      t.decided && t.res.giveup == AFW_REASON_BOUND);
 	afw_engine_free(t.e);
 

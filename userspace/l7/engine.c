@@ -1378,13 +1378,32 @@ static size_t afw_engine_app_len(const struct afw_eflow *f)
  * has a first message to send, or the rest of one: whenever it comes, it
  * is what the server acts on, and is read (AFW_EF_STALLED).
  */
+static bool afw_engine_server_spoke(const struct afw_tcp *t)
+{
+	return (t->flags & AFW_TCP_S_RST) || t->s_end != t->s_isn + 1;
+}
+
 static bool afw_engine_server_first(const struct afw_eflow *f)
 {
 	const struct afw_tcp *t = &f->tcp;
 
 	if (f->key.proto != IPPROTO_TCP || afw_engine_app_len(f) || t->c_end != t->c_isn + 1)
 		return false;
-	return (t->flags & AFW_TCP_S_RST) || t->s_end != t->s_isn + 1;
+	return afw_engine_server_spoke(t);
+}
+
+/*
+ * Does the client's packet count toward --max-packets (client packets
+ * that bring no new bytes)? A bare ACK to a server that has said nothing
+ * acknowledges nothing: a keepalive or a window update, which a client
+ * sends as often as it likes (TCP_KEEPINTVL) while its server waits for
+ * its first bytes. Counted, 64 of them would decide the flow as a bound
+ * and let a later hello through unread; so they count only once the
+ * server has spoken (its data acknowledged, as a client does).
+ */
+static bool afw_engine_idle_counts(const struct afw_eflow *f, bool content)
+{
+	return content || afw_engine_server_spoke(&f->tcp);
 }
 
 /*
@@ -1871,7 +1890,8 @@ static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct af
 	if (afw_tcp_check(t, p)) {
 		/* A pure ACK changes nothing in the stream: it passes, and counts. */
 		if (!content && afw_flow_analyzing(f)) {
-			f->idle++;
+			if (afw_engine_idle_counts(f, content))
+				f->idle++;
 			goto bound;
 		}
 		if (!content)
@@ -1920,7 +1940,7 @@ static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct af
 		return AFW_PASS_ACCEPT;
 	if (st & (AFW_REASM_ADVANCED | AFW_REASM_HELD))
 		afw_flow_arm(e, f, AFW_EF_ANALYZING, now + e->o.max_ns);
-	else
+	else if (afw_engine_idle_counts(f, content))
 		f->idle++;
 	if ((st & AFW_REASM_ADVANCED) && afw_engine_read(e, pol, f, res, facts, &judged))
 		return afw_engine_judged(e, pol, f, res, facts, judged, now, decided);

@@ -50,10 +50,10 @@ ready_after() { [ "$(grep -c 'afwd: ready' $work/afwd.log)" -gt "$1" ]; }
 start_afwd() {
 	local n
 	n=$(grep -c 'afwd: ready' $work/afwd.log 2> /dev/null)
-	# The analysis time cut to a second: real_clients' late and paused
-	# hellos come past it.
+	# The analysis time cut to a second and the packets without new bytes
+	# to 8: real_clients' late, paused and kept-alive hellos come past them.
 	nsx $NS_R "$AFWD" -q 0 --module on -p $work/policy.conf --ctl $work/afwd.sock -j \
-		--max-time 1000 "$@" 2>> $work/afwd.log &
+		--max-time 1000 --max-packets 8 "$@" 2>> $work/afwd.log &
 	wait_until 30 ready_after "${n:-0}"
 }
 # The module keeps the flows afwd installed, as when afwd restarts: the
