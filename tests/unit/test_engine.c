@@ -195,6 +195,31 @@ static void test_quic_spread(int *failed, struct afw_quic_ctx *q)
 	      accepted == 42 && !r.res.giveup);
 	rig_free(&r);
 
+	/*
+	 * Half a hello, then 40 copies of its Initial (no new CRYPTO bytes)
+	 * and 5 s of silence: neither decides; past the bound of 32 the copies
+	 * are dropped; the other half is read, and the name denied.
+	 */
+	if (!rig_init(&r, "default allow\nhost spread.test deny\n"))
+		return;
+	n = initial(q, dcid1, dcid1, 0, h, 0, hl / 2, dg);
+	udp(&r, 5002, dg, n);
+	for (sent = 0, accepted = 0; sent < 40 && !r.decided; sent++)
+		accepted += udp(&r, 5002, dg, n) == AFW_PASS_ACCEPT;
+	CHECK(*failed, "40 Initials without new CRYPTO bytes decide nothing; past 32 they drop",
+	      !r.decided && sent == 40 && accepted == 32);
+	r.now += 5 * NS;
+	afw_engine_expire(r.e, r.pol, r.now, false, NULL, NULL);
+	CHECK(*failed, "nor does 5 s of silence", afw_engine_flows(r.e) == 1 &&
+	      afw_engine_stats(r.e)->stalled == 1);
+	for (off = hl / 2, sent = 1; off < hl && !r.decided; off += step, sent++)
+		udp(&r, 5002, dg, initial(q, dcid1, dcid1, sent, h, off,
+					  hl - off < step ? hl - off : step, dg));
+	CHECK(*failed, "the rest of the hello is read: denied by its name",
+	      r.decided && !strcmp(r.res.host, "spread.test") &&
+	      r.res.decision == AFW_DECIDE_DENY && !r.res.giveup);
+	rig_free(&r);
+
 	/* One byte per Initial: past AFW_QUIC_MAX_FRESH, a bound, not a guess. */
 	if (!rig_init(&r, "default allow\nreason bound proto udp dport 443 deny\n"))
 		return;

@@ -2050,11 +2050,16 @@ static enum afw_pass afw_engine_udp_packet(struct afw_engine *e, const struct af
 	}
 	if (afw_engine_udp(e, pol, f, p, res, facts))
 		return afw_engine_decide(e, f, res, 0, now, false, decided);
-	if (f->idle >= e->o.max_packets) {
-		e->stats.bounds++;
-		afw_engine_giveup(pol, facts, res, AFW_REASON_BOUND, AFW_L7_QUIC,
-				  "bound: datagrams without new CRYPTO bytes");
-		return afw_engine_decide(e, f, res, 0, now, false, decided);
+	/*
+	 * Datagrams that bring no new CRYPTO bytes (PINGs, copies, what
+	 * afwd cannot decrypt) are the client's to send at will: past the
+	 * bound they decide nothing, which would let a later hello through
+	 * unread, and pass no more, for each is a datagram its server acts
+	 * on, unjudged. The flow's CRYPTO bytes are still read.
+	 */
+	if (f->idle > e->o.max_packets) {
+		e->stats.discarded++;
+		return AFW_PASS_DROP;
 	}
 	return AFW_PASS_ACCEPT;
 }
