@@ -705,6 +705,34 @@ static void test_give_ups(void)
 	      t_sack(&t, 0) == AFW_PASS_ACCEPT && t.decided && t.res.quiet);
 	afw_engine_free(t.e);
 
+	/*
+	 * A client that closed, its FIN taken by the server with every byte
+	 * before it: nothing more can come, time decides. A FIN after a hole
+	 * the server cannot take yet: the hole may still be filled.
+	 */
+	memset(&r, 0, sizeof(r));
+	t_init(&t, NULL);
+	t_handshake(&t);
+	t_data(&t, 0, bad, 5);
+	t_seg(&t, (struct tb_seg){ .flags = TB_ACK | TB_FIN, .seq = CISN + 1 + 5, .ack = SISN + 1 });
+	t_sack(&t, 6);
+	t.now += 5001 * MS;
+	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+	CHECK(failed, "a FIN the server took, 5 s on: decided, reason timeout",
+	      r.giveup == AFW_REASON_TIMEOUT && strstr(r.reason, "closed"));
+	afw_engine_free(t.e);
+	memset(&r, 0, sizeof(r));
+	t_init(&t, NULL);
+	t_handshake(&t);
+	t_data(&t, 5, bad + 5, 5);
+	t_seg(&t, (struct tb_seg){ .flags = TB_ACK | TB_FIN, .seq = CISN + 1 + 10, .ack = SISN + 1 });
+	t_sack(&t, 0);
+	t.now += 5001 * MS;
+	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+	CHECK(failed, "a FIN after a hole, 5 s on: undecided", !r.reason[0] &&
+	      afw_engine_stats(t.e)->stalled == 1);
+	afw_engine_free(t.e);
+
 	/* The same when the server speaks after the silence began. */
 	memset(&r, 0, sizeof(r));
 	t_init(&t, NULL);

@@ -1370,24 +1370,31 @@ static size_t afw_engine_app_len(const struct afw_eflow *f)
 	return f->reasm.have - (f->urg && u < f->reasm.have ? 1 : 0);
 }
 
-/*
- * The analysis time of @f is over: true when time may decide it, which is
- * when its server has spoken first and its client has sent nothing (SSH,
- * SMTP, a server's push: no ClientHello or request head will come, and
- * the server's bytes would go through afwd forever). Otherwise the client
- * has a first message to send, or the rest of one: whenever it comes, it
- * is what the server acts on, and is read (AFW_EF_STALLED).
- */
 static bool afw_engine_server_spoke(const struct afw_tcp *t)
 {
 	return (t->flags & AFW_TCP_S_RST) || t->s_end != t->s_isn + 1;
 }
 
-static bool afw_engine_server_first(const struct afw_eflow *f)
+/*
+ * The analysis time of @f is over: true when time may decide it, which is
+ * when no first message can come any more: its server took the client's
+ * FIN, every byte before it in order; or its server spoke first while its
+ * client sent nothing (SSH, SMTP, a server's push: no ClientHello or
+ * request head will come, and the server's bytes would go through afwd
+ * forever). Otherwise the client has a first message to send, or the rest
+ * of one: whenever it comes, it is what the server acts on, and is read
+ * (AFW_EF_STALLED).
+ */
+static bool afw_engine_time_decides(const struct afw_eflow *f)
 {
 	const struct afw_tcp *t = &f->tcp;
 
-	if (f->key.proto != IPPROTO_TCP || afw_engine_app_len(f) || t->c_end != t->c_isn + 1)
+	if (f->key.proto != IPPROTO_TCP)
+		return false;
+	if ((t->flags & (AFW_TCP_C_FIN | AFW_TCP_S_SEEN)) == (AFW_TCP_C_FIN | AFW_TCP_S_SEEN) &&
+	    afw_seq_after(t->s_acked, t->fin_seq))
+		return true;
+	if (afw_engine_app_len(f) || t->c_end != t->c_isn + 1)
 		return false;
 	return afw_engine_server_spoke(t);
 }
@@ -2003,8 +2010,8 @@ static enum afw_pass afw_engine_tcp_server(struct afw_engine *e, const struct af
 			break;
 		}
 	}
-	/* Silent, the client is answered by a server that speaks first: time decides. */
-	if (f->state == AFW_EF_STALLED && afw_engine_server_first(f))
+	/* Stalled, and now no first message can come (a server speaking first, a FIN taken). */
+	if (f->state == AFW_EF_STALLED && afw_engine_time_decides(f))
 		afw_flow_arm(e, f, AFW_EF_ANALYZING, now + e->o.max_ns);
 	if (f->state == AFW_EF_CONFIRMING && !f->tls_wait &&
 	    afw_tcp_acked(&f->tcp, f->judged, f->read_past)) {
@@ -2981,7 +2988,7 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 			afw_engine_restore(e, f);
 			continue;
 		}
-		if (!all && !afw_engine_server_first(f)) {
+		if (!all && !afw_engine_time_decides(f)) {
 			e->stats.stalled++;
 			afw_flow_arm(e, f, AFW_EF_STALLED, UINT64_MAX);
 			continue;
@@ -2990,6 +2997,8 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 		afw_engine_describe(e, f, &res, &facts);
 		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_L7_UNKNOWN,
 				  all ? "end of capture before a decision" :
+				  f->tcp.flags & AFW_TCP_C_FIN ?
+					"the client closed without a first message" :
 					"the server spoke first, the client nothing within the "
 					"analysis time");
 		afw_engine_decide(e, f, &res, f->key.proto == IPPROTO_TCP ?
