@@ -50,8 +50,9 @@ enum afw_eflow_state {
 	 * nothing, for the bytes the client sends next are what its server
 	 * acts on, however late. No timer: such a flow waits for its next
 	 * bytes, or for a new flow that needs its room (afw_engine_make_room()).
-	 * Its connection's end frees nothing: a FIN or RST the server may not
-	 * take would otherwise free a flow to be read mid-stream.
+	 * A FIN its server took lets time decide it (afw_engine_time_decides());
+	 * a RST, or a FIN the server may not take, frees nothing, or a client
+	 * could send one to have its flow read mid-stream.
 	 */
 	AFW_EF_STALLED,
 	__AFW_EF_MAX
