@@ -45,7 +45,7 @@ real_clients() {
 		"$(client pause allowed.test)"
 	check_eq "a hello after 12 keepalives, one a second: never parsed" 0 \
 		"$(denied client keepalive denied.test)"
-	check_ge "afwd waited out the silences, undecided" $((s0 + 3)) \
+	check_ge "afwd waited out the four silences, undecided" $((s0 + 4)) \
 		"$(afwd_stat '[.queues[].stalled] | add')"
 	check_eq "the 16,380-byte hello for the allowed name is answered" answered \
 		"$(client big allowed.test)"

@@ -212,12 +212,15 @@ static void test_quic_spread(int *failed, struct afw_quic_ctx *q)
 	afw_engine_expire(r.e, r.pol, r.now, false, NULL, NULL);
 	CHECK(*failed, "nor does 5 s of silence", afw_engine_flows(r.e) == 1 &&
 	      afw_engine_stats(r.e)->stalled == 1);
-	for (off = hl / 2, sent = 1; off < hl && !r.decided; off += step, sent++)
-		udp(&r, 5002, dg, initial(q, dcid1, dcid1, sent, h, off,
-					  hl - off < step ? hl - off : step, dg));
+	for (off = hl / 2, sent = 1, accepted = 0; off < hl && !r.decided; off += step, sent++)
+		accepted += udp(&r, 5002, dg, initial(q, dcid1, dcid1, sent, h, off,
+						      hl - off < step ? hl - off : step, dg)) ==
+			    AFW_PASS_ACCEPT;
 	CHECK(*failed, "the rest of the hello is read: denied by its name",
 	      r.decided && !strcmp(r.res.host, "spread.test") &&
 	      r.res.decision == AFW_DECIDE_DENY && !r.res.giveup);
+	CHECK(*failed, "its Initials with new CRYPTO bytes pass, past the bound too, but the last",
+	      accepted == sent - 2);
 	rig_free(&r);
 
 	/* One byte per Initial: past AFW_QUIC_MAX_FRESH, a bound, not a guess. */

@@ -860,6 +860,113 @@ static void test_give_ups(void)
 	afw_engine_free(t.e);
 }
 
+/*
+ * What a crafting client might send to have a stalled flow decided, so
+ * that a later hello would pass unread: none of it decides anything.
+ */
+static void test_stall_tricks(void)
+{
+	struct afw_engine_opts small = { .max_flows = 64, .max_bytes = 1 << 20,
+					 .max_packets = 64, .max_ns = 5000 * MS,
+					 .max_decided = 256, .max_memory = 4 * 8192 + 100 };
+	uint8_t bad[9000];
+	size_t nb = tb_hello(bad, "blocked.test", 0);
+	struct afw_result r = { 0 };
+	unsigned int i;
+	bool any;
+	struct t t;
+
+	/* A FIN at the SYN's sequence number: old, the server drops it. */
+	t_init(&t, NULL);
+	t_handshake(&t);
+	t_seg(&t, (struct tb_seg){ .flags = TB_ACK | TB_FIN, .seq = CISN, .ack = SISN + 1 });
+	t.now += 5001 * MS;
+	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+	CHECK(failed, "an old FIN at the client's ISN, 5 s on: undecided", !r.reason[0]);
+	/* Bytes past a FIN are never read: none passes, sent 70 times. */
+	for (i = 0, any = false; i < 70; i++)
+		any |= t_data(&t, 0, bad, nb) != AFW_PASS_DROP || t.decided;
+	CHECK(failed, "a hello after it, sent 70 times, never passes nor decides", !any);
+	afw_engine_free(t.e);
+
+	/* A FIN inside bytes the server holds, and its duplicate ACK. */
+	memset(&r, 0, sizeof(r));
+	t_init(&t, NULL);
+	t_handshake(&t);
+	t_data(&t, 0, bad, 10);
+	t_sack(&t, 10);
+	t.now += 5001 * MS;
+	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+	t_seg(&t, (struct tb_seg){ .flags = TB_ACK | TB_FIN, .seq = CISN + 1 + 9, .ack = SISN + 1 });
+	t_sack(&t, 10);
+	t.now += 5001 * MS;
+	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+	CHECK(failed, "a FIN inside the bytes the server holds, 5 s on: undecided", !r.reason[0]);
+	for (i = 0, any = false; i < 70; i++)
+		any |= t_data(&t, 10, bad + 10, nb - 10) != AFW_PASS_DROP || t.decided;
+	CHECK(failed, "the rest of the hello, sent 70 times, never passes nor decides", !any);
+	afw_engine_free(t.e);
+
+	/*
+	 * A bad ACK in the handshake, which the listener answers with a RST
+	 * at that ACK while it keeps the connection it is opening.
+	 */
+	memset(&r, 0, sizeof(r));
+	t_init(&t, NULL);
+	t_seg(&t, (struct tb_seg){ .flags = TB_SYN, .seq = CISN });
+	t_seg(&t, (struct tb_seg){ .from_server = true, .flags = TB_SYN | TB_ACK, .seq = SISN,
+				   .ack = CISN + 1 });
+	t_seg(&t, (struct tb_seg){ .flags = TB_ACK, .seq = CISN + 1, .ack = SISN + 77 });
+	t_seg(&t, (struct tb_seg){ .from_server = true, .flags = TB_RST, .seq = SISN + 77 });
+	t_seg(&t, (struct tb_seg){ .flags = TB_ACK, .seq = CISN + 1, .ack = SISN + 1 });
+	t.now += 5001 * MS;
+	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+	CHECK(failed, "a listener's RST to a bad ACK is no server speaking first: undecided",
+	      !r.reason[0]);
+	CHECK(failed, "the hello after it is denied by its name",
+	      t_data(&t, 0, bad, nb) == AFW_PASS_DROP && t.decided &&
+	      t.res.decision == AFW_DECIDE_DENY);
+	afw_engine_free(t.e);
+
+	/* Empty urgent pointers and FINs are no bound either. */
+	t_init(&t, NULL);
+	t_handshake(&t);
+	for (i = 0, any = false; i < 100; i++) {
+		t_seg(&t, (struct tb_seg){ .flags = TB_ACK | TB_URG, .seq = CISN + 1,
+					   .ack = SISN + 1 });
+		any |= t.decided;
+	}
+	CHECK(failed, "100 empty urgent segments before the hello: no bound", !any);
+	afw_engine_free(t.e);
+
+	/*
+	 * Stalled flows that hold the memory budget give it back to a new
+	 * flow, rather than have it decided as a bound.
+	 */
+	memset(&r, 0, sizeof(r));
+	nb = tb_hello(bad, "blocked.test", 8000);
+	t_init(&t, &small);
+	for (i = 0; i < 4; i++) {
+		t_seg(&t, (struct tb_seg){ .sport = (uint16_t)(41000 + i), .flags = TB_SYN,
+					   .seq = CISN });
+		t_seg(&t, (struct tb_seg){ .sport = (uint16_t)(41000 + i), .from_server = true,
+					   .flags = TB_SYN | TB_ACK, .seq = SISN, .ack = CISN + 1 });
+		t_seg(&t, (struct tb_seg){ .sport = (uint16_t)(41000 + i), .flags = TB_ACK | TB_PSH,
+					   .seq = CISN + 1, .ack = SISN + 1, .data = bad,
+					   .len = 4097 });
+	}
+	t.now += 5001 * MS;
+	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
+	CHECK(failed, "four flows hold the memory budget, stalled",
+	      afw_engine_stats(t.e)->stalled == 4 && !r.reason[0]);
+	t_handshake(&t);
+	CHECK(failed, "a new flow's hello gets their memory: denied by its name",
+	      t_data(&t, 0, bad, nb) == AFW_PASS_DROP && t.decided &&
+	      t.res.decision == AFW_DECIDE_DENY && !t.res.giveup &&
+	      afw_engine_stats(t.e)->stalled_forgotten >= 1);
+	afw_engine_free(t.e);
+}
+
 static void test_remembered(void)
 {
 	uint8_t bad[128], good[128];
@@ -1033,6 +1140,7 @@ int main(void)
 	test_storage();
 	test_urgent();
 	test_give_ups();
+	test_stall_tricks();
 	test_remembered();
 	test_headers_only();
 	test_mid_stream();

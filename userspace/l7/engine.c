@@ -293,6 +293,30 @@ static bool afw_mem_take(struct afw_engine *e, uint64_t n)
 	return true;
 }
 
+static void afw_engine_restore(struct afw_engine *e, struct afw_eflow *f);
+
+/*
+ * Memory for @keep: when the budget is spent, the flows stalled longest
+ * give theirs back, forgotten undecided as for room (afw_engine_make_room()),
+ * or a client could leave stalled flows holding the budget for good and
+ * have every later flow decided as a bound.
+ */
+static bool afw_engine_mem_take(struct afw_engine *e, const struct afw_eflow *keep, uint64_t n)
+{
+	struct afw_eflow *g;
+
+	while (!afw_mem_take(e, n)) {
+		g = e->lists[AFW_EF_STALLED].head;
+		if (g == keep)
+			g = g->next;
+		if (!g)
+			return false;
+		e->stats.stalled_forgotten++;
+		afw_engine_restore(e, g);
+	}
+	return true;
+}
+
 static void afw_flow_release(struct afw_engine *e, struct afw_eflow *f)
 {
 	if (f->kconfirm) {
@@ -1335,7 +1359,7 @@ static enum afw_pass afw_engine_decide(struct afw_engine *e, struct afw_eflow *f
 		return afw_engine_settle(e, f, res, timer);
 	}
 	f->judged = end;
-	if (!afw_mem_take(e, sizeof(*f->res)))
+	if (!afw_engine_mem_take(e, f, sizeof(*f->res)))
 		goto unconfirmed;
 	f->res = malloc(sizeof(*f->res));
 	if (!f->res) {
@@ -1371,9 +1395,15 @@ static size_t afw_engine_app_len(const struct afw_eflow *f)
 	return f->reasm.have - (f->urg && u < f->reasm.have ? 1 : 0);
 }
 
+/*
+ * The server sent bytes or a FIN, taken as the server's (afw_tcp_server()).
+ * Not a reset: a listener answers a bad ACK with one and keeps the
+ * connection it is opening, and a connection truly reset takes nothing
+ * more from its client anyway.
+ */
 static bool afw_engine_server_spoke(const struct afw_tcp *t)
 {
-	return (t->flags & AFW_TCP_S_RST) || t->s_end != t->s_isn + 1;
+	return t->s_end != t->s_isn + 1;
 }
 
 /*
@@ -1389,11 +1419,18 @@ static bool afw_engine_server_spoke(const struct afw_tcp *t)
 static bool afw_engine_time_decides(const struct afw_eflow *f)
 {
 	const struct afw_tcp *t = &f->tcp;
+	uint32_t in_order = f->buf && f->reasm.started ? f->reasm.base + f->reasm.have :
+							 t->c_isn + 1;
 
 	if (f->key.proto != IPPROTO_TCP)
 		return false;
+	/*
+	 * The FIN ends the bytes held in order, and the server acknowledged
+	 * it. A FIN among bytes the server holds already (an old one it
+	 * drops, its ACK past it all the same) or past a hole is not taken.
+	 */
 	if ((t->flags & (AFW_TCP_C_FIN | AFW_TCP_S_SEEN)) == (AFW_TCP_C_FIN | AFW_TCP_S_SEEN) &&
-	    afw_seq_after(t->s_acked, t->fin_seq))
+	    t->fin_seq == in_order && afw_seq_after(t->s_acked, t->fin_seq))
 		return true;
 	if (afw_engine_app_len(f) || t->c_end != t->c_isn + 1)
 		return false;
@@ -1402,16 +1439,16 @@ static bool afw_engine_time_decides(const struct afw_eflow *f)
 
 /*
  * Does the client's packet count toward --max-packets (client packets
- * that bring no new bytes)? A bare ACK to a server that has said nothing
- * acknowledges nothing: a keepalive or a window update, which a client
- * sends as often as it likes (TCP_KEEPINTVL) while its server waits for
- * its first bytes. Counted, 64 of them would decide the flow as a bound
+ * that bring no new bytes)? One without data to a server that has said
+ * nothing acknowledges nothing: a keepalive, a window update, an empty
+ * FIN or urgent pointer, which a client sends as often as it likes
+ * (TCP_KEEPINTVL) while its server waits for its first bytes. Counted, 64 of them would decide the flow as a bound
  * and let a later hello through unread; so they count only once the
  * server has spoken (its data acknowledged, as a client does).
  */
-static bool afw_engine_idle_counts(const struct afw_eflow *f, bool content)
+static bool afw_engine_idle_counts(const struct afw_eflow *f, const struct afw_pkt *p)
 {
-	return content || afw_engine_server_spoke(&f->tcp);
+	return p->payload_len || afw_engine_server_spoke(&f->tcp);
 }
 
 /*
@@ -1627,7 +1664,7 @@ static bool afw_engine_room(struct afw_engine *e, struct afw_eflow *f, uint32_t 
 		size = size > UINT32_MAX / 2 ? UINT32_MAX : size * 2;
 	if (size > f->reasm.cap)
 		size = f->reasm.cap;
-	if (!afw_mem_take(e, size - f->bufsize))
+	if (!afw_engine_mem_take(e, f, size - f->bufsize))
 		return false;
 	n = realloc(f->buf, size);
 	if (!n) {
@@ -1898,7 +1935,7 @@ static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct af
 	if (afw_tcp_check(t, p)) {
 		/* A pure ACK changes nothing in the stream: it passes, and counts. */
 		if (!content && afw_flow_analyzing(f)) {
-			if (afw_engine_idle_counts(f, content))
+			if (afw_engine_idle_counts(f, p))
 				f->idle++;
 			goto bound;
 		}
@@ -1948,7 +1985,7 @@ static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct af
 		return AFW_PASS_ACCEPT;
 	if (st & (AFW_REASM_ADVANCED | AFW_REASM_HELD))
 		afw_flow_arm(e, f, AFW_EF_ANALYZING, now + e->o.max_ns);
-	else if (afw_engine_idle_counts(f, content))
+	else if (afw_engine_idle_counts(f, p))
 		f->idle++;
 	if ((st & AFW_REASM_ADVANCED) && afw_engine_read(e, pol, f, res, facts, &judged))
 		return afw_engine_judged(e, pol, f, res, facts, judged, now, decided);
@@ -2032,6 +2069,8 @@ static enum afw_pass afw_engine_udp_packet(struct afw_engine *e, const struct af
 					   uint64_t now, struct afw_result *res,
 					   struct afw_facts *facts, bool *decided)
 {
+	unsigned int idle;
+
 	if (side != f->client || !p->payload_len)
 		return AFW_PASS_ACCEPT;
 	if (facts->dport == AFW_DNS_PORT) {
@@ -2039,7 +2078,7 @@ static enum afw_pass afw_engine_udp_packet(struct afw_engine *e, const struct af
 		return afw_engine_decide(e, f, res, 0, now, false, decided);
 	}
 	if (!f->buf) {
-		if (!afw_mem_take(e, AFW_TLS_SCRATCH_SIZE)) {
+		if (!afw_engine_mem_take(e, f, AFW_TLS_SCRATCH_SIZE)) {
 			e->stats.bounds++;
 			afw_engine_giveup(pol, facts, res, AFW_REASON_TABLE_FULL, AFW_L7_UNKNOWN,
 					  "bound: the buffers of all flows are full");
@@ -2056,6 +2095,7 @@ static enum afw_pass afw_engine_udp_packet(struct afw_engine *e, const struct af
 		f->bufsize = AFW_TLS_SCRATCH_SIZE;
 		afw_quic_flow_init(&f->quic, f->buf, AFW_TLS_SCRATCH_SIZE);
 	}
+	idle = f->idle;
 	if (afw_engine_udp(e, pol, f, p, res, facts))
 		return afw_engine_decide(e, f, res, 0, now, false, decided);
 	/*
@@ -2065,7 +2105,7 @@ static enum afw_pass afw_engine_udp_packet(struct afw_engine *e, const struct af
 	 * unread, and pass no more, for each is a datagram its server acts
 	 * on, unjudged. The flow's CRYPTO bytes are still read.
 	 */
-	if (f->idle > e->o.max_packets) {
+	if (f->idle != idle && f->idle > e->o.max_packets) {
 		e->stats.discarded++;
 		return AFW_PASS_DROP;
 	}
@@ -2139,7 +2179,7 @@ static bool afw_engine_quic_more(struct afw_engine *e, const struct afw_policy *
 	int ret;
 
 	ret = afw_quic_feed_more(e->quic, q, p->payload, p->payload_len, &why);
-	if (ret == -EMSGSIZE && afw_mem_take(e, q->cap - q->size)) {
+	if (ret == -EMSGSIZE && afw_engine_mem_take(e, f, q->cap - q->size)) {
 		n = realloc(f->buf, q->cap);
 		if (!n) {
 			e->stats.memory -= q->cap - q->size;

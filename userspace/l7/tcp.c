@@ -171,8 +171,11 @@ bool afw_tcp_server(struct afw_tcp *t, const struct afw_pkt *p)
 		return false;
 	if (p->tcp_flags & AFW_TCP_FIN)
 		end++;
-	if (afw_seq_after(end, t->s_end))
-		t->s_end = end;
+	/*
+	 * A reset sends no byte: s_end stays where the server's bytes end (a
+	 * listener answers a bad ACK with a RST at that ACK and keeps the
+	 * connection it is opening).
+	 */
 	if (p->tcp_flags & AFW_TCP_RST) {
 		t->flags |= AFW_TCP_S_RST;
 		return true;
@@ -180,6 +183,8 @@ bool afw_tcp_server(struct afw_tcp *t, const struct afw_pkt *p)
 	/* An ACK of bytes the client never sent is no server's. */
 	if (!(p->tcp_flags & AFW_TCP_ACK) || afw_seq_after(ack, t->c_end))
 		return false;
+	if (afw_seq_after(end, t->s_end))
+		t->s_end = end;
 	t->flags |= AFW_TCP_S_SEEN;
 	if (afw_seq_after(ack, t->s_acked))
 		t->s_acked = ack;
