@@ -94,7 +94,16 @@ for line in ' GET / HTTP/1.1' 'get / HTTP/1.1' 'GET\t/ HTTP/1.1'; do
 	check_eq "http.server, '$line', denied: no answer" - \
 		"$(http 8000 "$line\r\nHost: denied.test\r\n\r\n")"
 done
-check_eq "http.server served the allowed requests, and no denied one" "3 0" \
+# A head ended by the client's FIN, without its empty line: http.server
+# takes the end of the stream as the end of the head, and so does afwd.
+eof() { ip netns exec $C python3 "$src/tests/tools/rawclient.py" eof $SA "$1" "$(hex "$2")" 2> /dev/null; }
+check_eq "http.server, a head ended by a FIN, allowed: served" "HTTP/1.1 200 OK" \
+	"$(eof 8000 "GET / HTTP/1.1\r\nHost: allowed.test\r\n")"
+check_eq "http.server, a head ended by a FIN, denied: no answer" - \
+	"$(eof 8000 "GET / HTTP/1.1\r\nHost: denied.test\r\n")"
+check_eq "http.server, a head ended by a FIN inside its Host line, denied: no answer" - \
+	"$(eof 8000 "GET / HTTP/1.1\r\nHost: denied.test")"
+check_eq "http.server served the allowed requests, and no denied one" "4 0" \
 	"$(served py.log ' allowed.test$') $(served py.log ' denied.test$')"
 
 # HTTP/2 with prior knowledge: curl to nginx (listen ... http2).

@@ -7,6 +7,9 @@
                                       of the answer ("-" for none); with
                                       HEX2, then send those on the same
                                       connection and print the next one
+  rawclient.py eof ADDR PORT HEX      send the bytes, then end the stream
+                                      (shutdown, a FIN), and print the
+                                      status line of the answer
   rawclient.py split ADDR PORT HEX...  send each piece as a segment of its
                                       own, 50 ms apart, then print the
                                       status line of the answer
@@ -59,6 +62,14 @@ def http(addr, port, data, more):
         except OSError:
             pass
         print(answer(c))
+    c.close()
+
+
+def eof(addr, port, data):
+    c = socket.create_connection((addr, port), timeout=WAIT)
+    c.sendall(data)
+    c.shutdown(socket.SHUT_WR)
+    print(answer(c))
     c.close()
 
 
@@ -115,6 +126,8 @@ def tls(addr, port, sni, version, empty):
 def main():
     if sys.argv[1] == "split":
         split(sys.argv[2], int(sys.argv[3]), [bytes.fromhex(h) for h in sys.argv[4:]])
+    elif sys.argv[1] == "eof":
+        eof(sys.argv[2], int(sys.argv[3]), bytes.fromhex(sys.argv[4]))
     elif sys.argv[1] == "http":
         http(sys.argv[2], int(sys.argv[3]), bytes.fromhex(sys.argv[4]),
              bytes.fromhex(sys.argv[5]) if len(sys.argv) > 5 else None)

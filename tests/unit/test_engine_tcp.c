@@ -928,6 +928,34 @@ static void test_stall_tricks(void)
 	      t.res.decision == AFW_DECIDE_DENY);
 	afw_engine_free(t.e);
 
+	/*
+	 * A request head ended by the client's FIN, which Python's
+	 * http.server answers: read as ended there, its last line ended or not.
+	 */
+	{
+		static const char *const heads[] = {
+			"GET / HTTP/1.1\r\nHost: blocked.test\r\n",
+			"GET / HTTP/1.1\r\nHost: blocked.test",
+		};
+		unsigned int k;
+
+		for (k = 0; k < 2; k++) {
+			uint32_t n = (uint32_t)strlen(heads[k]);
+
+			t_init(&t, NULL);
+			t_handshake(&t);
+			t_data(&t, 0, (const uint8_t *)heads[k], n);
+			CHECK(failed, k ? "a head cut in its Host line, then a FIN: denied by the name" :
+					  "a head without its empty line, then a FIN: denied by its name",
+			      t_seg(&t, (struct tb_seg){ .flags = TB_ACK | TB_FIN,
+							 .seq = CISN + 1 + n,
+							 .ack = SISN + 1 }) == AFW_PASS_DROP &&
+			      t.decided && t.res.decision == AFW_DECIDE_DENY &&
+			      !strcmp(t.res.host, "blocked.test"));
+			afw_engine_free(t.e);
+		}
+	}
+
 	/* Empty urgent pointers and FINs are no bound either. */
 	t_init(&t, NULL);
 	t_handshake(&t);

@@ -1549,6 +1549,44 @@ static bool afw_engine_read(struct afw_engine *e, const struct afw_policy *pol,
 	return afw_engine_tcp(e, pol, f, data, len, res, facts, judged);
 }
 
+/*
+ * The client's FIN ends the bytes held in order, and they are an HTTP/1.x
+ * head still without its end: a server that reads lines (Python's
+ * http.server) takes the end of the stream as the end of the head and
+ * answers it, so it is read as ended there. Other servers refuse it
+ * (nginx), or wait for more (OpenSSL, for a hello), which can never come.
+ */
+static bool afw_engine_eof(struct afw_engine *e, const struct afw_policy *pol,
+			   struct afw_eflow *f, struct afw_result *res, struct afw_facts *facts,
+			   size_t *judged)
+{
+	struct afw_http_request req;
+	const uint8_t *data;
+	size_t len, add;
+	uint8_t *copy;
+	bool done;
+
+	if (!f->buf || !f->reasm.have || facts->dport == AFW_DNS_PORT ||
+	    !(f->tcp.flags & AFW_TCP_C_FIN) ||
+	    f->tcp.fin_seq != f->reasm.base + f->reasm.have)
+		return false;
+	data = afw_engine_stream(e, f, &len);
+	if (!data || afw_http_parse(data, len, &req) != AFW_HTTP_MORE)
+		return false;
+	/* Its last line ended, or not: either way it is the last. */
+	add = data[len - 1] == '\n' ? 2 : 4;
+	copy = malloc(len + add);
+	if (!copy)
+		return false;
+	memcpy(copy, data, len);
+	memcpy(copy + len, "\r\n\r\n", add);
+	done = afw_engine_tcp(e, pol, f, copy, len + add, res, facts, judged);
+	free(copy);
+	if (done && *judged > len)
+		*judged = len;
+	return done;
+}
+
 /* The sequence number just past @len bytes of the stream as the application reads it. */
 static uint32_t afw_engine_seq_at(const struct afw_eflow *f, size_t len)
 {
@@ -1988,6 +2026,8 @@ static enum afw_pass afw_engine_tcp_client(struct afw_engine *e, const struct af
 	else if (afw_engine_idle_counts(f, p))
 		f->idle++;
 	if ((st & AFW_REASM_ADVANCED) && afw_engine_read(e, pol, f, res, facts, &judged))
+		return afw_engine_judged(e, pol, f, res, facts, judged, now, decided);
+	if ((p->tcp_flags & AFW_TCP_FIN) && afw_engine_eof(e, pol, f, res, facts, &judged))
 		return afw_engine_judged(e, pol, f, res, facts, judged, now, decided);
 bound:
 	if (f->idle >= e->o.max_packets || (f->buf && f->reasm.have >= f->reasm.cap)) {
