@@ -104,6 +104,20 @@ static void t_handshake(struct t *t)
 	t_seg(t, (struct tb_seg){ .flags = TB_ACK, .seq = t->isn + 1, .ack = t->sisn + 1 });
 }
 
+/* The client's bytes at @off: dropped, the flow denied by the name blocked.test. */
+static bool t_denied(struct t *t, uint32_t off, const uint8_t *d, size_t len)
+{
+	return t_data(t, off, d, len) == AFW_PASS_DROP && t->decided &&
+	       t->res.decision == AFW_DECIDE_DENY && !strcmp(t->res.host, "blocked.test");
+}
+
+/* A server that speaks first: its greeting, before any byte of the client's. */
+static void t_greeting(struct t *t)
+{
+	t_seg(t, (struct tb_seg){ .from_server = true, .flags = TB_ACK | TB_PSH, .seq = SISN + 1,
+				  .ack = CISN + 1, .data = (const uint8_t *)"220 x\r\n", .len = 7 });
+}
+
 static void test_confirmation(void)
 {
 	uint8_t h[128];
@@ -175,8 +189,7 @@ static void insertion(const char *what, void (*spoil)(struct t *, struct tb_seg 
 	snprintf(name, sizeof(name), "%s: the fake hello is dropped, not read", what);
 	CHECK(failed, name, t_seg(&t, s) == AFW_PASS_DROP && !t.decided);
 	snprintf(name, sizeof(name), "%s: the real hello is judged, and denied", what);
-	CHECK(failed, name, t_data(&t, 0, bad, nb) == AFW_PASS_DROP && t.decided &&
-	      t.res.decision == AFW_DECIDE_DENY && !strcmp(t.res.host, "blocked.test"));
+	CHECK(failed, name, t_denied(&t, 0, bad, nb));
 	afw_engine_free(t.e);
 }
 
@@ -674,8 +687,7 @@ static void test_give_ups(void)
 	t_sack(&t, 5);
 	t_data(&t, 5, bad + 5, nb - 6);
 	CHECK(failed, "and the rest of the hello is read: denied by its name",
-	      t_data(&t, (uint32_t)nb - 1, bad + nb - 1, 1) == AFW_PASS_DROP && t.decided &&
-	      t.res.decision == AFW_DECIDE_DENY && !strcmp(t.res.host, "blocked.test"));
+	      t_denied(&t, (uint32_t)nb - 1, bad + nb - 1, 1));
 	afw_engine_free(t.e);
 
 	/* A connection silent from its handshake on: its hello read when it comes. */
@@ -685,8 +697,7 @@ static void test_give_ups(void)
 	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
 	CHECK(failed, "a minute of silence after the handshake: no decision", !r.reason[0]);
 	CHECK(failed, "a hello then is read: denied by its name",
-	      t_data(&t, 0, bad, nb) == AFW_PASS_DROP && t.decided &&
-	      t.res.decision == AFW_DECIDE_DENY && !strcmp(t.res.host, "blocked.test"));
+	      t_denied(&t, 0, bad, nb));
 	afw_engine_free(t.e);
 
 	/*
@@ -695,8 +706,7 @@ static void test_give_ups(void)
 	 */
 	t_init(&t, NULL);
 	t_handshake(&t);
-	t_seg(&t, (struct tb_seg){ .from_server = true, .flags = TB_ACK | TB_PSH, .seq = SISN + 1,
-				   .ack = CISN + 1, .data = (const uint8_t *)"220 x\r\n", .len = 7 });
+	t_greeting(&t);
 	t.now += 5001 * MS;
 	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
 	CHECK(failed, "the server spoke first, the client 5 s silent: reason timeout",
@@ -739,8 +749,7 @@ static void test_give_ups(void)
 	t_handshake(&t);
 	t.now += 5001 * MS;
 	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
-	t_seg(&t, (struct tb_seg){ .from_server = true, .flags = TB_ACK | TB_PSH, .seq = SISN + 1,
-				   .ack = CISN + 1, .data = (const uint8_t *)"220 x\r\n", .len = 7 });
+	t_greeting(&t);
 	t.now += 4000 * MS;
 	afw_engine_expire(t.e, pol, t.now, false, expired, &r);
 	CHECK(failed, "a server speaking to a stalled client: its time starts then",
@@ -795,15 +804,13 @@ static void test_give_ups(void)
 	}
 	CHECK(failed, "200 keepalives and window updates before the hello are no bound", !any);
 	CHECK(failed, "the hello after them is read: denied by its name",
-	      t_data(&t, 0, bad, nb) == AFW_PASS_DROP && t.decided &&
-	      t.res.decision == AFW_DECIDE_DENY && !strcmp(t.res.host, "blocked.test"));
+	      t_denied(&t, 0, bad, nb));
 	afw_engine_free(t.e);
 
 	/* Once the server has spoken, the client's ACKs count, as before. */
 	t_init(&t, NULL);
 	t_handshake(&t);
-	t_seg(&t, (struct tb_seg){ .from_server = true, .flags = TB_ACK | TB_PSH, .seq = SISN + 1,
-				   .ack = CISN + 1, .data = (const uint8_t *)"220 x\r\n", .len = 7 });
+	t_greeting(&t);
 	for (i = 0; i < 64 && !t.decided; i++)
 		t_seg(&t, (struct tb_seg){ .flags = TB_ACK, .seq = CISN + 1, .ack = SISN + 1 + 7 });
 	CHECK(failed, "64 ACKs of a server's data are: reason bound",
