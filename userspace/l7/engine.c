@@ -295,6 +295,13 @@ static bool afw_mem_take(struct afw_engine *e, uint64_t n)
 
 static void afw_engine_restore(struct afw_engine *e, struct afw_eflow *f);
 
+/* A stalled flow gives way, undecided: its next packet is read as joined mid-stream. */
+static void afw_engine_forget_stalled(struct afw_engine *e, struct afw_eflow *f)
+{
+	e->stats.stalled_forgotten++;
+	afw_engine_restore(e, f);
+}
+
 /*
  * Memory for @keep: when the budget is spent, the flows stalled longest
  * give theirs back, forgotten undecided as for room (afw_engine_make_room()),
@@ -311,8 +318,7 @@ static bool afw_engine_mem_take(struct afw_engine *e, const struct afw_eflow *ke
 			g = g->next;
 		if (!g)
 			return false;
-		e->stats.stalled_forgotten++;
-		afw_engine_restore(e, g);
+		afw_engine_forget_stalled(e, g);
 	}
 	return true;
 }
@@ -1396,6 +1402,19 @@ static size_t afw_engine_app_len(const struct afw_eflow *f)
 }
 
 /*
+ * The client's FIN ends the bytes held in order: the stream the server
+ * reads ends there. A FIN among bytes the server holds already (an old one
+ * it drops, with an ACK past it all the same) or past a hole does not.
+ */
+static bool afw_engine_fin_ends(const struct afw_eflow *f)
+{
+	uint32_t in_order = f->buf && f->reasm.started ? f->reasm.base + f->reasm.have :
+							 f->tcp.c_isn + 1;
+
+	return (f->tcp.flags & AFW_TCP_C_FIN) && f->tcp.fin_seq == in_order;
+}
+
+/*
  * The server sent bytes or a FIN, taken as the server's (afw_tcp_server()).
  * Not a reset: a listener answers a bad ACK with one and keeps the
  * connection it is opening, and a connection truly reset takes nothing
@@ -1419,18 +1438,12 @@ static bool afw_engine_server_spoke(const struct afw_tcp *t)
 static bool afw_engine_time_decides(const struct afw_eflow *f)
 {
 	const struct afw_tcp *t = &f->tcp;
-	uint32_t in_order = f->buf && f->reasm.started ? f->reasm.base + f->reasm.have :
-							 t->c_isn + 1;
 
 	if (f->key.proto != IPPROTO_TCP)
 		return false;
-	/*
-	 * The FIN ends the bytes held in order, and the server acknowledged
-	 * it. A FIN among bytes the server holds already (an old one it
-	 * drops, its ACK past it all the same) or past a hole is not taken.
-	 */
-	if ((t->flags & (AFW_TCP_C_FIN | AFW_TCP_S_SEEN)) == (AFW_TCP_C_FIN | AFW_TCP_S_SEEN) &&
-	    t->fin_seq == in_order && afw_seq_after(t->s_acked, t->fin_seq))
+	/* The FIN that ends the stream, acknowledged by the server. */
+	if (afw_engine_fin_ends(f) && (t->flags & AFW_TCP_S_SEEN) &&
+	    afw_seq_after(t->s_acked, t->fin_seq))
 		return true;
 	if (afw_engine_app_len(f) || t->c_end != t->c_isn + 1)
 		return false;
@@ -1442,9 +1455,10 @@ static bool afw_engine_time_decides(const struct afw_eflow *f)
  * that bring no new bytes)? One without data to a server that has said
  * nothing acknowledges nothing: a keepalive, a window update, an empty
  * FIN or urgent pointer, which a client sends as often as it likes
- * (TCP_KEEPINTVL) while its server waits for its first bytes. Counted, 64 of them would decide the flow as a bound
- * and let a later hello through unread; so they count only once the
- * server has spoken (its data acknowledged, as a client does).
+ * (TCP_KEEPINTVL) while its server waits for its first bytes. Counted,
+ * 64 of them would decide the flow as a bound and let a later hello
+ * through unread; so they count only once the server has spoken (its data
+ * acknowledged, as a client does).
  */
 static bool afw_engine_idle_counts(const struct afw_eflow *f, const struct afw_pkt *p)
 {
@@ -1566,9 +1580,7 @@ static bool afw_engine_eof(struct afw_engine *e, const struct afw_policy *pol,
 	uint8_t *copy;
 	bool done;
 
-	if (!f->buf || !f->reasm.have || facts->dport == AFW_DNS_PORT ||
-	    !(f->tcp.flags & AFW_TCP_C_FIN) ||
-	    f->tcp.fin_seq != f->reasm.base + f->reasm.have)
+	if (!f->buf || !f->reasm.have || facts->dport == AFW_DNS_PORT || !afw_engine_fin_ends(f))
 		return false;
 	data = afw_engine_stream(e, f, &len);
 	if (!data || afw_http_parse(data, len, &req) != AFW_HTTP_MORE)
@@ -1841,8 +1853,7 @@ static bool afw_engine_make_room(struct afw_engine *e)
 	}
 	if (!e->lists[AFW_EF_STALLED].head)
 		return false;
-	e->stats.stalled_forgotten++;
-	afw_engine_restore(e, e->lists[AFW_EF_STALLED].head);
+	afw_engine_forget_stalled(e, e->lists[AFW_EF_STALLED].head);
 	return true;
 }
 
@@ -3017,13 +3028,31 @@ static void afw_engine_timed(struct afw_engine *e, const struct afw_policy *pol,
 	fn(res, data);
 }
 
+/* A flow under analysis decided by time (@why), as reason timeout, to @fn. */
+static void afw_engine_timeout(struct afw_engine *e, const struct afw_policy *pol,
+			       struct afw_eflow *f, const char *why, uint64_t now,
+			       afw_result_fn fn, void *data)
+{
+	struct afw_facts facts;
+	struct afw_result res;
+	bool final;
+
+	e->stats.bounds++;
+	afw_engine_describe(e, f, &res, &facts);
+	afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_L7_UNKNOWN, why);
+	afw_engine_decide(e, f, &res, f->key.proto == IPPROTO_TCP ? afw_engine_app_len(f) : 0,
+			  now, true, &final);
+	/* An allow still to be confirmed is logged when it is. */
+	if (final)
+		afw_engine_timed(e, pol, &res, fn, data);
+}
+
 void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint64_t now, bool all,
 		       afw_result_fn fn, void *data)
 {
 	struct afw_facts facts;
 	struct afw_result res;
 	struct afw_eflow *f;
-	bool final;
 
 	e->now = now;
 	/*
@@ -3074,31 +3103,15 @@ void afw_engine_expire(struct afw_engine *e, const struct afw_policy *pol, uint6
 			afw_flow_arm(e, f, AFW_EF_STALLED, UINT64_MAX);
 			continue;
 		}
-		e->stats.bounds++;
-		afw_engine_describe(e, f, &res, &facts);
-		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_L7_UNKNOWN,
-				  all ? "end of capture before a decision" :
-				  f->tcp.flags & AFW_TCP_C_FIN ?
-					"the client closed without a first message" :
-					"the server spoke first, the client nothing within the "
-					"analysis time");
-		afw_engine_decide(e, f, &res, f->key.proto == IPPROTO_TCP ?
-				  afw_engine_app_len(f) : 0, now, true, &final);
-		/* An allow still to be confirmed is logged when it is. */
-		if (final)
-			afw_engine_timed(e, pol, &res, fn, data);
+		afw_engine_timeout(e, pol, f, all ? "end of capture before a decision" :
+					    f->tcp.flags & AFW_TCP_C_FIN ?
+					    "the client closed without a first message" :
+					    "the server spoke first, the client nothing within "
+					    "the analysis time", now, fn, data);
 	}
 	/* A capture's end: what never came is reported as such. */
-	while (all && (f = e->lists[AFW_EF_STALLED].head)) {
-		e->stats.bounds++;
-		afw_engine_describe(e, f, &res, &facts);
-		afw_engine_giveup(pol, &facts, &res, AFW_REASON_TIMEOUT, AFW_L7_UNKNOWN,
-				  "end of capture before a decision");
-		afw_engine_decide(e, f, &res, f->key.proto == IPPROTO_TCP ?
-				  afw_engine_app_len(f) : 0, now, true, &final);
-		if (final)
-			afw_engine_timed(e, pol, &res, fn, data);
-	}
+	while (all && (f = e->lists[AFW_EF_STALLED].head))
+		afw_engine_timeout(e, pol, f, "end of capture before a decision", now, fn, data);
 	while ((f = e->lists[AFW_EF_CONFIRMING].head) && (all || f->deadline <= now)) {
 		res = *f->res;
 		afw_engine_unconfirmed(e, f, &res);
